@@ -1,0 +1,439 @@
+/* p2p.c — the all-pairs point-to-point engine and the `fabprobe p2p` subcommand.
+ *
+ * Every endpoint walks the same schedule (sched.c). A step starts with a barrier, then each
+ * endpoint with a partner in that step measures its pair through the transport, then the
+ * endpoints' records are gathered to rank 0, which merges the two views of each direction,
+ * appends the rows to p2p.csv and flushes. Waiting ranks sleep-poll (mpi_wait_sleepy). Each
+ * pair has an absolute deadline; a pair that misses it is recorded as a timeout and the run
+ * goes on. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "csv.h"
+#include "mpi_util.h"
+#include "p2p.h"
+#include "results.h"
+#include "run.h"
+#include "sched.h"
+#include "stats.h"
+#include "world.h"
+#include "natsort.h"
+
+struct p2p_run {
+	const struct p2p_opts *o;
+	struct world *w;
+	struct run_out *out;     /* rank 0 only */
+	double timeout;          /* seconds per pair */
+	int nrec;                /* records per endpoint per step: 2 directions x sizes */
+	struct p2p_rec *mine;    /* nrec */
+	struct p2p_rec *all;     /* nep x nrec, rank 0 */
+	double *samples;         /* lat_iters */
+	int stall_pending;       /* test-only stall not yet done */
+	int failed;              /* directions that failed, all paths */
+};
+
+/* ---------------------------------------------------------------- measuring one pair */
+
+static int lat_measure(const struct transport_ops *tr, struct tr_conn *c, int initiator, size_t size,
+		       const struct p2p_opts *o, double deadline, double *samples, struct p2p_rec *rec)
+{
+	struct stats st;
+	double t = 0;
+	int rc;
+
+	for (long i = -o->lat_warmup; i < o->lat_iters; i++) {
+		if (!initiator) {
+			if ((rc = tr->echo(c, size, deadline)))
+				return rc;
+			continue;
+		}
+		if (i == 0)
+			t = clock_now();
+		if ((rc = tr->roundtrip(c, size, deadline)))
+			return rc;
+		if (i >= 0) {
+			double now = clock_now();
+
+			samples[i] = (now - t) * 0.5e6; /* half round trip, µs */
+			t = now;
+		}
+	}
+	if (initiator) {
+		stats_compute(samples, (int)o->lat_iters, &st);
+		rec->lat_iters = o->lat_iters;
+		rec->lat_min = st.min;
+		rec->lat_avg = st.avg;
+		rec->lat_p50 = st.p50;
+		rec->lat_p99 = st.p99;
+	}
+	return 0;
+}
+
+static int bw_measure(const struct transport_ops *tr, struct tr_conn *c, int sender, size_t size,
+		      const struct p2p_opts *o, double deadline, struct p2p_rec *rec)
+{
+	double t0 = 0;
+	int rc, win = (int)o->window;
+
+	for (long i = -o->bw_warmup; i < o->bw_iters; i++) {
+		if (i == 0)
+			t0 = clock_now();
+		rc = sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline);
+		if (rc)
+			return rc;
+	}
+	if (sender) {
+		rec->bw_iters = o->bw_iters;
+		rec->bw_GBps = (double)size * (double)win * (double)o->bw_iters / (clock_now() - t0) / 1e9;
+	}
+	return 0;
+}
+
+static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
+{
+	*r = (struct p2p_rec){ .src = src, .dst = dst, .size_idx = size_idx, .status = P2P_OK,
+			       .lat_iters = -1, .bw_iters = -1, .lat_min = NAN, .lat_avg = NAN,
+			       .lat_p50 = NAN, .lat_p99 = NAN, .bw_GBps = NAN };
+}
+
+/* Both directions of the pair (me, peer), every size; fills run->mine. */
+static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
+		     const struct tr_port *ports, int peer, unsigned seq)
+{
+	const struct p2p_opts *o = run->o;
+	int me = run->w->my_ep, lo = me < peer ? me : peer, hi = me < peer ? peer : me;
+	double deadline = clock_now() + run->timeout;
+	struct tr_conn *c = NULL;
+	int status = P2P_OK;
+	char why[TR_WHY_MAX] = "";
+
+	for (int d = 0; d < 2; d++)
+		for (int s = 0; s < o->nsizes; s++)
+			rec_init(&run->mine[d * o->nsizes + s], d ? hi : lo, d ? lo : hi, s);
+	if (run->stall_pending) {
+		run->stall_pending = 0;
+		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
+	}
+	if (!ports[me].usable || !ports[peer].usable) {
+		status = P2P_SKIPPED;
+		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
+	} else {
+		int rc = tr->connect(ctx, peer, seq, deadline, &c, why);
+
+		if (rc)
+			status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
+	}
+	for (int d = 0; d < 2; d++) {
+		int src = d ? hi : lo;
+
+		for (int s = 0; s < o->nsizes; s++) {
+			struct p2p_rec *r = &run->mine[d * o->nsizes + s];
+			const struct p2p_size *z = &o->sizes[s];
+			int rc = 0;
+
+			if (status != P2P_OK) {
+				r->status = status;
+				snprintf(r->why, sizeof r->why, "%s", why);
+				continue;
+			}
+			if (z->lat)
+				rc = lat_measure(tr, c, src == me, z->bytes, o, deadline, run->samples, r);
+			if (!rc && z->bw)
+				rc = bw_measure(tr, c, src == me, z->bytes, o, deadline, r);
+			if (rc) {
+				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
+				if (rc == FP_ETIMEDOUT)
+					snprintf(why, sizeof why, "%.200s (pair deadline %.1f s)", c->why,
+						 run->timeout);
+				else
+					snprintf(why, sizeof why, "%s", c->why);
+				r->status = status;
+				snprintf(r->why, sizeof r->why, "%s", why);
+				/* the rest of this pair is not run: say why each row is empty */
+				snprintf(why, sizeof why, "not run: this pair stopped at %llu B (%s)",
+					 (unsigned long long)z->bytes, p2p_status_name(status));
+			}
+		}
+	}
+	if (c)
+		tr->disconnect(c);
+}
+
+/* ---------------------------------------------------------------- one path */
+
+/* Deadline for the step's collective waits: far beyond any pair, so that it fires only when
+ * a rank is truly hung; then the rows written so far are all kept. */
+static int step_wait(struct p2p_run *run, MPI_Request *req, int step)
+{
+	int rc = mpi_wait_sleepy(req, clock_now() + 3 * run->timeout + 30);
+
+	if (rc == FP_ETIMEDOUT) {
+		LOG_ERROR("step %d: other endpoints did not arrive within %.0f s: a rank is hung; "
+			  "aborting (rows measured so far are in p2p.csv)", step, 3 * run->timeout + 30);
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+	}
+	return rc;
+}
+
+static void progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done,
+			   int npairs, double t0)
+{
+	double el = clock_now() - t0;
+
+	fprintf(stderr, "\r  %s: step %d/%d  pairs %d/%d  failed %d  elapsed %.1f s  left ~%.0f s   ",
+		path, step, nsteps, pairs_done, npairs, run->failed, el,
+		step ? el / step * (nsteps - step) : 0.0);
+	if (step == nsteps)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* rank 0: merge the gathered records of step s and write them out */
+static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct sched *sc, int s)
+{
+	const struct p2p_opts *o = run->o;
+
+	for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
+		const struct sched_pair *p = &sc->pair[k];
+
+		for (int d = 0; d < 2; d++) {
+			int src = d ? p->b : p->a, dst = d ? p->a : p->b;
+
+			for (int z = 0; z < o->nsizes; z++) {
+				int i = d * o->nsizes + z;
+				struct p2p_rec m;
+
+				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
+					      po->labels[src], po->labels[dst], &m);
+				p2p_csv_row(run->out->p2p_csv, po, &m);
+				if (z == o->nsizes - 1 && m.status != P2P_OK)
+					run->failed++;
+			}
+		}
+	}
+	return csv_flush(run->out->p2p_csv, "p2p.csv");
+}
+
+/* rank 0: what the path's output needs; the estimate on the terminal */
+static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct tr_port *ports,
+		      const struct sched *sc)
+{
+	struct world *w = run->w;
+	size_t n = (size_t)w->nep;
+	const char **labels = calloc(n, sizeof *labels), **hosts = calloc(n, sizeof *hosts);
+	int *order = calloc(n, sizeof *order);
+	double est = p2p_pair_estimate(run->o, 20, 1.25);
+
+	po->run_id = run->out->run_id;
+	po->ports = ports;
+	po->lat = malloc(sizeof *po->lat * n * n);
+	po->bw = malloc(sizeof *po->bw * n * n);
+	if (!labels || !hosts || !order || !po->lat || !po->bw) {
+		LOG_ERROR("out of memory for %zu endpoints", n);
+		return FP_ERUNTIME;
+	}
+	for (size_t i = 0; i < n * n; i++)
+		po->lat[i] = po->bw[i] = NAN;
+	for (size_t e = 0; e < n; e++) {
+		labels[e] = w->ep_label[e];
+		hosts[e] = w->hosts[w->ep_rank[e]];
+		order[e] = (int)e;
+	}
+	/* until the topology stage orders them, matrices list endpoints in natural name order */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && natsort_cmp(labels[order[j - 1]], labels[order[j]]) > 0; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	po->labels = labels;
+	po->hosts = hosts;
+	po->order = order;
+	if (!run->out->p2p_csv) {
+		if (!(run->out->p2p_csv = results_open(run->out->dir, "p2p.csv")))
+			return FP_ERUNTIME;
+		p2p_csv_header(run->out->p2p_csv);
+	}
+	printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
+	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
+	       po->path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
+	       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
+	fflush(stdout);
+	return 0;
+}
+
+/* rank 0: matrices and the summary of the path */
+static int path_end(struct p2p_run *run, struct p2p_path_out *po)
+{
+	char name[P2P_PATH_MAX + 32];
+	int rc = 0;
+	FILE *f;
+
+	for (int k = 0; k < 2; k++) {
+		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", po->path);
+		if (!(f = results_tmp_open(run->out->dir, name))) {
+			rc = FP_ERUNTIME;
+			continue;
+		}
+		p2p_matrix_write(f, po, k ? po->bw : po->lat, k ? 4 : 3);
+		rc |= results_tmp_commit(f, run->out->dir, name);
+	}
+	p2p_summary_print(stdout, po);
+	fflush(stdout);
+	free((void *)po->labels);
+	free((void *)po->hosts);
+	free((void *)po->order);
+	free(po->lat);
+	free(po->bw);
+	return rc ? FP_ERUNTIME : 0;
+}
+
+static int path_run(struct p2p_run *run, const char *path)
+{
+	const struct transport_ops *tr = transport_find(path);
+	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
+	struct world *w = run->w;
+	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
+			      .single_node = w->single_node, .max_window = (int)run->o->window };
+	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
+	struct p2p_path_out po = { .path = path, .nep = w->nep, .opts = run->o };
+	struct sched sc = { 0 };
+	void *ctx = NULL;
+	int rc = FP_ERUNTIME;
+	double t0;
+
+	for (int i = 0; i < run->o->nsizes; i++)
+		if (run->o->sizes[i].bytes > env.max_size)
+			env.max_size = run->o->sizes[i].bytes;
+	if (!ports || sched_create(w->nep, (int)run->o->concurrency, &sc))
+		goto out;
+	if (tr->open(&env, arg, &ctx, &port)) {
+		/* this endpoint cannot use the path: its pairs are skipped, the others go on */
+		port.usable = 0;
+		snprintf(port.why, sizeof port.why, "%.60s could not open path %.60s (see its log)", w->host, path);
+	}
+	if (MPI_Allgather(&port, sizeof port, MPI_BYTE, ports, sizeof port, MPI_BYTE, w->epcomm)) {
+		rc = FP_ERUNTIME;
+		goto out;
+	}
+	if (w->rank == 0 && path_begin(run, &po, ports, &sc))
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+	t0 = clock_now();
+	for (int s = 0; s < sc.nsteps; s++) {
+		MPI_Request req;
+
+		CHECK_MPI(MPI_Ibarrier(w->epcomm, &req));
+		step_wait(run, &req, s);
+		for (int i = 0; i < run->nrec; i++)
+			rec_init(&run->mine[i], -1, -1, 0);
+		for (int k = sc.step_first[s]; k < sc.step_first[s + 1]; k++) {
+			const struct sched_pair *p = &sc.pair[k];
+
+			if (p->a == w->my_ep || p->b == w->my_ep)
+				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k);
+		}
+		CHECK_MPI(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
+				      run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req));
+		step_wait(run, &req, s);
+		if (w->rank == 0) {
+			if (step_write(run, &po, &sc, s))
+				MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME); /* logged; rows so far are kept */
+			if (run->out->progress)
+				progress_print(run, path, s + 1, sc.nsteps, sc.step_first[s + 1], sc.npairs, t0);
+		}
+	}
+	rc = 0;
+	if (w->rank == 0 && path_end(run, &po))
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+out:
+	tr->close(ctx);
+	sched_destroy(&sc);
+	free(ports);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the subcommand */
+
+static int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes };
+	int rc = 0;
+
+	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
+	run.stall_pending = o->test_stall_rank == w->rank;
+	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
+	run.samples = calloc((size_t)o->lat_iters, sizeof *run.samples);
+	if (w->rank == 0)
+		run.all = calloc((size_t)w->nep * (size_t)run.nrec, sizeof *run.all);
+	if (!run.mine || !run.samples || (w->rank == 0 && !run.all)) {
+		LOG_ERROR("out of memory");
+		rc = FP_ERUNTIME;
+	}
+	for (int i = 0; rc == 0 && i < o->npaths; i++)
+		rc = path_run(&run, o->paths[i]);
+	free(run.mine);
+	free(run.samples);
+	free(run.all);
+	if (rc == 0 && run.failed)
+		rc = 1;
+	return rc;
+}
+
+/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
+static int launcher_rank0(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i])) == 0;
+	return 1;
+}
+
+int cmd_p2p(int argc, char **argv)
+{
+	struct p2p_opts o;
+	struct world w;
+	struct run_out ro;
+	char err[OPTS_ERR_MAX];
+	int rc = p2p_opts_parse(argc, argv, &o, err), code;
+
+	if (rc == 1) {
+		p2p_usage(stdout);
+		return FP_EXIT_OK;
+	}
+	if (rc) {
+		if (launcher_rank0())
+			fprintf(stderr, "fabprobe p2p: %s\n", err);
+		return FP_EXIT_USAGE;
+	}
+	MPI_Init(&argc, &argv);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (world_create(&w)) {
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+		return FP_EXIT_RUNTIME;
+	}
+	log_set_identity(w.host, w.rank);
+	rc = run_begin(&ro, &w, &(struct run_where){ o.output, o.name, o.root }, "p2p", argc, argv,
+		       o.progress);
+	if (rc) {
+		world_destroy(&w);
+		MPI_Finalize();
+		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	}
+	/* a rank that is not an endpoint has nothing to measure: it waits here, asleep */
+	rc = w.my_ep >= 0 ? p2p_main(&o, &w, &ro) : 0;
+	MPI_Request req;
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	mpi_wait_sleepy(&req, 0);
+	code = rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : FP_EXIT_RUNTIME;
+	code = run_end(&ro, &w, code);
+	world_destroy(&w);
+	MPI_Finalize();
+	return code;
+}

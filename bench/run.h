@@ -1,0 +1,36 @@
+/* run.h — one run's results directory and its metadata, shared by every subcommand that
+ * measures. Only rank 0 holds open files; the calls below are collective over
+ * MPI_COMM_WORLD so that every rank agrees on success and on the exit code. */
+#ifndef FP_RUN_H
+#define FP_RUN_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "results.h"
+#include "world.h"
+
+struct run_out {
+	char dir[RESULTS_PATH_MAX];
+	const char *run_id;    /* the directory's last component */
+	const char *command;   /* the subcommand */
+	int argc;
+	char **argv;
+	time_t started;
+	int progress;          /* print progress on stderr */
+	FILE *p2p_csv;         /* streamed rows, opened by the p2p stage */
+};
+
+struct run_where {
+	const char *output, *name, *root;
+};
+
+/* Create the directory (rank 0) and write meta.json with status "running". Returns 0, or
+ * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
+int run_begin(struct run_out *ro, const struct world *w, const struct run_where *where,
+	      const char *command, int argc, char **argv, int progress);
+/* Close streamed files, rewrite meta.json with the exit code and end time, and agree on the
+ * exit code (rank 0's, or worse on any rank). Returns that exit code. */
+int run_end(struct run_out *ro, const struct world *w, int exit_code);
+
+#endif

@@ -1,0 +1,72 @@
+/* transport.h — the point-to-point transport interface (mpi, tcp, verbs, nccl).
+ *
+ * The engine (p2p.c) owns scheduling, warm-up, timing, statistics and deadlines; a
+ * transport owns only the wire protocol of one round trip and of one window of a stream.
+ * So every transport is timed by the same loop, and a new one plugs in by filling this
+ * struct and adding one line to transports.c.
+ *
+ * Lifecycle per path: open (collective over env->comm: every endpoint calls it, also one
+ * whose port is missing, so that addresses can be exchanged), then for each pair connect
+ * (both sides), the measurement calls, disconnect; close at the end. Every call that waits
+ * takes an absolute deadline (clock_now() seconds) and returns FP_ETIMEDOUT once it has
+ * passed; FP_EPEER when the peer misbehaved (reset, bad token); FP_ERUNTIME otherwise. */
+#ifndef FP_TRANSPORT_H
+#define FP_TRANSPORT_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#define TR_DEV_MAX 32
+#define TR_KIND_MAX 16
+#define TR_WHY_MAX 256
+
+struct tr_env {
+	MPI_Comm comm;      /* endpoints only; ranks are endpoint indices */
+	int ep, nep;        /* this endpoint, how many */
+	const char *host;   /* this endpoint's node name */
+	int single_node;    /* every endpoint on one node: the intra-node map */
+	size_t max_size;    /* largest message any call will ask for */
+	int max_window;     /* largest stream window any call will ask for */
+};
+
+/* What one endpoint offers on a path. */
+struct tr_port {
+	char dev[TR_DEV_MAX];   /* "mlx5_0:1", "eth0", "rank3" */
+	char kind[TR_KIND_MAX]; /* infiniband, roce, ethernet, shm, gpu; "" when unknown */
+	double rate_gbps;       /* negotiated line rate, NAN when unknown */
+	int usable;             /* 0: the path is absent or down here; why says so */
+	char why[TR_WHY_MAX];
+};
+
+/* Every transport's connection struct starts with this. */
+struct tr_conn {
+	int peer;              /* endpoint index */
+	char why[TR_WHY_MAX];  /* the reason of the last failure, for the result row */
+};
+
+struct transport_ops {
+	const char *name;    /* the path prefix: "mpi", "tcp", … */
+	const char *summary; /* one line for --help */
+	int (*open)(const struct tr_env *env, const char *arg, void **ctx, struct tr_port *port);
+	/* seq is the same on both sides and unique per pair within a path. */
+	int (*connect)(void *ctx, int peer, unsigned seq, double deadline, struct tr_conn **conn,
+		       char *why);
+	/* initiator: send size bytes, return when the peer's echo has arrived */
+	int (*roundtrip)(struct tr_conn *c, size_t size, double deadline);
+	/* responder: wait for size bytes, send them back */
+	int (*echo)(struct tr_conn *c, size_t size, double deadline);
+	/* sender: a window of size-byte messages, return when the receiver acknowledged it */
+	int (*stream_send)(struct tr_conn *c, size_t size, int window, double deadline);
+	int (*stream_recv)(struct tr_conn *c, size_t size, int window, double deadline);
+	void (*disconnect)(struct tr_conn *c); /* accepts NULL */
+	void (*close)(void *ctx);              /* accepts NULL */
+};
+
+/* The registry (transports.c): the transports compiled into this binary, NULL-terminated. */
+extern const struct transport_ops *const transport_registry[];
+/* The transport named by a path ("tcp:eth0" → tcp), or NULL. */
+const struct transport_ops *transport_find(const char *path);
+
+extern const struct transport_ops transport_mpi;
+
+#endif

@@ -1,0 +1,17 @@
+# lib.sh — shared helpers of the integration tests (sourced). Each check prints one line:
+# "ok - name", "not ok - name: why" or "skip - name: reason" (counted by tests/run.sh).
+FAILED=0
+ok()    { echo "ok - $1"; }
+notok() { echo "not ok - $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
+skip()  { echo "skip - $1: $2"; }
+# expect NAME COND...: ok when the command succeeds
+expect() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name" "$*"; fi; }
+
+# Open MPI on one machine: root allowed, ranks may outnumber the cores, no binding (2 cores).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPIRUN_LOCAL=(mpirun --bind-to none)
+
+# csv_col FILE NAME: print column NAME of every data row (no quoted commas in the columns we read)
+csv_col() {
+	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Run every test and count: unit binaries given as arguments, then tests/integration/test_*.sh.
+# Each test prints "ok - name", "not ok - name[: why]" or "skip - name: reason" lines; this
+# script echoes everything and ends with the line "N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0 skip=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run_one() {
+	local name=$1; shift
+	echo "# $name"
+	"$@" 2>&1 | tee "$log"
+	local rc=${PIPESTATUS[0]}
+	local p f s
+	p=$(grep -c '^ok - ' "$log")
+	f=$(grep -c '^not ok - ' "$log")
+	s=$(grep -c '^skip - ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name: exited $rc without saying which check failed"
+		f=1
+	fi
+	if [ $((p + f + s)) -eq 0 ]; then
+		echo "not ok - $name: ran no check"
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+for bin in "$@"; do
+	run_one "$(basename "$bin")" "$bin"
+done
+for t in tests/integration/test_*.sh; do
+	[ -e "$t" ] || continue
+	run_one "$(basename "$t")" bash "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

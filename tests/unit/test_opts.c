@@ -1,0 +1,152 @@
+/* Option values and `fabprobe p2p` option parsing: what is accepted, what is refused. */
+#include <stdint.h>
+
+#include "check.h"
+#include "log.h"
+#include "opts.h"
+#include "p2p.h"
+
+static char err[OPTS_ERR_MAX];
+
+static void test_sizes(void)
+{
+	uint64_t v;
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "8", 8 }, { "4K", 4096 }, { "4k", 4096 }, { "4M", 4u << 20 }, { "1G", 1u << 30 },
+		{ "4MiB", 4u << 20 }, { "64KB", 65536 }, { "1B", 1 },
+	};
+	static const char *const bad[] = { "", "0", "-1", "1.5M", "4X", "M", "4 M", " 4", "+4",
+					    "99999999999999999999", "2G", "1T", "4Mi B" };
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		CHECK(opts_size("-s", good[i].s, 1, 1u << 30, &v, err) == 0);
+		CHECK(v == good[i].v);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK(opts_size("-s", bad[i], 1, 1u << 30, &v, err) == FP_EUSAGE);
+		CHECK(strstr(err, "-s") != NULL); /* the message names the option */
+	}
+}
+
+static void test_integers_and_seconds(void)
+{
+	long v;
+	double d;
+
+	CHECK(opts_long("-n", "10", 1, 100, &v, err) == 0 && v == 10);
+	CHECK(opts_long("-n", "0", 1, 100, &v, err) == FP_EUSAGE);
+	CHECK(opts_long("-n", "-5", 1, 100, &v, err) == FP_EUSAGE);
+	CHECK(opts_long("-n", "101", 1, 100, &v, err) == FP_EUSAGE);
+	CHECK(opts_long("-n", "1e3", 1, 10000, &v, err) == FP_EUSAGE);
+	CHECK(opts_long("-n", "99999999999999999999999", 1, 100, &v, err) == FP_EUSAGE);
+	CHECK(opts_long("-n", "", 1, 100, &v, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "2.5", 10, &d, err) == 0 && d == 2.5);
+	CHECK(opts_seconds("-t", "0", 10, &d, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "-1", 10, &d, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "nan", 10, &d, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "inf", 10, &d, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "11", 10, &d, err) == FP_EUSAGE);
+	CHECK(opts_seconds("-t", "3s", 10, &d, err) == FP_EUSAGE);
+}
+
+static void test_size_lists(void)
+{
+	uint64_t v[OPTS_LIST_MAX];
+	int n;
+
+	CHECK(opts_size_list("-l", "4K,8,4096,64", 1, 1u << 30, v, &n, err) == 0);
+	CHECK(n == 3 && v[0] == 8 && v[1] == 64 && v[2] == 4096); /* sorted, duplicates merged */
+	CHECK(opts_size_list("-l", "8,,64", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
+	CHECK(opts_size_list("-l", "8,", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
+	CHECK(opts_size_list("-l", ",8", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
+	CHECK(opts_size_list("-l", "8,0", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
+}
+
+static void test_names(void)
+{
+	CHECK(opts_name("--name", "acceptance-rack3_v2.1", err) == 0);
+	CHECK(opts_name("--name", "../x", err) == FP_EUSAGE);
+	CHECK(opts_name("--name", "a/b", err) == FP_EUSAGE);
+	CHECK(opts_name("--name", ".hidden", err) == FP_EUSAGE);
+	CHECK(opts_name("--name", "", err) == FP_EUSAGE);
+	CHECK(opts_name("--name", "a b", err) == FP_EUSAGE);
+}
+
+/* parse a command line given as one string of space-separated words */
+static int parse(const char *line, struct p2p_opts *o)
+{
+	static char buf[1024];
+	char *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof buf, "p2p %s", line);
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	return p2p_opts_parse(argc, argv, o, err);
+}
+
+static void test_p2p_defaults_and_merge(void)
+{
+	struct p2p_opts o;
+
+	CHECK(parse("", &o) == 0);
+	CHECK(o.nsizes == 2 && o.sizes[0].bytes == 8 && o.sizes[0].lat && !o.sizes[0].bw);
+	CHECK(o.sizes[1].bytes == 4u << 20 && o.sizes[1].bw && !o.sizes[1].lat);
+	CHECK(o.lat_iters == 1000 && o.window == 64 && o.npaths == 1 && !strcmp(o.paths[0], "mpi"));
+	CHECK(o.pair_timeout == 0 && o.concurrency == 0 && o.test_stall_rank == -1);
+
+	CHECK(parse("-l 8,64K -s 64K,1M -n 50 --window 16 -c 1 -t 2.5 --name x", &o) == 0);
+	CHECK(o.nsizes == 3);
+	CHECK(o.sizes[1].bytes == 65536 && o.sizes[1].lat && o.sizes[1].bw); /* one size, both */
+	CHECK(o.lat_iters == 50 && o.window == 16 && o.concurrency == 1 && o.pair_timeout == 2.5);
+	CHECK(parse("--bw-sizes none", &o) == 0 && o.nsizes == 1 && o.sizes[0].lat);
+	CHECK(parse("--help", &o) == 1);
+}
+
+static void test_p2p_rejects(void)
+{
+	struct p2p_opts o;
+	static const char *const bad[] = {
+		"--bogus", "-n", "-n 0", "-n -3", "--window 0", "--window 5000", "-c 0", "-c -1",
+		"-t 0", "-t -2", "-l 0", "-s 2G", "-p nosuch", "-p mpi,mpi", "-p tcp:eth0",
+		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
+		"-l none -s none", "--test-stall -1", "--lat-warmup -1",
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = parse(bad[i], &o);
+
+		CHECK(rc == FP_EUSAGE);
+		if (rc != FP_EUSAGE)
+			printf("#   accepted: %s\n", bad[i]);
+		CHECK(err[0] != 0);
+	}
+	parse("-o /tmp/x --name y", &o);
+	CHECK(strstr(err, "--name") != NULL); /* the conflict is named */
+}
+
+static void test_estimate(void)
+{
+	struct p2p_opts o;
+
+	parse("-l 8 -s none -n 1000 --lat-warmup 0", &o);
+	/* 1000 round trips of 2 x 10 µs (the 8 B on the wire ~0), both directions = 40 ms */
+	CHECK_NEAR(p2p_pair_estimate(&o, 10, 1e6), 0.04, 1e-4);
+	parse("-l none -s 1M --window 10 --bw-iters 4 --bw-warmup 1", &o);
+	/* 5 windows of 10 MiB at 1 GB/s, both directions, latency ~0 */
+	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 5 * 10 * 1048576 / 1e9, 1e-6);
+	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
+}
+
+int main(void)
+{
+	RUN(test_sizes);
+	RUN(test_integers_and_seconds);
+	RUN(test_size_lists);
+	RUN(test_names);
+	RUN(test_p2p_defaults_and_merge);
+	RUN(test_p2p_rejects);
+	RUN(test_estimate);
+	CHECK_EXIT();
+}
