@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Measurement overhead of fabprobe p2p against reference micro-benchmarks, on one machine.
+#   scripts/bench-p2p.sh [--osu DIR] [--launches N] [--transport shm|tcp]
+# Runs fabprobe's 8-byte latency and 4 MiB windowed bandwidth between 2 ranks and, with --osu
+# (a directory holding already-built osu_latency and osu_bw), the OSU equivalents with the same
+# iteration counts, interleaved A B A B (MEASURING.md), and prints medians and minimums.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+osu="" launches=7 transport=shm
+while [ $# -gt 0 ]; do
+	case $1 in
+	--osu) osu=$2; shift 2 ;;
+	--launches) launches=$2; shift 2 ;;
+	--transport) transport=$2; shift 2 ;;
+	*) echo "usage: $0 [--osu DIR] [--launches N] [--transport shm|tcp]" >&2; exit 2 ;;
+	esac
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mca=(--bind-to core --mca btl self,vader)
+[ "$transport" = tcp ] && mca=(--bind-to core --mca btl self,tcp --mca btl_tcp_if_include lo)
+run() { mpirun -np 2 "${mca[@]}" "$@"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+wait_idle() { # both CPUs >= 90% idle for two consecutive 1 s samples
+	for _ in $(seq 30); do
+		local ok=0
+		for _ in 1 2; do
+			read -r _ u n s i _ < /proc/stat; sleep 1; read -r _ u2 n2 s2 i2 _ < /proc/stat
+			local busy=$(( (u2 + n2 + s2) - (u + n + s) )) idle=$(( i2 - i ))
+			[ $((idle * 100 / (busy + idle + 1))) -ge 90 ] && ok=$((ok + 1))
+		done
+		[ $ok -eq 2 ] && return
+	done
+	echo "warning: the machine did not become idle; figures may be off" >&2
+}
+
+fp_lat=() fp_bw=() osu_lat=() osu_bw=()
+wait_idle
+for k in $(seq "$launches"); do
+	run ./fabprobe p2p -l 8 -s none -n 10000 --lat-warmup 100 --no-progress -o "$tmp/l$k" > /dev/null
+	fp_lat+=("$(awk -F, 'NR == 2 { print $12 }' "$tmp/l$k/p2p.csv")")   # lat_us_avg, as OSU reports
+	[ -n "$osu" ] && osu_lat+=("$(run "$osu/osu_latency" -m 8:8 -i 10000 -x 100 | awk '$1 == 8 { print $2 }')")
+	run ./fabprobe p2p -l none -s 4M -W 64 --bw-iters 20 --bw-warmup 2 --no-progress -o "$tmp/b$k" > /dev/null
+	fp_bw+=("$(awk -F, 'NR == 2 { print $17 * 1000 }' "$tmp/b$k/p2p.csv")") # MB/s, as OSU reports
+	[ -n "$osu" ] && osu_bw+=("$(run "$osu/osu_bw" -m 4194304:4194304 -i 20 -x 2 | awk '$1 == 4194304 { print $2 }')")
+done
+
+summary() { # NAME VALUES...
+	local name=$1; shift
+	printf '%s\n' "$@" | sort -g | awk -v name="$name" '{ v[NR] = $1 } END {
+		printf "%-28s median %10.3f  min %10.3f  max %10.3f  (n=%d)\n", name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
+}
+echo "transport $transport, $launches launches each, interleaved"
+summary "fabprobe 8 B latency (us)" "${fp_lat[@]}"
+[ -n "$osu" ] && summary "osu_latency 8 B (us)" "${osu_lat[@]}"
+summary "fabprobe 4 MiB bw (MB/s)" "${fp_bw[@]}"
+[ -n "$osu" ] && summary "osu_bw 4 MiB (MB/s)" "${osu_bw[@]}"
+exit 0
