@@ -1,0 +1,264 @@
+/* Tier inference on synthetic matrices made from known trees: the groups must come back
+ * exactly, through noise, per-node offsets, an outlier node, missing pairs, shuffled names. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "infer.h"
+
+static uint64_t rng = 88172645463325252ULL;
+
+static double uniform(void) /* xorshift64: deterministic, so a failure can be replayed */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+struct tree {
+	int n;
+	int leaf[4096], spine[4096]; /* true groups */
+	char name[4096][16];
+	const char *names[4096];
+	float *lat, *bw;
+};
+
+/* racks[] nodes per leaf; leaves_per_spine 0 = one spine over all; levels[] = latency of a pair
+ * within a leaf, within a spine, across spines; noise = relative uniform noise. Names are
+ * shuffled so that index order says nothing about the topology. */
+static void build(struct tree *t, const int *racks, int nracks, int leaves_per_spine, const double *levels,
+		  double noise)
+{
+	int n = 0, perm[4096];
+
+	for (int r = 0; r < nracks; r++)
+		for (int k = 0; k < racks[r]; k++, n++) {
+			t->leaf[n] = r;
+			t->spine[n] = leaves_per_spine ? r / leaves_per_spine : 0;
+		}
+	t->n = n;
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(uniform() * (i + 1)), x = perm[i];
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(t->name[i], sizeof t->name[i], "gpu%03d", perm[i] + 1);
+		t->names[i] = t->name[i];
+	}
+	t->lat = malloc(sizeof *t->lat * (size_t)n * n);
+	t->bw = malloc(sizeof *t->bw * (size_t)n * n);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			int tier = t->leaf[i] == t->leaf[j] ? 0 : t->spine[i] == t->spine[j] ? 1 : 2;
+			double x = 1 + noise * (2 * uniform() - 1);
+
+			t->lat[(size_t)i * n + j] = i == j ? NAN : (float)(levels[tier] * x);
+			t->bw[(size_t)i * n + j] = i == j ? NAN : (float)((tier ? 10.0 : 24.0) / x);
+		}
+}
+
+/* the inferred partition at tier equals the truth (co-membership of every pair) */
+static int same_partition(const struct infer_result *r, int tier, const int *truth)
+{
+	int bad = 0;
+
+	for (int i = 0; i < r->n; i++)
+		for (int j = i + 1; j < r->n; j++)
+			bad += (r->group[(size_t)tier * r->n + i] == r->group[(size_t)tier * r->n + j]) !=
+			       (truth[i] == truth[j]);
+	return bad == 0;
+}
+
+static int has_suspect(const struct infer_result *r, int kind, int a)
+{
+	for (int i = 0; i < r->nsuspects; i++)
+		if (r->suspects[i].kind == kind && (r->suspects[i].a == a || r->suspects[i].b == a))
+			return 1;
+	return 0;
+}
+
+static struct infer_result run(struct tree *t, int with_bw)
+{
+	struct infer_opts o;
+	struct infer_result r;
+
+	infer_opts_default(&o);
+	CHECK(infer_tiers(t->lat, with_bw ? t->bw : NULL, t->n, t->names, &o, &r) == 0);
+	return r;
+}
+
+static void done(struct tree *t, struct infer_result *r)
+{
+	infer_result_free(r);
+	free(t->lat);
+	free(t->bw);
+}
+
+static struct tree t;
+
+static void test_two_tiers_332_emulated_levels(void)
+{
+	static const int racks[] = { 3, 3, 2 };
+	static const double lv[] = { 15, 80, 80 };
+
+	build(&t, racks, 3, 0, lv, 0.05);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 2 && r.ngroups[0] == 3 && r.ngroups[1] == 1);
+	CHECK(same_partition(&r, 0, t.leaf));
+	CHECK(r.lat_p50_us[0] > 13 && r.lat_p50_us[0] < 17 && r.lat_p50_us[1] > 70);
+	CHECK(r.nsuspects == 0);
+	done(&t, &r);
+}
+
+static void test_uneven_with_singleton_small_steps(void)
+{
+	static const int racks[] = { 5, 1, 7, 2, 4 };
+	static const double lv[] = { 1.5, 2.2, 2.2 }; /* InfiniBand-like: +0.7 µs across the spine */
+
+	build(&t, racks, 5, 0, lv, 0.02);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 2 && r.ngroups[0] == 5);
+	CHECK(same_partition(&r, 0, t.leaf));
+	done(&t, &r);
+}
+
+static void test_three_tiers(void)
+{
+	static const int racks[] = { 4, 4, 3, 5, 2, 4 };
+	static const double lv[] = { 1.5, 2.1, 2.8 };
+
+	build(&t, racks, 6, 2, lv, 0.02);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 3 && r.ngroups[0] == 6 && r.ngroups[1] == 3 && r.ngroups[2] == 1);
+	CHECK(same_partition(&r, 0, t.leaf));
+	CHECK(same_partition(&r, 1, t.spine));
+	/* depth-first order: every leaf and every spine contiguous */
+	for (int tier = 0; tier < 2; tier++) {
+		int changes = 0;
+		for (int k = 1; k < r.n; k++)
+			changes += r.group[(size_t)tier * r.n + r.order[k]] != r.group[(size_t)tier * r.n + r.order[k - 1]];
+		CHECK(changes == r.ngroups[tier] - 1);
+	}
+	done(&t, &r);
+}
+
+static void test_single_switch_one_and_two_nodes(void)
+{
+	static const int one_switch[] = { 10 }, one[] = { 1 }, two[] = { 2 };
+	static const double lv[] = { 1.5, 1.5, 1.5 };
+
+	build(&t, one_switch, 1, 0, lv, 0.05);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 1 && r.ngroups[0] == 1 && r.nsuspects == 0);
+	done(&t, &r);
+	build(&t, one, 1, 0, lv, 0.05);
+	r = run(&t, 1);
+	CHECK(r.ntiers == 1 && r.ngroups[0] == 1 && r.order[0] == 0);
+	done(&t, &r);
+	build(&t, two, 1, 0, lv, 0.05);
+	r = run(&t, 1);
+	CHECK(r.ntiers == 1 && r.ngroups[0] == 1);
+	done(&t, &r);
+}
+
+static void test_offsets_and_outlier(void)
+{
+	static const int racks[] = { 4, 3, 5, 2 };
+	static const double lv[] = { 15, 80, 80 };
+
+	build(&t, racks, 4, 0, lv, 0.03);
+	/* every node a little off (±1 µs), node 5 far off (+40 µs on every path: a slow NIC) */
+	for (int i = 0; i < t.n; i++) {
+		double off = i == 5 ? 40 : 2 * uniform() - 1;
+		for (int j = 0; j < t.n; j++)
+			if (i != j) {
+				t.lat[(size_t)i * t.n + j] += (float)off;
+				t.lat[(size_t)j * t.n + i] += (float)off;
+			}
+	}
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf)); /* still in its true group */
+	CHECK(has_suspect(&r, SUSPECT_SLOW_NODE, 5));
+	CHECK_NEAR(r.offset_us[5], 40, 4);
+	int slow_nodes = 0;
+	for (int i = 0; i < r.nsuspects; i++)
+		slow_nodes += r.suspects[i].kind == SUSPECT_SLOW_NODE;
+	CHECK(slow_nodes == 1);
+	done(&t, &r);
+}
+
+static void test_missing_pairs(void)
+{
+	static const int racks[] = { 6, 6, 6, 6 };
+	static const double lv[] = { 2, 3, 3 };
+
+	build(&t, racks, 4, 0, lv, 0.02);
+	int both = 0;
+	for (int i = 0; i < t.n; i++)
+		for (int j = i + 1; j < t.n; j++) {
+			double u = uniform();
+			if (u < 0.10)
+				t.lat[(size_t)i * t.n + j] = NAN; /* one direction timed out */
+			else if (u < 0.15) {
+				t.lat[(size_t)i * t.n + j] = t.lat[(size_t)j * t.n + i] = NAN;
+				both++;
+			}
+		}
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf));
+	int unmeasured = 0;
+	for (int i = 0; i < r.nsuspects; i++)
+		unmeasured += r.suspects[i].kind == SUSPECT_UNMEASURED;
+	CHECK(unmeasured == both);
+	done(&t, &r);
+}
+
+static void test_low_bandwidth_node(void)
+{
+	static const int racks[] = { 3, 3, 2 };
+	static const double lv[] = { 15, 80, 80 };
+
+	build(&t, racks, 3, 0, lv, 0.03);
+	for (int j = 0; j < t.n; j++)
+		if (j != 2) { /* node 2's link runs at a tenth */
+			t.bw[(size_t)2 * t.n + j] /= 10;
+			t.bw[(size_t)j * t.n + 2] /= 10;
+		}
+	struct infer_result r = run(&t, 1);
+	CHECK(same_partition(&r, 0, t.leaf));
+	CHECK(has_suspect(&r, SUSPECT_LOW_BW_NODE, 2));
+	CHECK(r.nsuspects == 1); /* its links are not listed one by one, nothing else is */
+	CHECK(r.bw_p50_GBps[0] > 20 && r.bw_p50_GBps[1] < 12);
+	done(&t, &r);
+}
+
+static void test_many_nodes(void)
+{
+	int racks[32];
+	static const double lv[] = { 1.6, 2.3, 3.1 };
+
+	for (int i = 0; i < 32; i++)
+		racks[i] = 12 + i % 9; /* 12..20 per leaf, 512 nodes or so */
+	build(&t, racks, 32, 8, lv, 0.03);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 3 && r.ngroups[0] == 32 && r.ngroups[1] == 4);
+	CHECK(same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	done(&t, &r);
+}
+
+int main(void)
+{
+	RUN(test_two_tiers_332_emulated_levels);
+	RUN(test_uneven_with_singleton_small_steps);
+	RUN(test_three_tiers);
+	RUN(test_single_switch_one_and_two_nodes);
+	RUN(test_offsets_and_outlier);
+	RUN(test_missing_pairs);
+	RUN(test_low_bandwidth_node);
+	RUN(test_many_nodes);
+	CHECK_EXIT();
+}
