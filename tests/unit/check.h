@@ -9,6 +9,15 @@
 
 static int check_failed_; /* failures in the test now running */
 static int check_total_failed_;
+static int check_skipped_; /* the test now running said why it cannot run here */
+
+/* Leave the test, counted as skipped, with the reason. */
+#define SKIP(reason)                                                                 \
+	do {                                                                         \
+		printf("skip - %s: %s\n", __func__, reason);                        \
+		check_skipped_ = 1;                                                  \
+		return;                                                              \
+	} while (0)
 
 #define CHECK(cond)                                                                  \
 	do {                                                                         \
@@ -39,9 +48,10 @@ static int check_total_failed_;
 
 #define RUN(test)                                                                    \
 	do {                                                                         \
-		check_failed_ = 0;                                                   \
+		check_failed_ = check_skipped_ = 0;                                  \
 		test();                                                              \
-		printf("%s - %s\n", check_failed_ ? "not ok" : "ok", #test);        \
+		if (!check_skipped_ || check_failed_)                                \
+			printf("%s - %s\n", check_failed_ ? "not ok" : "ok", #test); \
 		check_total_failed_ += check_failed_ != 0;                           \
 	} while (0)
 

@@ -1,0 +1,131 @@
+/* Hostlist compression: fixed cases, and a round trip through Slurm's own parser
+ * (`scontrol show hostnames`, package slurm-client) for many generated name sets. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "hostlist.h"
+#include "log.h"
+
+static char err[256];
+
+static void expect(const char *const *names, int n, const char *want)
+{
+	char *got = NULL;
+
+	CHECK(hostlist_compress(names, n, &got, err, sizeof err) == 0);
+	if (got)
+		CHECK_STR(got, want);
+	free(got);
+}
+
+static void test_fixed_cases(void)
+{
+	static const char *a[] = { "gpu003", "gpu001", "gpu002", "gpu010", "gpu004", "gpu005", "gpu006",
+				   "gpu007", "gpu008" };
+	static const char *b[] = { "node10", "node9", "login", "node11" };
+	static const char *c[] = { "n09", "n10", "n11" };
+	static const char *d[] = { "n9", "n010" };
+	static const char *e[] = { "rack1-n2", "rack1-n1", "rack2-n1" };
+	static const char *f[] = { "solo7" };
+	static const char *g[] = { "a1", "a1", "a2" };
+
+	expect(a, 9, "gpu[001-008,010]");
+	expect(b, 4, "login,node[9-11]");
+	expect(c, 3, "n[09-11]");     /* "10" prints the same at width 2 */
+	expect(d, 2, "n9,n010");      /* different padding never shares a range */
+	expect(e, 3, "rack1-n[1-2],rack2-n1");
+	expect(f, 1, "solo7");
+	expect(g, 3, "a[1-2]");       /* duplicates once */
+}
+
+static void test_unrepresentable_refused(void)
+{
+	static const char *bad[] = { "ok1", "bad,name" }, *empty[] = { "" }, *sp[] = { "a b" };
+	char *out = NULL;
+
+	CHECK(hostlist_compress(bad, 2, &out, err, sizeof err) == FP_EUSAGE);
+	CHECK(strstr(err, "bad,name") != NULL);
+	CHECK(hostlist_compress(empty, 1, &out, err, sizeof err) == FP_EUSAGE);
+	CHECK(hostlist_compress(sp, 1, &out, err, sizeof err) == FP_EUSAGE);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 200 random sets: mixed prefixes, paddings, gaps, literal names; scontrol must expand each
+ * expression back to exactly the set */
+static void test_round_trip_scontrol(void)
+{
+	static const char *prefixes[] = { "gpu", "node", "rack2-n", "x", "login" };
+	char conf[] = "/tmp/fp-slurm-XXXXXX", path[64], cmd[8192];
+	char names[64][32], *sorted[64], line[64];
+	const char *ptrs[64];
+
+	if (access("/usr/bin/scontrol", X_OK) != 0)
+		SKIP("scontrol not installed (Debian package slurm-client)");
+	CHECK(mkdtemp(conf) != NULL);
+	snprintf(path, sizeof path, "%s/slurm.conf", conf);
+	FILE *f = fopen(path, "w");
+	fputs("ClusterName=fp\nSlurmctldHost=localhost\n", f);
+	fclose(f);
+	for (int set = 0; set < 200; set++) {
+		int n = 1 + (int)rnd(40), k = 0;
+		char *expr = NULL;
+
+		for (int i = 0; i < n; i++) {
+			const char *p = prefixes[rnd(5)];
+			int w = (int)rnd(4), v = (int)rnd(set % 3 ? 30 : 2000);
+
+			if (rnd(10) == 0)
+				snprintf(names[i], sizeof names[i], "%s", p); /* no digits */
+			else
+				snprintf(names[i], sizeof names[i], "%s%0*d", p, w, v);
+			ptrs[i] = names[i];
+		}
+		CHECK(hostlist_compress(ptrs, n, &expr, err, sizeof err) == 0);
+		if (!expr)
+			continue;
+		snprintf(cmd, sizeof cmd, "SLURM_CONF=%s scontrol show hostnames '%s' | LC_ALL=C sort -u", path, expr);
+		FILE *p = popen(cmd, "r");
+		int bad = 0;
+		for (int i = 0; i < n; i++)
+			sorted[i] = names[i];
+		qsort(sorted, (size_t)n, sizeof *sorted, cmp_str);
+		for (int i = 0; i < n; i++) {
+			if (i && !strcmp(sorted[i], sorted[i - 1]))
+				continue;
+			if (!fgets(line, sizeof line, p) || (line[strcspn(line, "\n")] = 0, strcmp(line, sorted[i])))
+				bad++;
+			k++;
+		}
+		bad += fgets(line, sizeof line, p) != NULL; /* nothing extra */
+		pclose(p);
+		CHECK(bad == 0);
+		if (bad)
+			printf("#   set %d: %s\n", set, expr);
+		free(expr);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf %s", conf);
+	CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+	RUN(test_fixed_cases);
+	RUN(test_unrepresentable_refused);
+	RUN(test_round_trip_scontrol);
+	CHECK_EXIT();
+}
