@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "p2p.h"
+#include "topo_cmd.h"
 
 struct subcommand {
 	const char *name;
@@ -17,7 +18,7 @@ static const struct subcommand subcommands[] = {
 	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
 	{ "coll", NULL, "collective benchmarks (all-reduce…) through MPI and NCCL" },
 	{ "inventory", NULL, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
-	{ "topo", NULL, "infer switch tiers from a latency matrix; write scheduler files" },
+	{ "topo", cmd_topo, "infer switch tiers from a latency matrix; write scheduler files" },
 	{ "compare", NULL, "compare two runs: regressions and improvements" },
 	{ "report", NULL, "render a results directory as a report" },
 };

@@ -1,0 +1,137 @@
+/* Emitters on hand-made trees: three tiers, Slurm block sizes that respect spine boundaries,
+ * a root over parts no measurement connects, refusal of names a format cannot hold. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "emit.h"
+#include "log.h"
+
+#define N 12
+static const char *hosts[N] = { "n01", "n02", "n03", "n04", "n05", "n06",
+				"n07", "n08", "n09", "n10", "n11", "n12" };
+static int group[3 * N];
+static char buf[16384], err[EMIT_ERR_MAX];
+
+/* 6 leaves of 2 nodes; leaves_in_spine0 of them under spine 0, the rest under spine 1 */
+static struct infer_result tree(int leaves_in_spine0, int ntiers)
+{
+	static int order[N];
+	struct infer_result r = { .n = N, .ntiers = ntiers, .group = group, .order = order };
+
+	for (int i = 0; i < N; i++) {
+		order[i] = i;
+		group[i] = i / 2;
+		group[N + i] = i / 2 < leaves_in_spine0 ? 0 : 1;
+		group[2 * N + i] = 0;
+	}
+	r.ngroups[0] = 6;
+	r.ngroups[1] = 2;
+	r.ngroups[2] = 1;
+	return r;
+}
+
+static const char *render(int (*fn)(FILE *, const struct emit_topo *, char *), struct emit_topo *t, int *rc)
+{
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+
+	*rc = fn(f, t, err);
+	fclose(f);
+	return buf;
+}
+
+static void test_three_tiers_tree_and_blocks(void)
+{
+	struct infer_result r = tree(4, 3);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	int rc;
+
+	render(emit_slurm_tree, &t, &rc);
+	CHECK(rc == 0);
+	CHECK(strstr(buf, "SwitchName=leaf00 Nodes=n[01-02]\n") != NULL);
+	CHECK(strstr(buf, "SwitchName=spine00 Switches=leaf[00-03]\n") != NULL);
+	CHECK(strstr(buf, "SwitchName=spine01 Switches=leaf[04-05]\n") != NULL);
+	CHECK(strstr(buf, "SwitchName=core00 Switches=spine[00-01]\n") != NULL);
+	CHECK(strstr(buf, "root") == NULL);
+	render(emit_slurm_block, &t, &rc);
+	/* pairs (0,1)(2,3)(4,5) and quads (0-3)(4-5) each stay under one spine */
+	CHECK(rc == 0 && strstr(buf, "BlockName=b05 Nodes=n[11-12]\nBlockSizes=2,4,8\n") != NULL);
+
+	r = tree(3, 3); /* 3 + 3 leaves: a pair (2,3) would straddle the spines */
+	render(emit_slurm_block, &t, &rc);
+	CHECK(rc == 0 && strstr(buf, "BlockSizes=2\n") != NULL);
+	render(emit_slurm_yaml, &t, &rc);
+	CHECK(rc == 0 && strstr(buf, "    block_sizes:\n      - 2\n    blocks:\n") != NULL);
+}
+
+static void test_disconnected_parts_get_one_root(void)
+{
+	struct infer_result r = tree(4, 2); /* the top tier has two groups */
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	int rc;
+
+	render(emit_slurm_tree, &t, &rc);
+	CHECK(rc == 0 && strstr(buf, "SwitchName=root Switches=spine[00-01]\n") != NULL);
+}
+
+static void test_names_refused(void)
+{
+	struct infer_result r = tree(4, 3);
+	const char *bad[N];
+	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test" };
+	int rc;
+
+	for (int i = 0; i < N; i++)
+		bad[i] = hosts[i];
+	bad[3] = "GPU04";
+	render(emit_k8s_nodes, &t, &rc);
+	CHECK(rc == FP_EUSAGE && strstr(err, "GPU04"));
+	render(emit_slurm_tree, &t, &rc);
+	CHECK(rc == 0); /* Slurm takes upper case */
+	bad[3] = "n 04";
+	render(emit_slurm_tree, &t, &rc);
+	CHECK(rc == FP_EUSAGE && strstr(err, "n 04"));
+	render(emit_ompi_hostfile, &t, &rc);
+	CHECK(rc == FP_EUSAGE);
+	bad[3] = "n04:1";
+	render(emit_mpich_machinefile, &t, &rc);
+	CHECK(rc == FP_EUSAGE);
+	t.hosts = hosts;
+	t.label_prefix = "Not.Valid";
+	render(emit_k8s_label_cmds, &t, &rc);
+	CHECK(rc == FP_EUSAGE && strstr(err, "Not.Valid"));
+}
+
+static void test_name_rules(void)
+{
+	CHECK(emit_k8s_name_ok("node01.rack2.example.com"));
+	CHECK(!emit_k8s_name_ok("Node01"));
+	CHECK(!emit_k8s_name_ok("-node"));
+	CHECK(!emit_k8s_name_ok("node-"));
+	CHECK(!emit_k8s_name_ok("a..b"));
+	CHECK(!emit_k8s_name_ok(""));
+	CHECK(emit_label_prefix_ok("fabprobe"));
+	CHECK(!emit_label_prefix_ok("fab_probe"));
+}
+
+static void test_group_names_widen(void)
+{
+	struct infer_result r = tree(4, 3);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	char name[EMIT_NAME_MAX];
+
+	r.ngroups[0] = 150;
+	emit_group_name(&t, 0, 7, name);
+	CHECK_STR(name, "leaf007"); /* zero-padded to the widest, so hostlists compress */
+	emit_group_name(&t, 2, 0, name);
+	CHECK_STR(name, "core00");
+}
+
+int main(void)
+{
+	RUN(test_three_tiers_tree_and_blocks);
+	RUN(test_disconnected_parts_get_one_root);
+	RUN(test_names_refused);
+	RUN(test_name_rules);
+	RUN(test_group_names_widen);
+	CHECK_EXIT();
+}
