@@ -7,6 +7,8 @@
 #include "p2p.h"
 #include "topo_cmd.h"
 
+int cmd_run(int argc, char **argv); /* run_cmd.c */
+
 struct subcommand {
 	const char *name;
 	int (*run)(int argc, char **argv); /* NULL: not in this version yet */
@@ -14,7 +16,7 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "run", NULL, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
+	{ "run", cmd_run, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
 	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
 	{ "coll", NULL, "collective benchmarks (all-reduce…) through MPI and NCCL" },
 	{ "inventory", NULL, "each node's CPUs, NUMA, GPUs, NICs and their locality" },

@@ -34,6 +34,7 @@ struct p2p_run {
 	double *samples;         /* lat_iters */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
+	struct p2p_maps *maps;   /* rank 0: receives the first path's matrices, or NULL */
 };
 
 /* ---------------------------------------------------------------- measuring one pair */
@@ -231,13 +232,14 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	po->run_id = run->out->run_id;
 	po->ports = ports;
 	po->lat = malloc(sizeof *po->lat * n * n);
+	po->lat_min = malloc(sizeof *po->lat_min * n * n);
 	po->bw = malloc(sizeof *po->bw * n * n);
-	if (!labels || !hosts || !order || !po->lat || !po->bw) {
+	if (!labels || !hosts || !order || !po->lat || !po->lat_min || !po->bw) {
 		LOG_ERROR("out of memory for %zu endpoints", n);
 		return FP_ERUNTIME;
 	}
 	for (size_t i = 0; i < n * n; i++)
-		po->lat[i] = po->bw[i] = NAN;
+		po->lat[i] = po->lat_min[i] = po->bw[i] = NAN;
 	for (size_t e = 0; e < n; e++) {
 		labels[e] = w->ep_label[e];
 		hosts[e] = w->hosts[w->ep_rank[e]];
@@ -266,6 +268,40 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	return 0;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* rank 0: keep the path's matrices for the latency map (float, as inference takes them):
+ * the minimum latency is the least noisy; the noise is the median of p50 - min */
+static int maps_take(struct p2p_maps *m, const struct p2p_path_out *po)
+{
+	size_t n = (size_t)po->nep, k = 0;
+
+	m->n = po->nep;
+	snprintf(m->path, sizeof m->path, "%s", po->path);
+	m->lat = malloc(sizeof *m->lat * n * n);
+	m->bw = malloc(sizeof *m->bw * n * n);
+	float *noise = malloc(sizeof *noise * n * n + 1);
+	if (!m->lat || !m->bw || !noise) {
+		free(noise);
+		return FP_ERUNTIME;
+	}
+	for (size_t i = 0; i < n * n; i++) {
+		m->lat[i] = (float)po->lat_min[i];
+		m->bw[i] = (float)po->bw[i];
+		if (!isnan(po->lat_min[i]))
+			noise[k++] = (float)(po->lat[i] - po->lat_min[i]);
+	}
+	qsort(noise, k, sizeof *noise, cmp_float);
+	m->noise_us = k ? noise[(k - 1) / 2] : 0;
+	free(noise);
+	return 0;
+}
+
 /* rank 0: matrices and the summary of the path */
 static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 {
@@ -284,10 +320,13 @@ static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 	}
 	p2p_summary_print(stdout, po);
 	fflush(stdout);
+	if (run->maps && !run->maps->lat)
+		rc |= maps_take(run->maps, po);
 	free((void *)po->labels);
 	free((void *)po->hosts);
 	free((void *)po->order);
 	free(po->lat);
+	free(po->lat_min);
 	free(po->bw);
 	return rc ? FP_ERUNTIME : 0;
 }
@@ -358,9 +397,9 @@ out:
 
 /* ---------------------------------------------------------------- the subcommand */
 
-static int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out)
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps)
 {
-	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes };
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .maps = maps };
 	int rc = 0;
 
 	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
@@ -383,57 +422,26 @@ static int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *o
 	return rc;
 }
 
-/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
-static int launcher_rank0(void)
+static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
+	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
 }
 
 int cmd_p2p(int argc, char **argv)
 {
 	struct p2p_opts o;
-	struct world w;
-	struct run_out ro;
 	char err[OPTS_ERR_MAX];
-	int rc = p2p_opts_parse(argc, argv, &o, err), code;
+	int rc = p2p_opts_parse(argc, argv, &o, err);
 
 	if (rc == 1) {
 		p2p_usage(stdout);
 		return FP_EXIT_OK;
 	}
 	if (rc) {
-		if (launcher_rank0())
+		if (run_launcher_rank0())
 			fprintf(stderr, "fabprobe p2p: %s\n", err);
 		return FP_EXIT_USAGE;
 	}
-	MPI_Init(&argc, &argv);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-		return FP_EXIT_RUNTIME;
-	}
-	log_set_identity(w.host, w.rank);
-	rc = run_begin(&ro, &w, &(struct run_where){ o.output, o.name, o.root }, "p2p", argc, argv,
-		       o.progress);
-	if (rc) {
-		world_destroy(&w);
-		MPI_Finalize();
-		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	}
-	/* a rank that is not an endpoint has nothing to measure: it waits here, asleep */
-	rc = w.my_ep >= 0 ? p2p_main(&o, &w, &ro) : 0;
-	MPI_Request req;
-	MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	mpi_wait_sleepy(&req, 0);
-	code = rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : FP_EXIT_RUNTIME;
-	code = run_end(&ro, &w, code);
-	world_destroy(&w);
-	MPI_Finalize();
-	return code;
+	return run_command(argc, argv, "p2p", &(struct run_where){ o.output, o.name, o.root }, o.progress,
+			   p2p_body, &o);
 }

@@ -32,9 +32,13 @@ struct p2p_opts {
 	const char *root;            /* where default directories go */
 	long test_stall_rank;        /* test only: this world rank stalls in its first pair; -1 none */
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
+	/* `run` only: the latency-map stage */
+	long slots;                  /* ranks per node in host files; 0 = as in this job */
+	const char *label_prefix;    /* Kubernetes label prefix */
 };
 
-/* Parse `fabprobe p2p` options (argv[0] is "p2p"). Returns 0, 1 when --help was asked for,
+/* Parse `fabprobe p2p` options (argv[0] is "p2p"), or `fabprobe run`'s (argv[0] "run": the
+ * same plus the latency-map options). Returns 0, 1 when --help was asked for,
  * or FP_EUSAGE with a one-line reason in err. Pure: prints nothing. */
 int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err);
 void p2p_usage(FILE *f);
@@ -74,6 +78,7 @@ struct p2p_path_out {
 	const int *order;               /* display order of endpoints */
 	const struct p2p_opts *opts;
 	double *lat;                    /* nep*nep, [src*nep+dst], p50 µs at the smallest latency size */
+	double *lat_min;                /* same, the minimum */
 	double *bw;                     /* nep*nep, GB/s at the largest bandwidth size */
 	int ok, failed;                 /* directions */
 };
@@ -87,6 +92,21 @@ void p2p_matrix_write(FILE *f, const struct p2p_path_out *po, const double *m, i
 void p2p_summary_print(FILE *f, const struct p2p_path_out *po);
 /* "latency_tcp_eth0.csv": file name of a per-path matrix. */
 void p2p_matrix_name(char *out, size_t len, const char *what, const char *path);
+
+/* The first path's matrices, for the latency map (rank 0, float as inference takes them). */
+struct p2p_maps {
+	int n;
+	char path[P2P_PATH_MAX];
+	float *lat;      /* n x n minimum half round trip, µs, at the smallest latency size */
+	float *bw;       /* n x n GB/s at the largest bandwidth size */
+	double noise_us; /* median of p50 - min over the pairs */
+};
+
+struct world;
+struct run_out;
+/* Measure every path (endpoints only: w->my_ep >= 0). Returns 0, 1 when a pair failed, or a
+ * negative FP_E*. maps (rank 0, may be NULL) receives the first path's matrices. */
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps);
 
 /* `fabprobe p2p`: the subcommand handler; returns the process exit code. */
 int cmd_p2p(int argc, char **argv);

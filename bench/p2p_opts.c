@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emit.h"
 #include "log.h"
 #include "p2p.h"
 
@@ -44,7 +45,7 @@ void p2p_usage(FILE *f)
 }
 
 enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_NAME, O_ROOT, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL };
+       O_STALL, O_SLOTS, O_LABEL_PREFIX };
 
 static const struct option long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -63,6 +64,8 @@ static const struct option long_opts[] = {
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "test-stall", required_argument, NULL, O_STALL },
+	{ "slots", required_argument, NULL, O_SLOTS },
+	{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -132,9 +135,11 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 	uint64_t lat[OPTS_LIST_MAX] = { 8 }, bw[OPTS_LIST_MAX] = { 4ULL << 20 };
 	int nlat = 1, nbw = 1, c, rc = 0;
 	const char *root = NULL;
+	int run_mode = argc > 0 && !strcmp(argv[0], "run");
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
-				.window = 64, .root = "results", .test_stall_rank = -1, .progress = -1 };
+				.window = 64, .root = "results", .test_stall_rank = -1, .progress = -1,
+				.label_prefix = "fabprobe" };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
@@ -157,15 +162,28 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 		case O_PROGRESS: o->progress = 1; break;
 		case O_NO_PROGRESS: o->progress = 0; break;
 		case O_STALL: rc = opts_long("--test-stall", optarg, 0, 10000000, &o->test_stall_rank, err); break;
+		case O_SLOTS:
+			if (!run_mode)
+				FAIL("--slots belongs to fabprobe run and topo, not p2p");
+			rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err);
+			break;
+		case O_LABEL_PREFIX:
+			if (!run_mode)
+				FAIL("--label-prefix belongs to fabprobe run and topo, not p2p");
+			if (!emit_label_prefix_ok(optarg))
+				FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, "
+				     "digits, '-' and '.')", optarg);
+			o->label_prefix = optarg;
+			break;
 		case 'h': return 1;
 		case ':': FAIL("option %s needs a value", argv[optind - 1]);
-		default: FAIL("unknown option %s (see fabprobe p2p --help)", argv[optind - 1]);
+		default: FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
 		}
 	}
 	if (rc)
 		return rc;
 	if (optind < argc)
-		FAIL("unexpected argument '%s' (see fabprobe p2p --help)", argv[optind]);
+		FAIL("unexpected argument '%s' (see fabprobe %s --help)", argv[optind], argv[0]);
 	if (nlat == 0 && nbw == 0)
 		FAIL("--lat-sizes none and --bw-sizes none: nothing left to measure");
 	if (o->output && (o->name || root))

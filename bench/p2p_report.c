@@ -124,8 +124,11 @@ void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r)
 		if (po->opts->sizes[i].bw)
 			last_bw = i;
 	}
-	if (ok && r->size_idx == first_lat)
+	if (ok && r->size_idx == first_lat) {
 		po->lat[cell] = r->lat_p50;
+		if (po->lat_min)
+			po->lat_min[cell] = r->lat_min;
+	}
 	if (ok && r->size_idx == last_bw)
 		po->bw[cell] = r->bw_GBps;
 	if (r->size_idx == po->opts->nsizes - 1)

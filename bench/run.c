@@ -2,10 +2,12 @@
 #include "run.h"
 
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "mpi_util.h"
 
 static void meta_write(const struct run_out *ro, const struct world *w, const char *status, int exit_code)
 {
@@ -85,5 +87,48 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 		fflush(stdout);
 	}
 	MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return code;
+}
+
+int run_launcher_rank0(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i])) == 0;
+	return 1;
+}
+
+int run_command(int argc, char **argv, const char *command, const struct run_where *where,
+		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
+{
+	struct world w;
+	struct run_out ro;
+	MPI_Request req;
+	int rc, code;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (world_create(&w)) {
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+		return FP_EXIT_RUNTIME;
+	}
+	log_set_identity(w.host, w.rank);
+	rc = run_begin(&ro, &w, where, command, argc, argv, progress);
+	if (rc) {
+		world_destroy(&w);
+		MPI_Finalize();
+		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	}
+	rc = body(&w, &ro, arg);
+	/* ranks with nothing (left) to do wait here, asleep */
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	mpi_wait_sleepy(&req, 0);
+	code = rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	code = run_end(&ro, &w, code);
+	world_destroy(&w);
+	MPI_Finalize();
 	return code;
 }

@@ -29,6 +29,14 @@ struct run_where {
  * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
 int run_begin(struct run_out *ro, const struct world *w, const struct run_where *where,
 	      const char *command, int argc, char **argv, int progress);
+/* A measuring command from start to end: MPI up, the world, the results directory; body on
+ * every rank (it returns 0, 1 for a failed check, or a negative FP_E*); then every rank waits
+ * asleep for the others, meta.json is finished and the exit code agreed. Returns that code. */
+int run_command(int argc, char **argv, const char *command, const struct run_where *where,
+		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
+/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
+int run_launcher_rank0(void);
+
 /* Close streamed files, rewrite meta.json with the exit code and end time, and agree on the
  * exit code (rank 0's, or worse on any rank). Returns that exit code. */
 int run_end(struct run_out *ro, const struct world *w, int exit_code);

@@ -37,7 +37,7 @@ static void topo_usage(FILE *f)
 		fprintf(f, "  %-24s %s\n", emit_files[i].name, emit_files[i].summary);
 }
 
-int topo_outputs_write(const char *dir, const struct emit_topo *t)
+int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers)
 {
 	static const struct {
 		const char *name;
@@ -54,7 +54,7 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t)
 		if (results_tmp_commit(f, dir, own[i].name))
 			return FP_ERUNTIME;
 	}
-	for (int i = 0; i < emit_nfiles; i++) {
+	for (int i = 0; with_schedulers && i < emit_nfiles; i++) {
 		char err[EMIT_ERR_MAX] = "";
 
 		if (!(f = results_tmp_open(dir, emit_files[i].name)))
@@ -191,7 +191,7 @@ int cmd_topo(int argc, char **argv)
 		 m.path[0] ? ", path " : "", m.path, when);
 	struct emit_topo t = { .n = m.n, .hosts = (const char *const *)m.names, .tree = &r,
 			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how };
-	rc = topo_outputs_write(dir, &t);
+	rc = topo_outputs_write(dir, &t, 1);
 	topo_summary_print(stdout, &t);
 	printf("results: %s\n", dir);
 	infer_result_free(&r);
