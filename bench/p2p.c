@@ -225,7 +225,7 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 {
 	struct world *w = run->w;
 	size_t n = (size_t)w->nep;
-	const char **labels = calloc(n, sizeof *labels), **hosts = calloc(n, sizeof *hosts);
+	const char **labels = calloc(n, sizeof *labels);
 	int *order = calloc(n, sizeof *order);
 	double est = p2p_pair_estimate(run->o, 20, 1.25);
 
@@ -234,7 +234,7 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	po->lat = malloc(sizeof *po->lat * n * n);
 	po->lat_min = malloc(sizeof *po->lat_min * n * n);
 	po->bw = malloc(sizeof *po->bw * n * n);
-	if (!labels || !hosts || !order || !po->lat || !po->lat_min || !po->bw) {
+	if (!labels || !order || !po->lat || !po->lat_min || !po->bw) {
 		LOG_ERROR("out of memory for %zu endpoints", n);
 		return FP_ERUNTIME;
 	}
@@ -242,7 +242,6 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 		po->lat[i] = po->lat_min[i] = po->bw[i] = NAN;
 	for (size_t e = 0; e < n; e++) {
 		labels[e] = w->ep_label[e];
-		hosts[e] = w->hosts[w->ep_rank[e]];
 		order[e] = (int)e;
 	}
 	/* until the topology stage orders them, matrices list endpoints in natural name order */
@@ -253,7 +252,6 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 			order[j - 1] = t;
 		}
 	po->labels = labels;
-	po->hosts = hosts;
 	po->order = order;
 	if (!run->out->p2p_csv) {
 		if (!(run->out->p2p_csv = results_open(run->out->dir, "p2p.csv")))
@@ -323,7 +321,6 @@ static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 	if (run->maps && !run->maps->lat)
 		rc |= maps_take(run->maps, po);
 	free((void *)po->labels);
-	free((void *)po->hosts);
 	free((void *)po->order);
 	free(po->lat);
 	free(po->lat_min);
@@ -337,7 +334,8 @@ static int path_run(struct p2p_run *run, const char *path)
 	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
 	struct world *w = run->w;
 	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
-			      .single_node = w->single_node, .max_window = (int)run->o->window };
+			      .single_node = w->single_node, .max_window = (int)run->o->window,
+			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .path = path, .nep = w->nep, .opts = run->o };
 	struct sched sc = { 0 };

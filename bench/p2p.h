@@ -31,6 +31,8 @@ struct p2p_opts {
 	const char *name;            /* suffix of the default directory name, or NULL */
 	const char *root;            /* where default directories go */
 	long test_stall_rank;        /* test only: this world rank stalls in its first pair; -1 none */
+	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
+	long test_fault_rank;
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
 	/* `run` only: the latency-map stage */
 	long slots;                  /* ranks per node in host files; 0 = as in this job */
@@ -72,8 +74,7 @@ void p2p_rec_merge(const struct p2p_rec *src_view, const struct p2p_rec *dst_vie
 struct p2p_path_out {
 	const char *run_id, *path;
 	int nep;
-	const char *const *labels;      /* endpoint labels (matrices) */
-	const char *const *hosts;       /* endpoint node names (rows) */
+	const char *const *labels;      /* endpoint names: the host, or host/r<rank> on one node */
 	const struct tr_port *ports;    /* each endpoint's port on this path */
 	const int *order;               /* display order of endpoints */
 	const struct p2p_opts *opts;

@@ -36,6 +36,8 @@ void p2p_usage(FILE *f)
 	      "      --progress, --no-progress  progress line on stderr (default: when a terminal)\n"
 	      "Testing:\n"
 	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
+	      "      --test-fault F:RANK world rank RANK acts out a transport fault F: bad-token,\n"
+	      "                          no-connect, reset (tcp)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Sizes take K, M, G suffixes (powers of 1024). Rates are reported in GB/s (10^9 B/s).\n"
@@ -45,7 +47,7 @@ void p2p_usage(FILE *f)
 }
 
 enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_NAME, O_ROOT, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL, O_SLOTS, O_LABEL_PREFIX };
+       O_STALL, O_FAULT, O_SLOTS, O_LABEL_PREFIX };
 
 static const struct option long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -64,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "test-stall", required_argument, NULL, O_STALL },
+	{ "test-fault", required_argument, NULL, O_FAULT },
 	{ "slots", required_argument, NULL, O_SLOTS },
 	{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
 	{ "help", no_argument, NULL, 'h' },
@@ -103,6 +106,19 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 	return 0;
 }
 
+static int parse_fault(const char *s, struct p2p_opts *o, char *err)
+{
+	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset" };
+	const char *colon = strchr(s, ':');
+
+	for (int k = 1; colon && k <= TR_FAULT_RESET; k++)
+		if (strlen(kinds[k]) == (size_t)(colon - s) && !strncmp(s, kinds[k], (size_t)(colon - s))) {
+			o->test_fault = k;
+			return opts_long("--test-fault", colon + 1, 0, 10000000, &o->test_fault_rank, err);
+		}
+	FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK or reset:RANK, got '%.100s'", s);
+}
+
 /* The merged, sorted size sweep from the two lists. */
 static void merge_sizes(struct p2p_opts *o, const uint64_t *lat, int nlat, const uint64_t *bw, int nbw)
 {
@@ -139,7 +155,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
 				.window = 64, .root = "results", .test_stall_rank = -1, .progress = -1,
-				.label_prefix = "fabprobe" };
+				.label_prefix = "fabprobe", .test_fault_rank = -1 };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
@@ -162,6 +178,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 		case O_PROGRESS: o->progress = 1; break;
 		case O_NO_PROGRESS: o->progress = 0; break;
 		case O_STALL: rc = opts_long("--test-stall", optarg, 0, 10000000, &o->test_stall_rank, err); break;
+		case O_FAULT: rc = parse_fault(optarg, o, err); break;
 		case O_SLOTS:
 			if (!run_mode)
 				FAIL("--slots belongs to fabprobe run and topo, not p2p");

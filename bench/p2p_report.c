@@ -89,7 +89,7 @@ void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r)
 	int ok = r->status == P2P_OK;
 	struct p2p_row row = {
 		.run_id = po->run_id, .path = po->path,
-		.src_host = po->hosts[r->src], .dst_host = po->hosts[r->dst],
+		.src_host = po->labels[r->src], .dst_host = po->labels[r->dst],
 		.src_dev = sp->dev, .dst_dev = dp->dev,
 		.size_B = (int64_t)z->bytes,
 		.lat_iters = ok && z->lat ? r->lat_iters : -1,

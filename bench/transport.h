@@ -20,6 +20,9 @@
 #define TR_KIND_MAX 16
 #define TR_WHY_MAX 256
 
+/* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). */
+enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET };
+
 struct tr_env {
 	MPI_Comm comm;      /* endpoints only; ranks are endpoint indices */
 	int ep, nep;        /* this endpoint, how many */
@@ -27,6 +30,7 @@ struct tr_env {
 	int single_node;    /* every endpoint on one node: the intra-node map */
 	size_t max_size;    /* largest message any call will ask for */
 	int max_window;     /* largest stream window any call will ask for */
+	int fault;          /* TR_FAULT_* to act out on this endpoint (tests only) */
 };
 
 /* What one endpoint offers on a path. */
@@ -68,5 +72,6 @@ extern const struct transport_ops *const transport_registry[];
 const struct transport_ops *transport_find(const char *path);
 
 extern const struct transport_ops transport_mpi;
+extern const struct transport_ops transport_tcp;
 
 #endif

@@ -6,6 +6,7 @@
 
 const struct transport_ops *const transport_registry[] = {
 	&transport_mpi,
+	&transport_tcp,
 	NULL,
 };
 

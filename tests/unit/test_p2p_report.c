@@ -46,13 +46,13 @@ static char buf[8192];
 static void test_rows_and_matrices(void)
 {
 	struct p2p_opts o = opts();
-	const char *labels[3] = { "node10", "node2", "node3" }, *hosts[3] = { "node10", "node2", "node3" };
+	const char *labels[3] = { "node10", "node2", "node3" };
 	struct tr_port ports[3] = { { "eth0", "ethernet", 25, 1, "" }, { "eth0", "ethernet", 10, 1, "" },
 				    { "ib0", "infiniband", NAN, 1, "" } };
 	int order[3] = { 1, 2, 0 };
 	double lat[9], bw[9];
 	struct p2p_path_out po = { .run_id = "r", .path = "tcp:eth0", .nep = 3, .labels = labels,
-				   .hosts = hosts, .ports = ports, .order = order, .opts = &o,
+				   .ports = ports, .order = order, .opts = &o,
 				   .lat = lat, .bw = bw };
 	struct p2p_rec r = { .src = 0, .dst = 1, .size_idx = 1, .status = P2P_OK, .bw_iters = 4,
 			     .bw_GBps = 1.0, .lat_p50 = NAN };
@@ -99,7 +99,7 @@ static void test_failed_row_is_empty(void)
 	int order[2] = { 0, 1 };
 	double lat[4] = { NAN, NAN, NAN, NAN }, bw[4] = { NAN, NAN, NAN, NAN };
 	struct p2p_path_out po = { .run_id = "r", .path = "mpi", .nep = 2, .labels = labels,
-				   .hosts = labels, .ports = ports, .order = order, .opts = &o,
+				   .ports = ports, .order = order, .opts = &o,
 				   .lat = lat, .bw = bw };
 	struct p2p_rec r = { .src = 0, .dst = 1, .size_idx = 1, .status = P2P_TIMEOUT, .bw_iters = 4,
 			     .bw_GBps = 1.0 };
