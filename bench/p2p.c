@@ -383,18 +383,6 @@ static int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *o
 	return rc;
 }
 
-/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
-static int launcher_rank0(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
-}
-
 int cmd_p2p(int argc, char **argv)
 {
 	struct p2p_opts o;
@@ -408,7 +396,7 @@ int cmd_p2p(int argc, char **argv)
 		return FP_EXIT_OK;
 	}
 	if (rc) {
-		if (launcher_rank0())
+		if (mpi_launcher_rank0())
 			fprintf(stderr, "fabprobe p2p: %s\n", err);
 		return FP_EXIT_USAGE;
 	}
