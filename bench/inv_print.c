@@ -21,7 +21,8 @@ static void print_nodes(FILE *f, const struct inv_report *r)
 			nics += !nd->nics[i].is_virtual && nd->nics[i].kind != INV_KIND_LOOPBACK;
 		fprintf(f, "%-24s %5d %4d %5d %5d %4d %8.1f %4d %4d  %s%s%s%s\n", nd->host, r->ranks[k],
 			nd->sockets, nd->cores, nd->threads, nd->numa_nodes,
-			nd->mem_bytes >= 0 ? (double)nd->mem_bytes / 1e9 : NAN, nd->ngpus, nics,
+			nd->mem_bytes >= 0 ? (double)nd->mem_bytes / 1e9
+			: nd->numa_mem_bytes >= 0 ? (double)nd->numa_mem_bytes / 1e9 : NAN, nd->ngpus, nics,
 			nd->probes_used, nd->probes_missing[0] ? " (" : "", nd->probes_missing,
 			nd->probes_missing[0] ? ")" : "");
 	}

@@ -240,8 +240,17 @@ static void scan_netdev(const char *root, const char *name, struct inv_node *nod
 	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/address", name))
 		inv_copy(n->guid_or_mac, buf, sizeof n->guid_or_mac);
 	/* Mb/s; -1 or unreadable (EINVAL while down, virtual devices) = unknown, never 0 */
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/speed", name) && atol(buf) > 0)
-		n->rate_gbps = atol(buf) / 1000.0;
+	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/speed", name)) {
+		char *end;
+		long mbps = strtol(buf, &end, 10);
+
+		if (end == buf || *end) {
+			snprintf(rel, sizeof rel, "class/net/%.32s/speed", name);
+			inv_sysfs_bad(node, root, rel, "malformed (expected Mb/s, or -1)");
+		} else if (mbps > 0) {
+			n->rate_gbps = mbps / 1000.0;
+		}
+	}
 	if (n->is_virtual)
 		return;
 	if (inv_sysfs_pci(root, rel, n->pci, sizeof n->pci))

@@ -85,7 +85,7 @@ struct inv_node {
 	char kernel[INV_TEXT_MAX];                   /* uname -r */
 	char mpi_version[INV_TEXT_MAX];
 	char probes_used[INV_TEXT_MAX];              /* "sysfs,hwloc" */
-	char probes_missing[INV_TEXT_MAX];           /* "ibverbs: not built; hwloc: failed" */
+	char probes_missing[2 * INV_TEXT_MAX];           /* "ibverbs: not built; hwloc: failed" */
 	int32_t ngpus, nnics;
 	struct inv_gpu gpus[INV_GPUS_MAX];
 	struct inv_nic nics[INV_NICS_MAX];
