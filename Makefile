@@ -9,7 +9,7 @@ VERSION      := 0.1.0
 CC           := mpicc
 CFLAGS       ?= -O2 -g
 WARN         := -Wall -Wextra -Werror
-CPPFLAGS     += -std=c11 -D_GNU_SOURCE -Ibench -Itopo -Ikernels -DFP_VERSION='"$(VERSION)"' \
+CPPFLAGS     += -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -iquote kernels -DFP_VERSION='"$(VERSION)"' \
                 -DFP_FEATURES='"hwloc=$(HAVE_HWLOC) ibverbs=$(HAVE_IBVERBS) cuda=$(HAVE_CUDA) nccl=$(HAVE_NCCL)"'
 LDLIBS       += -lm
 BUILD        := build
@@ -54,7 +54,11 @@ endif
 # The build configuration is part of every object's inputs: switching WITH_X rebuilds.
 CONFIG_STAMP := $(BUILD)/config.$(HAVE_HWLOC)$(HAVE_IBVERBS)$(HAVE_CUDA)$(HAVE_NCCL)
 
-SRCS     := $(wildcard bench/*.c topo/*.c)
+# A source that needs an optional library says so by its name, and is compiled only when the
+# library is there: *_hwloc.c (hwloc), *_verbs.c (libibverbs). Its registry entry is the one
+# `#if HAVE_X` in the code.
+OPT_OUT  := $(if $(filter no,$(HAVE_HWLOC)),%_hwloc.c) $(if $(filter no,$(HAVE_IBVERBS)),%_verbs.c)
+SRCS     := $(filter-out $(OPT_OUT),$(wildcard bench/*.c topo/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 CU_SRCS  := $(if $(filter yes,$(HAVE_CUDA)),$(wildcard kernels/*.cu))
 CU_OBJS  := $(CU_SRCS:%.cu=$(BUILD)/%.o)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "inventory_cmd.h"
 #include "p2p.h"
 #include "topo_cmd.h"
 
@@ -19,7 +20,7 @@ static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
 	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
 	{ "coll", NULL, "collective benchmarks (all-reduce…) through MPI and NCCL" },
-	{ "inventory", NULL, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
+	{ "inventory", cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
 	{ "topo", cmd_topo, "infer switch tiers from a latency matrix; write scheduler files" },
 	{ "compare", NULL, "compare two runs: regressions and improvements" },
 	{ "report", NULL, "render a results directory as a report" },

@@ -1,6 +1,8 @@
 /* mpi_util.c — see mpi_util.h. */
 #include "mpi_util.h"
 
+#include <stdlib.h>
+
 #include "clock.h"
 
 /* Idle ranks poll every 100 µs: negligible CPU, and barrier exit a tenth of a millisecond
@@ -42,4 +44,15 @@ int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 		MPI_Request_free(&reqs[i]);
 	}
 	return FP_ETIMEDOUT;
+}
+
+int mpi_launcher_rank0(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i])) == 0;
+	return 1;
 }

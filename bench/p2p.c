@@ -436,7 +436,7 @@ int cmd_p2p(int argc, char **argv)
 		return FP_EXIT_OK;
 	}
 	if (rc) {
-		if (run_launcher_rank0())
+		if (mpi_launcher_rank0())
 			fprintf(stderr, "fabprobe p2p: %s\n", err);
 		return FP_EXIT_USAGE;
 	}

@@ -90,17 +90,6 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 	return code;
 }
 
-int run_launcher_rank0(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
-}
-
 int run_command(int argc, char **argv, const char *command, const struct run_where *where,
 		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
 {

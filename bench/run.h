@@ -34,8 +34,6 @@ int run_begin(struct run_out *ro, const struct world *w, const struct run_where 
  * asleep for the others, meta.json is finished and the exit code agreed. Returns that code. */
 int run_command(int argc, char **argv, const char *command, const struct run_where *where,
 		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
-/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
-int run_launcher_rank0(void);
 
 /* Close streamed files, rewrite meta.json with the exit code and end time, and agree on the
  * exit code (rank 0's, or worse on any rank). Returns that exit code. */

@@ -7,6 +7,7 @@
 #include "emit.h"
 #include "infer.h"
 #include "log.h"
+#include "mpi_util.h"
 #include "p2p.h"
 #include "run.h"
 #include "topo_cmd.h"
@@ -101,7 +102,7 @@ int cmd_run(int argc, char **argv)
 		return FP_EXIT_OK;
 	}
 	if (rc) {
-		if (run_launcher_rank0())
+		if (mpi_launcher_rank0())
 			fprintf(stderr, "fabprobe run: %s\n", err);
 		return FP_EXIT_USAGE;
 	}

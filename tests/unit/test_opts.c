@@ -109,7 +109,7 @@ static void test_p2p_rejects(void)
 	struct p2p_opts o;
 	static const char *const bad[] = {
 		"--bogus", "-n", "-n 0", "-n -3", "--window 0", "--window 5000", "-c 0", "-c -1",
-		"-t 0", "-t -2", "-l 0", "-s 2G", "-p nosuch", "-p mpi,mpi", "-p tcp:eth0",
+		"-t 0", "-t -2", "-l 0", "-s 2G", "-p nosuch", "-p mpi,mpi", "-p verbs:mlx5_0:1",
 		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
 		"-l none -s none", "--test-stall -1", "--lat-warmup -1",
 	};

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# fabprobe inventory on this machine (real hwloc and sysfs) and on the captured fixtures, alone
+# and combined under mpirun: counts, kinds, rates, classes, warnings, mismatches, exit codes.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FP=./fabprobe
+FX=tests/fixtures
+tmp=$(mktemp -d /tmp/fp-inv-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+has_hwloc() { $FP --version | grep -q 'hwloc=yes'; }
+row() { awk -F, -v k="$2" -v v="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[k] == v' "$1"; }
+field() { # FILE KEYCOL KEY COL
+	awk -F, -v k="$2" -v v="$3" -v f="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[k] == v { print $c[f] }' "$1"
+}
+
+# ---- this machine, no launcher (MPI singleton)
+$FP inventory -o "$tmp/local" > "$tmp/local.out" 2>&1
+rc=$?
+expect "local: exit code 0" [ "$rc" -eq 0 ]
+for f in nodes.csv nics.csv gpus.csv paths.csv inventory_mismatch.csv meta.json; do
+	expect "local: $f written" [ -s "$tmp/local/$f" ]
+done
+expect "local: one node" [ "$(($(wc -l < "$tmp/local/nodes.csv") - 1))" -eq 1 ]
+expect "local: threads = nproc ($(nproc --all))" [ "$(csv_col "$tmp/local/nodes.csv" threads)" -eq "$(nproc --all)" ]
+cores=$(lscpu -p=core,socket | grep -v '^#' | sort -u | wc -l)
+expect "local: cores = lscpu ($cores)" [ "$(csv_col "$tmp/local/nodes.csv" cores)" -eq "$cores" ]
+numa=$(lscpu -p=node | grep -v '^#' | sort -u | wc -l)
+expect "local: NUMA nodes = lscpu ($numa)" [ "$(csv_col "$tmp/local/nodes.csv" numa_nodes)" -eq "$numa" ]
+memkb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+expect "local: mem_B = /proc/meminfo MemTotal" [ "$(csv_col "$tmp/local/nodes.csv" mem_B)" -eq $((memkb * 1024)) ]
+expect "local: kernel = uname -r" [ "$(csv_col "$tmp/local/nodes.csv" kernel)" = "$(uname -r)" ]
+expect "local: no RDMA devices is said, not an error" grep -q "ibverbs: no RDMA devices\|ibverbs: not built" "$tmp/local/nodes.csv"
+for dev in $(ls /sys/class/net); do
+	if [ -e "/sys/class/net/$dev/device" ]; then virt=0; else virt=1; fi
+	expect "local: $dev listed (virtual=$virt)" [ "$(field "$tmp/local/nics.csv" netdev "$dev" virtual)" = "$virt" ]
+	speed=$(cat "/sys/class/net/$dev/speed" 2>/dev/null || echo -1)
+	want=""; [ "$speed" -gt 0 ] 2>/dev/null && want=$(awk -v s="$speed" 'BEGIN { printf "%.1f", s / 1000 }')
+	expect "local: $dev rate '${want}' from speed ($speed Mb/s)" [ "$(field "$tmp/local/nics.csv" netdev "$dev" rate_Gbps)" = "$want" ]
+done
+real=$(ip -o -4 route get 1.1.1.1 2>/dev/null | sed -n 's/.* dev \([^ ]*\).*/\1/p')
+[ -n "$real" ] && expect "local: path tcp:$real listed" grep -q "^[^,]*,tcp:$real," "$tmp/local/paths.csv"
+expect "local: lo is not a path" sh -c "! grep -q ',tcp:lo,' '$tmp/local/paths.csv'"
+expect "local: table printed" grep -q "^verdict: nodes agree" "$tmp/local.out"
+
+# ---- this machine under mpirun -np 4: one node, 4 ranks
+"${MPIRUN_LOCAL[@]}" --oversubscribe -np 4 $FP inventory -o "$tmp/np4" > "$tmp/np4.out" 2>&1
+rc=$?
+expect "np4: exit code 0" [ "$rc" -eq 0 ]
+expect "np4: one node with 4 ranks" [ "$(csv_col "$tmp/np4/nodes.csv" ranks | tr '\n' ' ')" = "4 " ]
+expect "np4: printed once" [ "$(grep -c '^verdict:' "$tmp/np4.out")" -eq 1 ]
+
+# ---- fixtures, one node each
+fx() { # NAME [--hwloc-xml]: run on one fixture into $tmp/NAME
+	local xml=()
+	[ "${2:-}" = xml ] && xml=(--hwloc-xml "$FX/$1/topo.xml")
+	$FP inventory --sysfs-root "$FX/$1/sysfs" "${xml[@]}" -o "$tmp/$1" > "$tmp/$1.out" 2>&1
+}
+fx ib-hdr xml; rc=$?
+expect "ib-hdr: exit 0" [ "$rc" -eq 0 ]
+expect "ib-hdr: 8 infiniband ports active at 200 Gb/s 4X" [ "$(awk -F, '$6 == "infiniband" && $8 == "active" && $10 == "200.0" && $11 == 4' "$tmp/ib-hdr/nics.csv" | wc -l)" -eq 8 ]
+expect "ib-hdr: verbs paths for the 8 ports" [ "$(grep -c ',verbs:mlx5_[0-7]:1,' "$tmp/ib-hdr/paths.csv")" -eq 8 ]
+if has_hwloc; then
+	expect "ib-hdr: 8 GPUs, each PIX to its own HCA" [ "$(awk -F, 'NR > 1 && $8 == "PIX" { print $7 }' "$tmp/ib-hdr/gpus.csv" | sort -u | wc -l)" -eq 8 ]
+	fx roce xml
+	expect "roce: GPU0 PHB, GPU1 PXB" [ "$(csv_col "$tmp/roce/gpus.csv" path_class | tr '\n' ' ')" = "PHB PXB " ]
+	fx ib-degraded xml; rc=$?
+	expect "ib-degraded: exit 0 (one node agrees with itself)" [ "$rc" -eq 0 ]
+	expect "ib-degraded: GPU across the socket warned" grep -q "warning: .*GPU 2 .*across the socket (SYS)" "$tmp/ib-degraded.out"
+	expect "ib-degraded: shared NIC warned" grep -q "2 GPUs share NIC mlx5_0:1 while NIC mlx5_3:1 is idle" "$tmp/ib-degraded.out"
+else
+	skip "fixture GPUs and path classes" "hwloc not built"
+	fx roce; fx ib-degraded
+fi
+expect "roce: ports are roce with RoCE v2 GIDs 5 and 3" [ "$(awk -F, '$6 == "roce" { print $19 }' "$tmp/roce/nics.csv" | tr '\n' ' ')" = "5 3 " ]
+expect "ib-degraded: 2X port at 100 Gb/s" [ "$(field "$tmp/ib-degraded/nics.csv" device mlx5_1 rate_Gbps)" = "100.0" ]
+expect "ib-degraded: down port has an empty rate" [ "$(field "$tmp/ib-degraded/nics.csv" device mlx5_2 rate_Gbps)" = "" ]
+expect "ib-degraded: degraded width warned" grep -q "port mlx5_1:1 runs at 2X while others run at 4X" "$tmp/ib-degraded.out"
+fx eth25
+expect "eth25: eth0 ethernet 25 Gb/s, eth1 empty rate" [ "$(field "$tmp/eth25/nics.csv" netdev eth0 rate_Gbps),$(field "$tmp/eth25/nics.csv" netdev eth1 rate_Gbps)" = "25.0," ]
+expect "eth25: virtual interfaces listed as virtual" [ "$(awk -F, '$7 == 1 { print $5 }' "$tmp/eth25/nics.csv" | tr '\n' ' ')" = "docker0 lo veth12ab " ]
+expect "eth25: paths are mpi and tcp:eth0 only" [ "$(csv_col "$tmp/eth25/paths.csv" path | tr '\n' ' ')" = "mpi tcp:eth0 " ]
+expect "eth25: says hwloc was not used" grep -q "hwloc: skipped\|hwloc: not built" "$tmp/eth25/nodes.csv"
+fx bad xml
+expect "bad: each bad file named" [ "$(grep -c "warning: .*$FX/bad/.*\(malformed\|unreadable\|cannot load\)" "$tmp/bad.out")" -ge 5 ]
+
+# ---- two different fixtures under mpirun -np 2 (%r): mismatch, exit 1
+ln -s "$PWD/$FX/ib-hdr/sysfs" "$tmp/n0"; ln -s "$PWD/$FX/ib-degraded/sysfs" "$tmp/n1"
+"${MPIRUN_LOCAL[@]}" -np 2 $FP inventory --sysfs-root "$tmp/n%r" -o "$tmp/mix" > "$tmp/mix.out" 2>&1
+rc=$?
+expect "mixed fixtures: exit code 1" [ "$rc" -eq 1 ]
+expect "mixed fixtures: two nodes" [ "$(($(wc -l < "$tmp/mix/nodes.csv") - 1))" -eq 2 ]
+expect "mixed fixtures: missing port flagged on r1" grep -q "/r1,mlx5_4:1,present,no,yes" "$tmp/mix/inventory_mismatch.csv"
+expect "mixed fixtures: rate mismatch flagged" grep -q "/r1,mlx5_1:1,rate_Gbps,100,200" "$tmp/mix/inventory_mismatch.csv"
+expect "mixed fixtures: listed on the terminal" grep -q "^mismatch: .*/r1: " "$tmp/mix.out"
+expect "mixed fixtures: meta.json says failed" grep -q '"status": "failed"' "$tmp/mix/meta.json"
+# three nodes, one firmware differs: a clear majority
+cp -rL "$FX/ib-hdr/sysfs" "$tmp/m2"; echo 20.99.9999 > "$tmp/m2/class/infiniband/mlx5_3/fw_ver"
+ln -s "$PWD/$FX/ib-hdr/sysfs" "$tmp/m0"; ln -s "$PWD/$FX/ib-hdr/sysfs" "$tmp/m1"
+"${MPIRUN_LOCAL[@]}" --oversubscribe -np 3 $FP inventory --sysfs-root "$tmp/m%r" -o "$tmp/fw" > "$tmp/fw.out" 2>&1
+rc=$?
+expect "firmware differs on one of 3: exit 1" [ "$rc" -eq 1 ]
+expect "firmware differs: exactly that row" [ "$(tail -n +2 "$tmp/fw/inventory_mismatch.csv" | cut -d, -f2-7 | sed 's/^[^,]*\//\//')" = "/r2,mlx5_3:1,fw_ver,20.99.9999,20.31.1014,0" ]
+"${MPIRUN_LOCAL[@]}" -np 2 $FP inventory --sysfs-root "$tmp/m%r" -o "$tmp/same" > /dev/null 2>&1
+expect "identical fixtures: exit 0" [ $? -eq 0 ]
+
+# ---- usage
+$FP inventory --sysfs-root 'x/%q' > "$tmp/u.out" 2>&1
+expect "usage: bad % sequence refused with exit 2" [ $? -eq 2 ]
+expect "inventory --help documents --sysfs-root" sh -c "$FP inventory --help | grep -q -- '--sysfs-root'"
+exit $((FAILED > 0))

@@ -1,0 +1,255 @@
+/* inv_paths.c — the paths every later stage tests, and the nodes that differ from the
+ * majority. Pure: works on gathered struct inv_node arrays. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inventory.h"
+
+/* ------------------------------------------------------------------ paths */
+
+static int tcp_usable(const struct inv_nic *n)
+{
+	return n->netdev[0] && !n->is_virtual && n->kind != INV_KIND_LOOPBACK &&
+	       !strcmp(n->netdev_state, "up") && n->ipv4[0];
+}
+
+/* The path name a NIC offers ("" none); tcp for its netdev when which == 0, verbs when 1. */
+static void nic_path(const struct inv_nic *n, int which, char *out, int len)
+{
+	out[0] = 0;
+	if (which == 0 && tcp_usable(n))
+		snprintf(out, (size_t)len, "tcp:%s", n->netdev);
+	else if (which == 1 && n->device[0] && inv_nic_usable(n))
+		snprintf(out, (size_t)len, "verbs:%s:%d", n->device, n->port);
+}
+
+int inv_node_has_path(const struct inv_node *node, const char *path, int have_nccl)
+{
+	char p[INV_PATH_MAX];
+
+	if (!strcmp(path, "mpi"))
+		return 1;
+	if (!strcmp(path, "nccl"))
+		return have_nccl && node->ngpus > 0;
+	for (int i = 0; i < node->nnics; i++)
+		for (int w = 0; w < 2; w++) {
+			nic_path(&node->nics[i], w, p, sizeof p);
+			if (!strcmp(p, path))
+				return 1;
+		}
+	return 0;
+}
+
+/* "10.0.0.0/24" of a NIC's address, "" when it has none. */
+static void subnet_of(const struct inv_nic *n, char *out, int len)
+{
+	struct in_addr a;
+	uint32_t mask;
+
+	out[0] = 0;
+	if (!n->ipv4[0] || n->ipv4_prefix < 0 || n->ipv4_prefix > 32 || inet_pton(AF_INET, n->ipv4, &a) != 1)
+		return;
+	mask = n->ipv4_prefix ? htonl(~0u << (32 - n->ipv4_prefix)) : 0;
+	a.s_addr &= mask;
+	inet_ntop(AF_INET, &a, out, (socklen_t)len);
+	snprintf(out + strlen(out), (size_t)(len - (int)strlen(out)), "/%d", n->ipv4_prefix);
+}
+
+static int path_add(struct inv_path *out, int np, int max, const char *name, int kind,
+		    const char *subnet)
+{
+	for (int i = 0; i < np; i++)
+		if (!strcmp(out[i].name, name)) {
+			out[i].nnodes++;
+			if (subnet && strcmp(out[i].subnet, subnet))
+				out[i].subnet_differs = 1;
+			return np;
+		}
+	if (np >= max)
+		return np;
+	memset(&out[np], 0, sizeof out[np]);
+	snprintf(out[np].name, sizeof out[np].name, "%s", name);
+	out[np].kind = kind;
+	out[np].nnodes = 1;
+	snprintf(out[np].subnet, sizeof out[np].subnet, "%s", subnet ? subnet : "");
+	return np + 1;
+}
+
+int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_path *out, int max)
+{
+	char p[INV_PATH_MAX], sub[24];
+	int np = 0;
+
+	for (int k = 0; k < n; k++)
+		np = path_add(out, np, max, "mpi", INV_KIND_UNKNOWN, NULL);
+	/* tcp paths first, then verbs, each in the order the nodes list them */
+	for (int w = 0; w < 2; w++)
+		for (int k = 0; k < n; k++)
+			for (int i = 0; i < nodes[k].nnics; i++) {
+				const struct inv_nic *nic = &nodes[k].nics[i];
+
+				nic_path(nic, w, p, sizeof p);
+				subnet_of(nic, sub, sizeof sub);
+				if (p[0])
+					np = path_add(out, np, max, p,
+						      /* TCP on a RoCE port's netdev is plain Ethernet */
+						      w == 0 && nic->kind == INV_KIND_ROCE ? INV_KIND_ETHERNET : nic->kind,
+						      w == 0 ? sub : NULL);
+			}
+	for (int k = 0; k < n; k++)
+		if (inv_node_has_path(&nodes[k], "nccl", have_nccl))
+			np = path_add(out, np, max, "nccl", INV_KIND_UNKNOWN, NULL);
+	return np;
+}
+
+/* ------------------------------------------------------------------ mismatches */
+
+struct vote {
+	char v[INV_NAME_MAX];
+	int node;
+};
+
+static int vote_cmp(const void *a, const void *b)
+{
+	const struct vote *x = a, *y = b;
+	int c = strcmp(x->v, y->v);
+
+	return c ? c : x->node - y->node;
+}
+
+/* votes[0..nv) sorted: the reference value is the most frequent one, ties going to the
+ * value some earlier node holds. Every node holding another value is a mismatch. */
+static int judge(struct vote *votes, int nv, const char *item, const char *field,
+		 struct inv_mismatch *out, int nout, int max)
+{
+	int best = -1, best_n = 0, best_first = 0, at_best = 0;
+
+	if (nv == 0)
+		return nout;
+	qsort(votes, (size_t)nv, sizeof *votes, vote_cmp);
+	/* runs of equal values; a run's first vote has its lowest node */
+	for (int i = 0, j; i < nv; i = j) {
+		for (j = i; j < nv && !strcmp(votes[j].v, votes[i].v); j++)
+			;
+		if (j - i > best_n || (j - i == best_n && votes[i].node < best_first))
+			best = i, best_n = j - i, best_first = votes[i].node;
+	}
+	for (int i = 0, j; i < nv; i = j) {
+		for (j = i; j < nv && !strcmp(votes[j].v, votes[i].v); j++)
+			;
+		at_best += j - i == best_n;
+	}
+	for (int i = 0; i < nv && nout < max; i++) {
+		if (!strcmp(votes[i].v, votes[best].v))
+			continue;
+		struct inv_mismatch *m = &out[nout++];
+
+		memset(m, 0, sizeof *m);
+		m->node = votes[i].node;
+		snprintf(m->item, sizeof m->item, "%s", item);
+		snprintf(m->field, sizeof m->field, "%s", field);
+		snprintf(m->value, sizeof m->value, "%s", votes[i].v);
+		snprintf(m->majority, sizeof m->majority, "%s", votes[best].v);
+		m->tie = at_best > 1;
+	}
+	return nout;
+}
+
+static const struct inv_nic *nic_find(const struct inv_node *node, const char *label)
+{
+	char l[INV_PATH_MAX];
+
+	for (int i = 0; i < node->nnics; i++) {
+		inv_nic_label(&node->nics[i], l, sizeof l);
+		if (!node->nics[i].is_virtual && !strcmp(l, label))
+			return &node->nics[i];
+	}
+	return NULL;
+}
+
+/* One field of a NIC, as text ("" when unknown). */
+static void nic_field(const struct inv_nic *n, int f, char *out, int len)
+{
+	switch (f) {
+	case 0: snprintf(out, (size_t)len, "%s", n->state); break;
+	case 1: isnan(n->rate_gbps) ? (void)(out[0] = 0) : (void)snprintf(out, (size_t)len, "%g", n->rate_gbps); break;
+	case 2: n->width < 0 ? (void)(out[0] = 0) : (void)snprintf(out, (size_t)len, "%dX", n->width); break;
+	case 3: n->mtu < 0 ? (void)(out[0] = 0) : (void)snprintf(out, (size_t)len, "%d", n->mtu); break;
+	default: snprintf(out, (size_t)len, "%s", n->fw_ver); break;
+	}
+}
+
+static const char *const nic_fields[] = { "state", "rate_Gbps", "width", "mtu_B", "fw_ver" };
+
+static int judge_nic(const struct inv_node *nodes, int n, const char *label, struct vote *votes,
+		     struct inv_mismatch *out, int nout, int max)
+{
+	for (int k = 0; k < n; k++) {
+		votes[k].node = k;
+		snprintf(votes[k].v, sizeof votes[k].v, "%s", nic_find(&nodes[k], label) ? "yes" : "no");
+	}
+	nout = judge(votes, n, label, "present", out, nout, max);
+	for (int f = 0; f < 5; f++) {
+		int nv = 0;
+
+		for (int k = 0; k < n; k++) {
+			const struct inv_nic *nic = nic_find(&nodes[k], label);
+
+			if (nic) {
+				votes[nv].node = k;
+				nic_field(nic, f, votes[nv++].v, INV_NAME_MAX);
+			}
+		}
+		nout = judge(votes, nv, label, nic_fields[f], out, nout, max);
+	}
+	return nout;
+}
+
+int inv_mismatches(const struct inv_node *nodes, int n, int have_nccl, struct inv_mismatch *out,
+		   int max)
+{
+	struct vote *votes = calloc((size_t)(n > 0 ? n : 1), sizeof *votes);
+	struct inv_path paths[INV_PATHS_MAX];
+	char seen[INV_NICS_MAX * 4][INV_PATH_MAX], l[INV_PATH_MAX];
+	int nout = 0, nseen = 0, np;
+
+	if (!votes || n < 2) {
+		free(votes);
+		return 0;
+	}
+	for (int k = 0; k < n; k++) {
+		votes[k].node = k;
+		snprintf(votes[k].v, sizeof votes[k].v, "%d", nodes[k].ngpus);
+	}
+	nout = judge(votes, n, "gpus", "count", out, nout, max);
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < nodes[k].nnics; i++) {
+			int dup = 0;
+
+			if (nodes[k].nics[i].is_virtual || nodes[k].nics[i].kind == INV_KIND_LOOPBACK)
+				continue;
+			inv_nic_label(&nodes[k].nics[i], l, sizeof l);
+			for (int s = 0; s < nseen && !dup; s++)
+				dup = !strcmp(seen[s], l);
+			if (dup || nseen == (int)(sizeof seen / sizeof seen[0]))
+				continue;
+			strcpy(seen[nseen++], l);
+			nout = judge_nic(nodes, n, l, votes, out, nout, max);
+		}
+	np = inv_paths(nodes, n, have_nccl, paths, INV_PATHS_MAX);
+	for (int p = 0; p < np; p++) {
+		char item[INV_PATH_MAX];
+
+		snprintf(item, sizeof item, "path %.58s", paths[p].name);
+		for (int k = 0; k < n; k++) {
+			votes[k].node = k;
+			strcpy(votes[k].v, inv_node_has_path(&nodes[k], paths[p].name, have_nccl) ? "yes" : "no");
+		}
+		nout = judge(votes, n, item, "present", out, nout, max);
+	}
+	free(votes);
+	return nout;
+}
