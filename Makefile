@@ -67,11 +67,17 @@ LIB_OBJS := $(filter-out $(BUILD)/bench/fabprobe.o,$(OBJS)) $(CU_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all config check unit demo clean deps
+.PHONY: all config check unit demo clean deps fabprobe
 all: fabprobe
 
-fabprobe: $(OBJS) $(CU_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+# ./fabprobe points at the binary of the build directory in use, so that switching WITH_X (or
+# BUILD) never leaves a binary of the other configuration in place
+fabprobe: $(BUILD)/fabprobe
+	@ln -sfn $(BUILD)/fabprobe fabprobe
+
+$(BUILD)/fabprobe: $(OBJS) $(CU_OBJS)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(CONFIG_STAMP):
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/config.* && touch $@
