@@ -1,0 +1,635 @@
+#!/usr/bin/env bash
+# fakecluster.sh: an emulated leaf/spine cluster on one machine (DESIGN.md section 7).
+#
+# One network namespace per node (fp-node01, ...) and per switch (fp-leaf1, ...,
+# fp-spine or fp-spine1.., fp-core), each switch a Linux bridge, joined by veth
+# pairs into one flat L2 subnet. tbf shapes node links and uplinks; a tc-BPF
+# program busy-waits on every packet crossing an uplink, because this kernel has
+# no netem and bridge hops alone add only 1-2 us. Nothing is added to the root
+# namespace's network; all state lives in /run/fabprobe-fakecluster/ so that any
+# clone (CI uses a fresh one) finds and removes a cluster an earlier run left up.
+set -euo pipefail
+
+readonly STATE_DIR=/run/fabprobe-fakecluster
+readonly STATE=$STATE_DIR/state          # what up created, one key=value a line
+readonly TRUTH=$STATE_DIR/truth.csv      # host,rack,spine,ip
+readonly HOSTS=$STATE_DIR/hosts          # bind-mounted over /etc/hosts in nodes
+readonly HOSTFILE=$STATE_DIR/hostfile    # Open MPI hostfile, rewritten by mpirun
+readonly BUILD=$STATE_DIR/build          # compiled BPF objects
+readonly NETNS_DIR=/run/netns            # where iproute2 keeps named namespaces
+readonly NS_PREFIX=fp-
+readonly SUBNET=10.77.0.0/16
+readonly PREFIX_LEN=16
+readonly PROG=${0##*/}
+LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fakecluster
+readonly LIBDIR
+
+usage() {
+	cat <<EOF
+usage: $PROG up --racks N[,N...] [options]   build the cluster (root)
+       $PROG down                            remove it (no-op when none is up)
+       $PROG status                          print it; exit 1 when none is up
+       $PROG exec NODE CMD [ARG...]          run CMD on NODE (its netns, hostname, /etc/hosts)
+       $PROG mpirun [--slots N] [MPIRUN-ARGS...]
+                                             Open MPI's mpirun over the nodes, HNP on node01
+
+up options:
+  --racks N[,N...]       nodes per rack (leaf switch), each >= 1; nodes are named
+                         node01, node02, ... across racks in order (required)
+  --spines N|N[,N...]    add a tier: N spines with the leaves split evenly and in
+                         order among them (or a list of leaves per spine), all
+                         under one core switch. Default: one spine, no core.
+  --node-rate RATE       tbf rate of each node link, both directions (default 10gbit)
+  --uplink-rate RATE     tbf rate of each leaf-spine uplink, both directions (default 1gbit)
+  --uplink-delay-us N    busy-wait per packet on each uplink end's egress (default 25; 0 = none)
+  --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
+  --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
+  --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+RATE is a number with bit, kbit, mbit or gbit (tc's units), e.g. 500mbit.
+
+A second 'up' with the same options does nothing; with other options it rebuilds.
+State, ground truth ($TRUTH: host,rack,spine,ip) and the
+hosts file live in $STATE_DIR/. Nodes are on $SUBNET.
+Exit: 0 ok, 1 failure, 2 usage error, not root or a tool missing.
+For tests only: FAKECLUSTER_TEST_FAIL_AT=NAMESPACE makes 'up' fail once it has
+created that namespace (e.g. fp-node02), to check that a failed up cleans up.
+EOF
+}
+
+# --- messages and preconditions ---------------------------------------------
+
+warn() { echo "$PROG: warning: $*" >&2; }
+die() { echo "$PROG: $*" >&2; exit 1; }
+die_usage() { echo "$PROG: $*" >&2; echo "try '$PROG --help'" >&2; exit 2; }
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] ||
+		{ echo "$PROG: must run as root (network namespaces, tc, BPF and mounts need it)" >&2; exit 2; }
+}
+
+# need_tool COMMAND PACKAGE: exit 2 naming the Debian package when COMMAND is absent.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 ||
+		{ echo "$PROG: '$1' not found: install the Debian package '$2' (apt-get install $2)" >&2; exit 2; }
+}
+
+need_base_tools() {
+	need_tool ip iproute2
+	need_tool tc iproute2
+	need_tool bridge iproute2
+	need_tool unshare util-linux
+	need_tool flock util-linux
+	need_tool mount mount
+}
+
+# lock_cluster: serialises up and down between concurrent callers (two clones,
+# a test and a person). The lock is taken on /run itself, so that there is no
+# lock file to create or leave behind; released when the script exits.
+lock_cluster() {
+	exec {lock_fd}</run
+	flock -w 120 "$lock_fd" || die "another up or down has held the lock (flock /run) for 2 minutes"
+}
+
+# Prints the first clang found (Debian installs versioned names such as clang-14).
+find_clang() {
+	local c
+	for c in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do
+		command -v "$c" >/dev/null 2>&1 && { echo "$c"; return 0; }
+	done
+	return 1
+}
+
+# --- state file ---------------------------------------------------------------
+
+state_add() { echo "$1=$2" >>"$STATE"; }
+# state_get KEY: value of the first KEY= line (empty when absent).
+state_get() { if [ -f "$STATE" ]; then sed -n "/^$1=/{s/^$1=//p;q;}" "$STATE"; fi; }
+# state_all KEY: every value of KEY, one a line, in the order written.
+state_all() { if [ -f "$STATE" ]; then sed -n "s/^$1=//p" "$STATE"; fi; }
+cluster_is_up() { [ "$(state_get complete)" = 1 ]; }
+
+# --- option parsing and validation ---------------------------------------------
+
+# rate_bits RATE: prints RATE in bit/s, fails when RATE is not number+unit.
+rate_bits() {
+	local r=${1,,}
+	[[ $r =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit)$ ]] || return 1
+	awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN {
+		m = (u == "gbit") ? 1e9 : (u == "mbit") ? 1e6 : (u == "kbit") ? 1e3 : 1
+		if (n * m < 8000) exit 1
+		printf "%.0f\n", n * m }'
+}
+
+check_rate() { rate_bits "$2" >/dev/null || die_usage "$1: '$2' is not a rate such as 10gbit or 500mbit (at least 8kbit)"; }
+
+check_delay() {
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -le 10000 ] && return
+	die_usage "$1: '$2' is not a whole number of microseconds in 0..10000"
+}
+
+# Sets the opt_* globals from the command line of 'up' and derives the layout:
+# node_names[], node_rack[] (1-based), rack_spine[] (1-based, 0 = single spine).
+parse_up() {
+	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
+	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
+			--core-delay-us | --degrade)
+			[ $# -ge 2 ] || die_usage "$1 needs a value"
+			local key=${1#--}
+			key=opt_${key//-/_}
+			if [ "$key" = opt_degrade ]; then opt_degrade+=("$2"); else printf -v "$key" %s "$2"; fi
+			shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		*) die_usage "up: unknown option '$1'" ;;
+		esac
+	done
+	[ -n "$opt_racks" ] || die_usage "up: --racks is required (e.g. --racks 3,3,2)"
+	[[ $opt_racks =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+		die_usage "--racks: '$opt_racks' is not a list of node counts >= 1 such as 3,3,2"
+	check_rate --node-rate "$opt_node_rate"
+	check_rate --uplink-rate "$opt_uplink_rate"
+	[ -n "$opt_core_rate" ] || opt_core_rate=$opt_uplink_rate
+	check_rate --core-rate "$opt_core_rate"
+	check_delay --uplink-delay-us "$opt_uplink_delay_us"
+	check_delay --core-delay-us "$opt_core_delay_us"
+	layout_nodes
+	layout_spines
+	local d
+	for d in "${opt_degrade[@]+"${opt_degrade[@]}"}"; do
+		[[ $d == ?*=?* ]] || die_usage "--degrade: '$d' is not NODE=RATE"
+		node_index "${d%%=*}" >/dev/null || die_usage "--degrade: no node '${d%%=*}' (nodes are ${node_names[0]}..${node_names[-1]})"
+		check_rate --degrade "${d#*=}"
+	done
+	# One canonical line: a second 'up' compares it to decide between no-op and rebuild.
+	local sorted_degrade
+	sorted_degrade=$(printf '%s\n' "${opt_degrade[@]+"${opt_degrade[@]}"}" | sort | paste -sd, -)
+	canonical="racks=$opt_racks spines=$opt_spines node_rate=${opt_node_rate,,}"
+	canonical+=" uplink_rate=${opt_uplink_rate,,} uplink_delay_us=$opt_uplink_delay_us"
+	if [ -n "$opt_spines" ]; then
+		canonical+=" core_rate=${opt_core_rate,,} core_delay_us=$opt_core_delay_us"
+	fi
+	canonical+=" degrade=${sorted_degrade,,}"
+}
+
+layout_nodes() {
+	local counts total=0 width r i k=0
+	IFS=, read -ra counts <<<"$opt_racks"
+	for r in "${counts[@]}"; do total=$((total + r)); done
+	[ "$total" -le 1000 ] || die_usage "--racks: $total nodes is more than this script supports (1000)"
+	width=${#total}
+	[ "$width" -ge 2 ] || width=2
+	node_names=() node_rack=()
+	for r in "${!counts[@]}"; do
+		for ((i = 0; i < counts[r]; i++)); do
+			k=$((k + 1))
+			node_names+=("$(printf "node%0${width}d" "$k")")
+			node_rack+=($((r + 1)))
+		done
+	done
+	nracks=${#counts[@]}
+}
+
+# rack_spine[r] for r = 1..nracks: its spine (1-based), or 0 when there is one spine only.
+layout_spines() {
+	local r s n
+	rack_spine=(0)
+	nspines=0
+	if [ -z "$opt_spines" ]; then
+		for ((r = 1; r <= nracks; r++)); do rack_spine+=(0); done
+		return
+	fi
+	if [[ $opt_spines =~ ^[1-9][0-9]*$ ]]; then
+		nspines=$opt_spines
+		[ "$nspines" -le "$nracks" ] || die_usage "--spines $nspines: more spines than the $nracks racks"
+		for ((r = 1; r <= nracks; r++)); do rack_spine+=($(((r - 1) * nspines / nracks + 1))); done
+	elif [[ $opt_spines =~ ^[1-9][0-9]*(,[1-9][0-9]*)+$ ]]; then
+		local per
+		IFS=, read -ra per <<<"$opt_spines"
+		nspines=${#per[@]}
+		for s in "${!per[@]}"; do
+			for ((n = 0; n < per[s]; n++)); do rack_spine+=($((s + 1))); done
+		done
+		[ $((${#rack_spine[@]} - 1)) -eq "$nracks" ] ||
+			die_usage "--spines $opt_spines: lists $((${#rack_spine[@]} - 1)) leaves but there are $nracks racks"
+	else
+		die_usage "--spines: '$opt_spines' is not a count or a list of leaves per spine"
+	fi
+}
+
+# node_index NAME: prints the 0-based index of node NAME, fails when unknown.
+node_index() {
+	local i
+	for i in "${!node_names[@]}"; do
+		[ "${node_names[i]}" = "$1" ] && { echo "$i"; return 0; }
+	done
+	return 1
+}
+
+node_ip() { echo "10.77.$((($1 + 1) / 256)).$((($1 + 1) % 256))"; }
+
+node_rate() {
+	local d rate=$opt_node_rate
+	for d in "${opt_degrade[@]+"${opt_degrade[@]}"}"; do
+		[ "${d%%=*}" = "$1" ] && rate=${d#*=}
+	done
+	echo "$rate"
+}
+
+# --- building blocks ---------------------------------------------------------------
+
+# ns_add NAME: a fresh namespace with loopback up and IPv6 off (so no router
+# solicitations or MLD reports wander through the delayed uplinks).
+ns_add() {
+	# Listed before it exists: a signal between the two steps must not leave an
+	# unlisted namespace (down skips listed ones that do not exist).
+	state_add netns "$1"
+	ip netns add "$1"
+	if [ "${FAKECLUSTER_TEST_FAIL_AT:-}" = "$1" ]; then
+		echo "$PROG: failing on purpose after creating $1 (FAKECLUSTER_TEST_FAIL_AT)" >&2
+		return 1
+	fi
+	ip -n "$1" link set lo up
+	# shellcheck disable=SC2016 # $p is the inner shell's
+	ip netns exec "$1" sh -c 'p=/proc/sys/net/ipv6/conf
+		[ -d $p ] || exit 0
+		echo 1 >$p/default/disable_ipv6 && echo 1 >$p/all/disable_ipv6'
+}
+
+switch_add() {
+	ns_add "$1"
+	switches+=("$1")
+	ip -n "$1" link add name br0 type bridge stp_state 0
+	ip -n "$1" link set br0 up
+}
+
+# link_add NS_A DEV_A NS_B DEV_B: veth pair between two namespaces, both ends up;
+# an end in a switch namespace becomes a port of its bridge.
+link_add() {
+	ip -n "$1" link add name "$2" type veth peer name "$4" netns "$3"
+	local ns dev
+	for ns in "$1" "$3"; do
+		[ "$ns" = "$1" ] && dev=$2 || dev=$4
+		if ip -n "$ns" link show br0 >/dev/null 2>&1; then
+			ip -n "$ns" link set "$dev" master br0
+		fi
+		ip -n "$ns" link set "$dev" up
+	done
+}
+
+# shape NS DEV RATE: tbf on DEV's egress. The burst is 1 ms of traffic but at
+# least 128 KiB, so that 64 KiB GSO packets from the veths pass whole.
+shape() {
+	local bits burst
+	bits=$(rate_bits "$3")
+	burst=$((bits / 8 / 1000))
+	[ "$burst" -ge 131072 ] || burst=131072
+	if ! tc -n "$1" qdisc replace dev "$2" root tbf rate "$3" burst "$burst" latency 5ms 2>"$BUILD/tc.err"; then
+		[ "$tbf_ok" = 1 ] && warn "tbf unavailable ($(head -n 1 "$BUILD/tc.err")): links are not rate-limited"
+		tbf_ok=0
+	fi
+}
+
+# delay NS DEV US: the BPF busy-wait on DEV's egress (nothing when US is 0 or
+# BPF turned out unusable: then only bandwidth separates the tiers).
+delay() {
+	[ "$3" -gt 0 ] && [ "$bpf_ok" = 1 ] || return 0
+	local obj=$BUILD/delay-${3}us.o
+	if ! { tc -n "$1" qdisc add dev "$2" clsact &&
+		tc -n "$1" filter add dev "$2" egress bpf da obj "$obj" sec tc; } >"$BUILD/tc.err" 2>&1; then
+		warn "BPF delay unavailable (tc: $(grep -m 1 -iE 'error|invalid|fail' "$BUILD/tc.err" || head -n 1 "$BUILD/tc.err")):" \
+			"continuing with bandwidth-only separation of racks"
+		bpf_ok=0
+	fi
+}
+
+# build_delay_objects: one BPF object per distinct delay, the delay compiled in
+# (tc's loader has no simple way to pass a parameter).
+build_delay_objects() {
+	bpf_ok=1
+	local us clang arch
+	[ "$opt_uplink_delay_us" -gt 0 ] || { [ -n "$opt_spines" ] && [ "$opt_core_delay_us" -gt 0 ]; } || return 0
+	clang=$(find_clang) || { echo "$PROG: clang not found: install the Debian package 'clang'" \
+		"(or pass --uplink-delay-us 0 --core-delay-us 0 for bandwidth-only separation)" >&2; exit 2; }
+	[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "$PROG: bpf/bpf_helpers.h not found: install the" \
+		"Debian package 'libbpf-dev' (or pass --uplink-delay-us 0 --core-delay-us 0)" >&2; exit 2; }
+	# linux/bpf.h includes asm/types.h, which Debian keeps under the multiarch directory.
+	arch=$("$clang" -print-multiarch 2>/dev/null || true)
+	[ -n "$arch" ] || arch=$(uname -m)-linux-gnu
+	for us in "$opt_uplink_delay_us" "$opt_core_delay_us"; do
+		if [ "$us" -eq 0 ] || [ -f "$BUILD/delay-${us}us.o" ]; then continue; fi
+		"$clang" -O2 -g -target bpf -I"/usr/include/$arch" -DDELAY_NS="${us}000ULL" \
+			-c "$LIBDIR/delay.bpf.c" -o "$BUILD/delay-${us}us.o" ||
+			die "compiling $LIBDIR/delay.bpf.c failed"
+	done
+}
+
+# uplink NS_LOW NS_HIGH RATE DELAY_US: the link from a lower switch to the one
+# above; rate and delay on both ends' egress so both directions pay them.
+uplink() {
+	local port=${1#"$NS_PREFIX"}
+	link_add "$1" uplink "$2" "$port"
+	shape "$1" uplink "$3"
+	shape "$2" "$port" "$3"
+	delay "$1" uplink "$4"
+	delay "$2" "$port" "$4"
+}
+
+# --- up -----------------------------------------------------------------------
+
+cmd_up() {
+	parse_up "$@"
+	need_root
+	need_base_tools
+	lock_cluster
+	if cluster_is_up && [ "$(state_get options)" = "$canonical" ] && all_namespaces_exist; then
+		echo "$PROG: already up with the same options ($canonical)"
+		return 0
+	fi
+	if [ -d "$STATE_DIR" ]; then
+		echo "$PROG: a cluster with other options (or a half-built one) is up: removing it first"
+		do_down
+	fi
+	refuse_unknown_namespaces
+	mkdir -p "$BUILD"
+	: >"$STATE"
+	state_add version 1
+	if [ -d "$NETNS_DIR" ]; then state_add netns_dir existing; else state_add netns_dir created; fi
+	up_done=0
+	set -E # so that the ERR trap names a failing command inside functions too
+	trap 'echo "$PROG: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
+	trap up_cleanup EXIT
+	trap 'exit 130' INT TERM
+	state_add options "$canonical"
+	build_delay_objects
+	tbf_ok=1
+	build_fabric
+	write_truth_and_hosts
+	state_add bpf_delay "$([ "$bpf_ok" = 1 ] && echo on || echo off)"
+	state_add tbf "$([ "$tbf_ok" = 1 ] && echo on || echo off)"
+	state_add complete 1
+	up_done=1
+	trap - EXIT INT TERM ERR
+	echo "$PROG: up: ${#node_names[@]} nodes in $nracks racks ($canonical)"
+}
+
+up_cleanup() {
+	local rc=$?
+	[ "${up_done:-0}" = 1 ] && return
+	trap - EXIT INT TERM ERR
+	echo "$PROG: up failed: removing what it built" >&2
+	set +e
+	do_down >/dev/null
+	exit $((rc == 0 ? 1 : rc))
+}
+
+all_namespaces_exist() {
+	local ns
+	for ns in $(state_all netns); do
+		[ -e "$NETNS_DIR/$ns" ] || return 1
+	done
+}
+
+# A namespace with our prefix that no state file lists is not ours to delete.
+refuse_unknown_namespaces() {
+	local stray
+	stray=$(ip netns list | awk -v p="^$NS_PREFIX" '$1 ~ p { print $1 }' | paste -sd' ' -)
+	[ -z "$stray" ] || die "namespaces $stray exist but $STATE does not list them;" \
+		"remove them by hand if they are left from an old run: for n in $stray; do ip netns del \$n; done"
+}
+
+build_fabric() {
+	local top r s i node ns
+	switches=()
+	if [ -n "$opt_spines" ]; then
+		top=${NS_PREFIX}core
+		switch_add "$top"
+		for ((s = 1; s <= nspines; s++)); do
+			switch_add "${NS_PREFIX}spine$s"
+			uplink "${NS_PREFIX}spine$s" "$top" "$opt_core_rate" "$opt_core_delay_us"
+		done
+	else
+		switch_add "${NS_PREFIX}spine"
+	fi
+	for ((r = 1; r <= nracks; r++)); do
+		switch_add "${NS_PREFIX}leaf$r"
+		if [ -n "$opt_spines" ]; then top=${NS_PREFIX}spine${rack_spine[r]}; else top=${NS_PREFIX}spine; fi
+		uplink "${NS_PREFIX}leaf$r" "$top" "$opt_uplink_rate" "$opt_uplink_delay_us"
+	done
+	for i in "${!node_names[@]}"; do
+		node=${node_names[i]}
+		ns=$NS_PREFIX$node
+		ns_add "$ns"
+		link_add "$ns" eth0 "${NS_PREFIX}leaf${node_rack[i]}" "$node"
+		ip -n "$ns" addr add "$(node_ip "$i")/$PREFIX_LEN" dev eth0
+		shape "$ns" eth0 "$(node_rate "$node")"
+		shape "${NS_PREFIX}leaf${node_rack[i]}" "$node" "$(node_rate "$node")"
+	done
+	wait_forwarding
+}
+
+# wait_forwarding: returns once every bridge port forwards. A port moves to
+# forwarding on its carrier event, which the kernel's linkwatch may hold back
+# for up to a second (seen on a bridge's first port): traffic sent before then
+# is dropped, and a test that starts at once reads it as a dead link.
+wait_forwarding() {
+	local ns blocked
+	for _ in $(seq 50); do
+		blocked=''
+		for ns in "${switches[@]}"; do
+			blocked+=$(bridge -n "$ns" link show | sed -n "/state forwarding/!s/^/$ns: /p")
+		done
+		[ -n "$blocked" ] || return 0
+		sleep 0.1
+	done
+	warn "bridge ports still not forwarding after 5 s: $blocked"
+}
+
+write_truth_and_hosts() {
+	local i spine
+	echo "host,rack,spine,ip" >"$TRUTH"
+	printf '127.0.0.1\tlocalhost\n' >"$HOSTS"
+	for i in "${!node_names[@]}"; do
+		spine=''
+		[ -z "$opt_spines" ] || spine=spine${rack_spine[node_rack[i]]}
+		echo "${node_names[i]},leaf${node_rack[i]},$spine,$(node_ip "$i")" >>"$TRUTH"
+		printf '%s\t%s\n' "$(node_ip "$i")" "${node_names[i]}" >>"$HOSTS"
+	done
+}
+
+# --- down ---------------------------------------------------------------------
+
+cmd_down() {
+	case ${1:-} in
+	'') ;;
+	-h | --help) usage; return 0 ;;
+	*) die_usage "down takes no arguments" ;;
+	esac
+	need_root
+	need_tool ip iproute2
+	need_tool flock util-linux
+	lock_cluster
+	if [ ! -d "$STATE_DIR" ]; then
+		echo "$PROG: no cluster up"
+		local stray
+		stray=$(ip netns list | awk -v p="^$NS_PREFIX" '$1 ~ p { print $1 }' | paste -sd' ' -)
+		[ -z "$stray" ] || warn "namespaces $stray are not listed in any state file; left alone"
+		return 0
+	fi
+	do_down
+	echo "$PROG: down"
+}
+
+# Removes what the state file lists, processes first (by PID: TERM, then KILL
+# after 5 s, time for an mpirun to take its daemons down and clean its session
+# directory), then namespaces (which takes their veths, qdiscs and BPF filters
+# with them), then the state.
+do_down() {
+	local ns pids pid
+	local -a all
+	mapfile -t all < <(state_all netns)
+	pids=$(cluster_pids "${all[@]+"${all[@]}"}")
+	if [ -n "$pids" ]; then
+		echo "$PROG: ending processes still running in the cluster: ${pids//$'\n'/ }" >&2
+		for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+		for _ in $(seq 25); do
+			pids=$(cluster_pids "${all[@]+"${all[@]}"}")
+			[ -n "$pids" ] || break
+			sleep 0.2
+		done
+		for pid in $pids; do kill -KILL "$pid" 2>/dev/null || true; done
+	fi
+	for ns in "${all[@]+"${all[@]}"}"; do
+		[ ! -e "$NETNS_DIR/$ns" ] || ip netns del "$ns" || warn "could not delete namespace $ns"
+	done
+	# iproute2 turns /run/netns into a mount point on first use; undo that only if
+	# we caused it and no other namespace is there now.
+	if [ "$(state_get netns_dir)" = created ] && [ -d "$NETNS_DIR" ] && [ -z "$(ls -A "$NETNS_DIR")" ]; then
+		umount "$NETNS_DIR" 2>/dev/null || true
+		rmdir "$NETNS_DIR" 2>/dev/null || true
+	fi
+	rm -rf "$STATE_DIR"
+}
+
+# cluster_pids NS...: PIDs of the processes in these namespaces, but this one.
+cluster_pids() {
+	local ns
+	for ns in "$@"; do
+		[ ! -e "$NETNS_DIR/$ns" ] || ip netns pids "$ns" 2>/dev/null || true
+	done | grep -vx -e "$$" || true
+}
+
+# --- status -------------------------------------------------------------------
+
+cmd_status() {
+	case ${1:-} in
+	'') ;;
+	-h | --help) usage; return 0 ;;
+	*) die_usage "status takes no arguments" ;;
+	esac
+	if ! cluster_is_up; then
+		echo "no cluster up"
+		return 1
+	fi
+	local opts host rack spine ip ns
+	opts=$(state_get options)
+	echo "fakecluster up (state in $STATE_DIR, subnet $SUBNET)"
+	echo "  options: $opts"
+	echo "  BPF uplink delay: $(state_get bpf_delay); tbf rate limits: $(state_get tbf)"
+	printf '  %-10s %-8s %-8s %-15s %s\n' host rack spine ip namespace
+	while IFS=, read -r host rack spine ip; do
+		ns=$NS_PREFIX$host
+		[ -e "$NETNS_DIR/$ns" ] || ns="$ns (missing!)"
+		printf '  %-10s %-8s %-8s %-15s %s\n' "$host" "$rack" "${spine:--}" "$ip" "$ns"
+	done < <(tail -n +2 "$TRUTH")
+}
+
+# --- exec and mpirun ------------------------------------------------------------
+
+# enter_argv NODE: sets enter_cmd to the command prefix that runs a command on
+# NODE: inside its network namespace, in fresh UTS and mount namespaces with
+# hostname NODE and our hosts file over /etc/hosts. The mount namespace is
+# private (unshare's default), so the bind mount never leaks. Every step execs
+# the next, so the PID of the prefix is the PID of the command.
+enter_argv() {
+	grep -q "^$1," "$TRUTH" 2>/dev/null || die_usage "no node '$1' in the cluster (see '$PROG status')"
+	# shellcheck disable=SC2016 # the positional parameters are the inner shell's
+	enter_cmd=(ip netns exec "$NS_PREFIX$1" unshare --uts --mount -- sh -c
+		'echo "$1" >/proc/sys/kernel/hostname && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"'
+		fakecluster-enter "$1" "$HOSTS")
+}
+
+cmd_exec() {
+	case ${1:-} in -h | --help) usage; return 0 ;; esac
+	[ $# -ge 2 ] || die_usage "exec: usage: $PROG exec NODE CMD [ARG...]"
+	need_root
+	need_base_tools
+	cluster_is_up || die "no cluster up (run '$PROG up --racks ...' first)"
+	enter_argv "$1"
+	shift
+	exec "${enter_cmd[@]}" "$@"
+}
+
+cmd_mpirun() {
+	local slots=1 arg user_hosts=0
+	if [ "${1:-}" = --slots ]; then
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die_usage "mpirun: --slots needs a count >= 1"
+		slots=$2
+		shift 2
+	fi
+	need_root
+	need_base_tools
+	need_tool mpirun openmpi-bin
+	cluster_is_up || die "no cluster up (run '$PROG up --racks ...' first)"
+	for arg in "$@"; do
+		case $arg in
+		-hostfile | --hostfile | -machinefile | --machinefile | -host | --host | -H | --default-hostfile)
+			user_hosts=1 ;;
+		esac
+	done
+	tail -n +2 "$TRUTH" | cut -d, -f1 | sed "s/\$/ slots=$slots/" >"$HOSTFILE"
+	local -a hostargs=()
+	[ "$user_hosts" = 1 ] || hostargs=(--hostfile "$HOSTFILE")
+	local head
+	head=$(sed -n 2p "$TRUTH" | cut -d, -f1)
+	# The HNP runs on the first node (as a head node would), so its daemons reach
+	# it over the emulated subnet; the agent starts each orted the same way.
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	enter_argv "$head"
+	# Open MPI 4.1's rsh launcher warns "setpgid(..) failed in parent" whenever
+	# the agent execs before the parent's setpgid call, which on an idle machine
+	# is nearly always; it is harmless here, so that one line is filtered out.
+	local rc=0 filter filter_pid
+	exec {filter}> >(grep --line-buffered -v 'plm:rsh: Warning: setpgid(' >&2)
+	filter_pid=$!
+	"${enter_cmd[@]}" mpirun --allow-run-as-root "${hostargs[@]+"${hostargs[@]}"}" \
+		--mca plm_rsh_agent "$LIBDIR/rsh-agent" \
+		--mca plm_rsh_no_tree_spawn 1 \
+		--mca hwloc_base_binding_policy none \
+		--mca pml ob1 --mca btl tcp,self \
+		--mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" \
+		"$@" 2>&"$filter" {filter}>&- || rc=$?
+	exec {filter}>&-
+	wait "$filter_pid" || true # its last lines out before we exit (grep -v: 1 = no line)
+	return "$rc"
+}
+
+# --- main ---------------------------------------------------------------------
+
+main() {
+	local cmd=${1:-}
+	[ $# -eq 0 ] || shift
+	case $cmd in
+	up) cmd_up "$@" ;;
+	down) cmd_down "$@" ;;
+	status) cmd_status "$@" ;;
+	exec) cmd_exec "$@" ;;
+	mpirun) cmd_mpirun "$@" ;;
+	-h | --help | help) usage ;;
+	'') usage >&2; exit 2 ;;
+	*) die_usage "unknown command '$cmd'" ;;
+	esac
+}
+
+main "$@"
