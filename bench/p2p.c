@@ -266,37 +266,22 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	return 0;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* rank 0: keep the path's matrices for the latency map (float, as inference takes them):
- * the minimum latency is the least noisy; the noise is the median of p50 - min */
+/* rank 0: keep the path's matrices for the latency map (float, as inference takes them);
+ * the minimum latency is the least noisy */
 static int maps_take(struct p2p_maps *m, const struct p2p_path_out *po)
 {
-	size_t n = (size_t)po->nep, k = 0;
+	size_t n = (size_t)po->nep;
 
 	m->n = po->nep;
 	snprintf(m->path, sizeof m->path, "%s", po->path);
 	m->lat = malloc(sizeof *m->lat * n * n);
 	m->bw = malloc(sizeof *m->bw * n * n);
-	float *noise = malloc(sizeof *noise * n * n + 1);
-	if (!m->lat || !m->bw || !noise) {
-		free(noise);
+	if (!m->lat || !m->bw)
 		return FP_ERUNTIME;
-	}
 	for (size_t i = 0; i < n * n; i++) {
 		m->lat[i] = (float)po->lat_min[i];
 		m->bw[i] = (float)po->bw[i];
-		if (!isnan(po->lat_min[i]))
-			noise[k++] = (float)(po->lat[i] - po->lat_min[i]);
 	}
-	qsort(noise, k, sizeof *noise, cmp_float);
-	m->noise_us = k ? noise[(k - 1) / 2] : 0;
-	free(noise);
 	return 0;
 }
 

@@ -100,7 +100,6 @@ struct p2p_maps {
 	char path[P2P_PATH_MAX];
 	float *lat;      /* n x n minimum half round trip, µs, at the smallest latency size */
 	float *bw;       /* n x n GB/s at the largest bandwidth size */
-	double noise_us; /* median of p50 - min over the pairs */
 };
 
 struct world;

@@ -48,7 +48,6 @@ static int run_topology(const struct run_ctx *c, const struct world *w, const st
 	for (int e = 0; e < maps->n; e++)
 		labels[e] = w->ep_label[e];
 	infer_opts_default(&io);
-	io.noise_us = maps->noise_us;
 	if (infer_tiers(maps->lat, maps->bw, maps->n, labels, &io, &r)) {
 		free(labels);
 		return FP_ERUNTIME;

@@ -29,7 +29,8 @@ static void topo_usage(FILE *f)
 	      "      --path PATH         which path of p2p.csv to use (default: the first)\n"
 	      "      --slots N           ranks per node in the host files (default 1)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
-	      "      --noise-us X        latency noise to assume (default: from p2p.csv's p50 - min)\n"
+	      "      --noise-us X        latency noise to assume at least (default: the spread of the\n"
+	      "                          lowest plateau, at least 3%% of a latency)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
@@ -181,7 +182,7 @@ int cmd_topo(int argc, char **argv)
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	infer_opts_default(&io);
-	io.noise_us = o.noise_us > 0 ? o.noise_us : m.noise_us;
+	io.noise_us = o.noise_us;
 	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
 		matrix_free(&m);
 		return FP_EXIT_RUNTIME;

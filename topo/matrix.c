@@ -162,21 +162,15 @@ void matrix_free(struct matrix *m)
 
 /* ---------------------------------------------------------------- p2p.csv */
 
-enum { C_PATH, C_SRC, C_DST, C_SDEV, C_DDEV, C_SIZE, C_LMIN, C_LP50, C_BW, C_STATUS, C_N };
+enum { C_PATH, C_SRC, C_DST, C_SDEV, C_DDEV, C_SIZE, C_LMIN, C_BW, C_STATUS, C_N };
 static const char *const p2p_need[C_N] = { "path", "src_host", "dst_host", "src_dev", "dst_dev",
-					   "size_B", "lat_us_min", "lat_us_p50", "bw_GBps", "status" };
+					   "size_B", "lat_us_min", "bw_GBps", "status" };
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* the endpoint name of one side of a row: the host, or host/dev when a host has several */
 static void ep_name(char *out, size_t len, char **f, int side, int by_dev)
@@ -195,8 +189,6 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 	size_t cap = 0, neps = 0, epcap = 0;
 	int idx[C_N], line = 1, by_dev = 0, nf;
 	long long lat_size = -1, bw_size = -1;
-	float *noise = NULL;
-	size_t nnoise = 0;
 
 	memset(m, 0, sizeof *m);
 	if (!f)
@@ -274,8 +266,7 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 	m->names = calloc(neps, sizeof *m->names);
 	m->lat = malloc(sizeof *m->lat * neps * neps);
 	m->bw = malloc(sizeof *m->bw * neps * neps);
-	noise = malloc(sizeof *noise * neps * neps);
-	if (!m->names || !m->lat || !m->bw || !noise)
+	if (!m->names || !m->lat || !m->bw)
 		FAIL("%s: out of memory for %zu endpoints", file, neps);
 	for (size_t i = 0; i < neps * neps; i++)
 		m->lat[i] = m->bw[i] = NAN;
@@ -307,12 +298,11 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 		}
 		size_t c = (size_t)ij[0] * neps + (size_t)ij[1];
 		long long size = atoll(col[C_SIZE]);
-		float v, p50;
+		float v;
 		if (size == lat_size && *col[C_LMIN]) {
-			if (cell(col[C_LMIN], &v) || cell(col[C_LP50], &p50))
+			if (cell(col[C_LMIN], &v))
 				FAIL("%s:%d: latency '%s' is not a non-negative number", file, line, col[C_LMIN]);
 			m->lat[c] = v;
-			noise[nnoise++] = p50 - v;
 		}
 		if (size == bw_size && *col[C_BW]) {
 			if (cell(col[C_BW], &v))
@@ -320,15 +310,10 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 			m->bw[c] = v;
 		}
 	}
-	if (nnoise) {
-		qsort(noise, nnoise, sizeof *noise, cmp_float);
-		m->noise_us = noise[(nnoise - 1) / 2];
-	}
 	if (bw_size < 0) {
 		free(m->bw);
 		m->bw = NULL;
 	}
-	free(noise);
 	free(eps);
 	free(buf);
 	fclose(f);
@@ -337,7 +322,6 @@ fail:
 	for (size_t i = 0; eps && i < neps; i++)
 		free(eps[i]);
 	free(eps);
-	free(noise);
 	free(buf);
 	if (f)
 		fclose(f);

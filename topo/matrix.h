@@ -10,7 +10,6 @@ struct matrix {
 	char **names;  /* n */
 	float *lat;    /* n x n µs, NAN = missing */
 	float *bw;     /* n x n GB/s or NULL */
-	double noise_us; /* median (p50 - min) over pairs, 0 when unknown */
 	char path[64]; /* the path the matrices are of */
 };
 
