@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll.h"
 #include "log.h"
 #include "p2p.h"
 
@@ -15,7 +16,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", NULL, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
 	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
-	{ "coll", NULL, "collective benchmarks (all-reduce…) through MPI and NCCL" },
+	{ "coll", cmd_coll, "collective benchmarks (all-reduce…) through MPI and NCCL" },
 	{ "inventory", NULL, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
 	{ "topo", NULL, "infer switch tiers from a latency matrix; write scheduler files" },
 	{ "compare", NULL, "compare two runs: regressions and improvements" },
