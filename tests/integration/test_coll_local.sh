@@ -3,7 +3,7 @@
 # reductions, out of place and in place, all checked; the CSV columns and their arithmetic; a
 # corrupted result caught; the nccl backend skipped with a reason when there is no GPU.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/lib.sh
 FP=./fabprobe
 tmp=$(mktemp -d /tmp/fp-coll-XXXXXX)
