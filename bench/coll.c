@@ -87,9 +87,11 @@ static int check_case(struct coll_run *run, const struct coll_backend *be, void 
 	return be->check(ctx, c, seed, chk);
 }
 
-/* Every rank: measure (or not) the case; rank 0 gets the merged row. */
+/* Every rank: measure (or not) the case; rank 0 gets the merged row. prime: the first size
+ * of a sweep, measured once untimed first (the first use of an op reads 1.5-2x slow). */
 static void case_run(struct coll_run *run, const struct coll_backend *be, void *ctx,
-		     const struct coll_case *c, struct coll_row *row, struct coll_rank_res *all)
+		     const struct coll_case *c, int prime, struct coll_row *row,
+		     struct coll_rank_res *all)
 {
 	struct coll_rank_res mine = { .t_s = NAN, .chk = { .wrong = -1, .first = -1 } };
 	int n = c->nranks;
@@ -99,6 +101,8 @@ static void case_run(struct coll_run *run, const struct coll_backend *be, void *
 	row->wrong = -1;
 	if (be->unsupported(c) || !be->run[c->op->id])
 		return; /* the same answer on every rank: nobody measures */
+	if (prime && time_case(run, be, ctx, c, &mine.t_s))
+		fatal("warming up");
 	if (time_case(run, be, ctx, c, &mine.t_s))
 		fatal("timing");
 	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
@@ -143,7 +147,8 @@ static void wrong_report(const struct coll_row *row, const struct coll_rank_res 
 /* ---------------------------------------------------------------- a sweep */
 
 static double sweep_size(struct coll_run *run, const struct coll_backend *be, void *ctx,
-			 struct coll_case *c, uint64_t size_B, struct coll_rank_res *all, int *nbw)
+			 struct coll_case *c, uint64_t size_B, int prime, struct coll_rank_res *all,
+			 int *nbw)
 {
 	struct coll_case cases[2] = { *c, *c };
 	struct coll_row rows[2];
@@ -153,7 +158,7 @@ static double sweep_size(struct coll_run *run, const struct coll_backend *be, vo
 		cases[ip].in_place = ip;
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
 					      .size_B = size_B, .nnodes = run->w->nnodes };
-		case_run(run, be, ctx, &cases[ip], &rows[ip], all);
+		case_run(run, be, ctx, &cases[ip], prime, &rows[ip], all);
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {
 			wrong_report(&rows[ip], all);
 			run->wrong_rows++;
@@ -187,7 +192,7 @@ static void sweep_run(struct coll_run *run, const struct coll_backend *be, void 
 	const char *why = be->unsupported(&c);
 	uint64_t prev = 0;
 	double bw = 0;
-	int nbw = 0;
+	int nbw = 0, first = 1;
 
 	if (!all)
 		fatal("allocating the gather buffer");
@@ -206,7 +211,8 @@ static void sweep_run(struct coll_run *run, const struct coll_backend *be, void 
 		if (c.count == 0 || coll_size_of(op, c.count, c.dtype->size, w->size) == prev)
 			continue; /* less than one element per block, or the same size again */
 		prev = coll_size_of(op, c.count, c.dtype->size, w->size);
-		bw += sweep_size(run, be, ctx, &c, prev, all, &nbw);
+		bw += sweep_size(run, be, ctx, &c, prev, first, all, &nbw);
+		first = 0;
 	}
 	if (w->rank == 0 && !why)
 		printf("# Avg bus bandwidth    : %g\n", nbw ? bw / nbw : 0.0);

@@ -217,34 +217,68 @@ static int nccl_timer_stop(void *ctx, double *seconds)
 
 /* ---------------------------------------------------------------- lifecycle */
 
-/* This rank's index and the rank count on its node. */
-static int local_rank(MPI_Comm comm, int rank, int *lrank, int *lsize)
+/* This rank's index and the rank count on its node; node is freed by the caller (or NULL). */
+static int local_rank(MPI_Comm comm, int rank, int *lrank, int *lsize, MPI_Comm *node)
 {
-	MPI_Comm node;
+	MPI_Comm n;
 
-	CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-	MPI_Comm_rank(node, lrank);
-	MPI_Comm_size(node, lsize);
-	MPI_Comm_free(&node);
+	CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n));
+	MPI_Comm_rank(n, lrank);
+	MPI_Comm_size(n, lsize);
+	if (node)
+		*node = n;
+	else
+		MPI_Comm_free(&n);
 	return 0;
 }
 
+/* The device of local rank lrank: its index when every rank sees all the node's GPUs, else
+ * device 0 (the launcher gave each rank its own, e.g. Slurm's --gpus-per-task=1; the probe
+ * checks that no two ranks of a node ended up on the same GPU). */
+static int pick_device(int lrank, int lsize, int ndev)
+{
+	return ndev >= lsize ? lrank : 0;
+}
+
+/* 1 with why filled when two ranks of this node would share a GPU (NCCL refuses that). */
+static int gpu_shared(MPI_Comm node, int lrank, int lsize, int dev, char *why, size_t len)
+{
+	char mine[32] = "", *all = calloc((size_t)lsize, sizeof mine);
+	int shared = 0;
+
+	if (!all || cudaDeviceGetPCIBusId(mine, sizeof mine, dev) != cudaSuccess)
+		snprintf(mine, sizeof mine, "unknown-%d", lrank); /* cannot tell: let NCCL decide */
+	if (all && MPI_Allgather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, node) == MPI_SUCCESS)
+		for (int r = 0; r < lsize && !shared; r++)
+			if (r != lrank && !strcmp(all + r * sizeof mine, mine)) {
+				snprintf(why, len, "local ranks %d and %d share GPU %s: one GPU per rank",
+					 r < lrank ? r : lrank, r < lrank ? lrank : r, mine);
+				shared = 1;
+			}
+	free(all);
+	return shared;
+}
+
+/* Collective. Every rank computes its answer and takes part in the same calls, so that a
+ * rank without a GPU does not leave the others waiting. */
 static int nccl_probe(const struct coll_env *env, char *why, size_t len)
 {
-	int lrank = 0, lsize = 1, ndev = 0;
+	int lrank = 0, lsize = 1, ndev = 0, skip = 0;
+	MPI_Comm node = MPI_COMM_NULL;
 	cudaError_t e;
 
-	if (local_rank(env->comm, env->rank, &lrank, &lsize))
+	if (local_rank(env->comm, env->rank, &lrank, &lsize, &node))
 		return snprintf(why, len, "cannot tell the ranks of this node apart"), 1;
 	e = cudaGetDeviceCount(&ndev);
 	if (e != cudaSuccess)
-		return snprintf(why, len, "no GPU visible (cudaGetDeviceCount: %s)", cudaGetErrorString(e)), 1;
-	if (ndev == 0)
-		return snprintf(why, len, "no GPU visible (cudaGetDeviceCount: 0 devices)"), 1;
-	if (lsize > ndev)
-		return snprintf(why, len, "%d ranks on this node but %d GPU%s: one GPU per rank", lsize,
-				ndev, ndev == 1 ? "" : "s"), 1;
-	return 0;
+		skip = snprintf(why, len, "no GPU visible (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+	else if (ndev == 0)
+		skip = snprintf(why, len, "no GPU visible (cudaGetDeviceCount: 0 devices)");
+	if (gpu_shared(node, lrank, lsize, skip ? -1 : pick_device(lrank, lsize, ndev),
+		       skip ? NULL : why, skip ? 0 : len))
+		skip = 1;
+	MPI_Comm_free(&node);
+	return skip != 0;
 }
 
 static void nccl_close(void *ctx)
@@ -270,11 +304,12 @@ static void nccl_close(void *ctx)
 /* The device, stream, events and buffers of this rank (local: no other rank waits on it). */
 static int local_open(const struct coll_env *env, struct nccl_coll *x)
 {
-	int lrank = 0, lsize = 1;
+	int lrank = 0, lsize = 1, ndev = 0;
 
-	if (local_rank(env->comm, env->rank, &lrank, &lsize))
+	if (local_rank(env->comm, env->rank, &lrank, &lsize, NULL))
 		return FP_ERUNTIME;
-	CHECK_CUDA(cudaSetDevice(lrank));
+	CHECK_CUDA(cudaGetDeviceCount(&ndev));
+	CHECK_CUDA(cudaSetDevice(pick_device(lrank, lsize, ndev)));
 	CHECK_CUDA(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
 	CHECK_CUDA(cudaEventCreate(&x->start));
 	CHECK_CUDA(cudaEventCreate(&x->stop));
