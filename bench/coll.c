@@ -17,6 +17,7 @@
 
 #include "coll.h"
 #include "csv.h"
+#include "launcher.h"
 #include "mpi_util.h"
 #include "results.h"
 #include "run.h"
@@ -321,18 +322,6 @@ static int coll_main(struct coll_run *run)
 
 /* ---------------------------------------------------------------- the subcommand */
 
-/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
-static int launcher_rank0(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
-}
-
 /* Options that depend on the number of ranks: the same verdict on every rank. */
 static int opts_check_ranks(const struct coll_opts *o, const struct world *w)
 {
@@ -342,6 +331,8 @@ static int opts_check_ranks(const struct coll_opts *o, const struct world *w)
 	if (bad && w->rank == 0)
 		fprintf(stderr, "fabprobe coll: %s: rank %ld does not exist (%d ranks)\n", bad,
 			bad[1] == 'r' ? o->root : o->test_corrupt_rank, w->size);
+	if (bad) /* nobody exits before rank 0 has printed: the launcher would kill it */
+		MPI_Barrier(MPI_COMM_WORLD);
 	return bad ? FP_EUSAGE : 0;
 }
 
@@ -357,11 +348,8 @@ int cmd_coll(int argc, char **argv)
 		coll_usage(stdout);
 		return FP_EXIT_OK;
 	}
-	if (rc) {
-		if (launcher_rank0())
-			fprintf(stderr, "fabprobe coll: %s\n", err);
-		return FP_EXIT_USAGE;
-	}
+	if (rc)
+		return launcher_usage_error("coll", err);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (world_create(&w)) {

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "csv.h"
+#include "launcher.h"
 #include "mpi_util.h"
 #include "p2p.h"
 #include "results.h"
@@ -383,18 +384,6 @@ static int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *o
 	return rc;
 }
 
-/* The printing rank before MPI is up: under a launcher only rank 0 prints usage errors. */
-static int launcher_rank0(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
-}
-
 int cmd_p2p(int argc, char **argv)
 {
 	struct p2p_opts o;
@@ -407,11 +396,8 @@ int cmd_p2p(int argc, char **argv)
 		p2p_usage(stdout);
 		return FP_EXIT_OK;
 	}
-	if (rc) {
-		if (launcher_rank0())
-			fprintf(stderr, "fabprobe p2p: %s\n", err);
-		return FP_EXIT_USAGE;
-	}
+	if (rc)
+		return launcher_usage_error("p2p", err);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (world_create(&w)) {
