@@ -19,6 +19,7 @@ WITH_IBVERBS ?= auto
 WITH_CUDA    ?= auto
 WITH_NCCL    ?= auto
 CUDA_HOME    ?= /usr/local/cuda
+NVCCFLAGS    ?= -O2
 NCCL_HOME    ?= $(CUDA_HOME)
 
 # resolve(NAME, WITH_X value, found?) -> yes/no; "yes" with nothing found is an error
@@ -44,7 +45,7 @@ ifeq ($(HAVE_IBVERBS),yes)
 endif
 ifeq ($(HAVE_CUDA),yes)
   CPPFLAGS += -DHAVE_CUDA=1 -I$(CUDA_HOME)/include
-  LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart
+  LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++  # nvcc objects need the C++ runtime
 endif
 ifeq ($(HAVE_NCCL),yes)
   CPPFLAGS += -DHAVE_NCCL=1 -I$(NCCL_HOME)/include
@@ -54,11 +55,11 @@ endif
 # The build configuration is part of every object's inputs: switching WITH_X rebuilds.
 CONFIG_STAMP := $(BUILD)/config.$(HAVE_HWLOC)$(HAVE_IBVERBS)$(HAVE_CUDA)$(HAVE_NCCL)
 
-# A source that needs an optional library says so by its name, and is compiled only when the
-# library is there: *_hwloc.c (hwloc), *_verbs.c (libibverbs). Its registry entry is the one
-# `#if HAVE_X` in the code.
-OPT_OUT  := $(if $(filter no,$(HAVE_HWLOC)),%_hwloc.c) $(if $(filter no,$(HAVE_IBVERBS)),%_verbs.c)
-SRCS     := $(filter-out $(OPT_OUT),$(wildcard bench/*.c topo/*.c))
+# A source named *_<dep>.c (topo/inv_hwloc.c, bench/tr_verbs.c, bench/coll_nccl.c) is built
+# only when <dep> was found; its registry entry is the one `#if HAVE_X` in the code.
+SKIP_SRCS := $(if $(filter yes,$(HAVE_HWLOC)),,%_hwloc.c) $(if $(filter yes,$(HAVE_IBVERBS)),,%_verbs.c) \
+             $(if $(filter yes,$(HAVE_CUDA)),,%_cuda.c) $(if $(filter yes,$(HAVE_NCCL)),,%_nccl.c)
+SRCS     := $(filter-out $(SKIP_SRCS),$(wildcard bench/*.c topo/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 CU_SRCS  := $(if $(filter yes,$(HAVE_CUDA)),$(wildcard kernels/*.cu))
 CU_OBJS  := $(CU_SRCS:%.cu=$(BUILD)/%.o)
@@ -89,7 +90,7 @@ $(BUILD)/%.o: %.c $(CONFIG_STAMP)
 
 $(BUILD)/%.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(CUDA_HOME)/bin/nvcc -O2 -Ikernels -Xcompiler -Wall,-Wextra,-Werror -c -o $@ $<
+	$(CUDA_HOME)/bin/nvcc $(NVCCFLAGS) -Ibench -Ikernels -Xcompiler -Wall,-Wextra,-Werror -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll.h"
 #include "log.h"
 #include "inventory_cmd.h"
 #include "p2p.h"
@@ -19,7 +20,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
 	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
-	{ "coll", NULL, "collective benchmarks (all-reduce…) through MPI and NCCL" },
+	{ "coll", cmd_coll, "collective benchmarks (all-reduce…) through MPI and NCCL" },
 	{ "inventory", cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
 	{ "topo", cmd_topo, "infer switch tiers from a latency matrix; write scheduler files" },
 	{ "compare", NULL, "compare two runs: regressions and improvements" },

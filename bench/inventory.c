@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inventory_cmd.h"
+#include "launcher.h"
 #include "log.h"
 #include "mpi_util.h"
 #include "run.h"
@@ -250,11 +251,8 @@ int cmd_inventory(int argc, char **argv)
 		inv_usage(stdout);
 		return FP_EXIT_OK;
 	}
-	if (rc) {
-		if (mpi_launcher_rank0())
-			fprintf(stderr, "fabprobe inventory: %s\n", err);
-		return FP_EXIT_USAGE;
-	}
+	if (rc)
+		return launcher_usage_error("inventory", err);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	if (world_create(&w)) {

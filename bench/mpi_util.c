@@ -47,14 +47,3 @@ int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 	}
 	return FP_ETIMEDOUT;
 }
-
-int mpi_launcher_rank0(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					     "SLURM_PROCID" };
-
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if (getenv(vars[i]))
-			return atoi(getenv(vars[i])) == 0;
-	return 1;
-}

@@ -29,8 +29,5 @@ int mpi_wait_sleepy(MPI_Request *req, double deadline);
  * few hundred polls. On timeout every pending request is cancelled and freed. */
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
 
-/* Before MPI is up: 1 when this process is rank 0 of its launcher (or has none), so that
- * only one rank prints a usage error. */
-int mpi_launcher_rank0(void);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "csv.h"
+#include "launcher.h"
 #include "mpi_util.h"
 #include "p2p.h"
 #include "results.h"
@@ -420,11 +421,8 @@ int cmd_p2p(int argc, char **argv)
 		p2p_usage(stdout);
 		return FP_EXIT_OK;
 	}
-	if (rc) {
-		if (mpi_launcher_rank0())
-			fprintf(stderr, "fabprobe p2p: %s\n", err);
-		return FP_EXIT_USAGE;
-	}
+	if (rc)
+		return launcher_usage_error("p2p", err);
 	return run_command(argc, argv, "p2p", &(struct run_where){ o.output, o.name, o.root }, o.progress,
 			   p2p_body, &o);
 }

@@ -6,6 +6,7 @@
 
 #include "emit.h"
 #include "infer.h"
+#include "launcher.h"
 #include "log.h"
 #include "mpi_util.h"
 #include "p2p.h"
@@ -100,11 +101,8 @@ int cmd_run(int argc, char **argv)
 		p2p_usage(stdout);
 		return FP_EXIT_OK;
 	}
-	if (rc) {
-		if (mpi_launcher_rank0())
-			fprintf(stderr, "fabprobe run: %s\n", err);
-		return FP_EXIT_USAGE;
-	}
+	if (rc)
+		return launcher_usage_error("run", err);
 	return run_command(argc, argv, "run", &(struct run_where){ c.o.output, c.o.name, c.o.root },
 			   c.o.progress, run_body, &c);
 }

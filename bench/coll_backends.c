@@ -1,0 +1,31 @@
+/* coll_backends.c — the registry of collective backends: the one place that knows which ones
+ * this build has. A backend left out of the build stays listed, saying why, so that asking
+ * for it gives a reason instead of "unknown". */
+#include <string.h>
+
+#include "coll.h"
+
+#if !HAVE_NCCL
+static const struct coll_backend coll_backend_nccl_absent = {
+	.name = "nccl",
+	.absent = "this fabprobe was built without NCCL (see make config; WITH_NCCL=yes)",
+};
+#endif
+
+const struct coll_backend *const coll_backends[] = {
+	&coll_backend_mpi,
+#if HAVE_NCCL
+	&coll_backend_nccl,
+#else
+	&coll_backend_nccl_absent,
+#endif
+	NULL,
+};
+
+const struct coll_backend *coll_backend_find(const char *name)
+{
+	for (int i = 0; coll_backends[i]; i++)
+		if (!strcmp(coll_backends[i]->name, name))
+			return coll_backends[i];
+	return NULL;
+}

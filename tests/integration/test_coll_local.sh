@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# fabprobe coll under a real mpirun on this machine: every op, several datatypes and
+# reductions, out of place and in place, all checked; the CSV columns and their arithmetic; a
+# corrupted result caught; the nccl backend skipped with a reason when there is no GPU.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+FP=./fabprobe
+tmp=$(mktemp -d /tmp/fp-coll-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# small sweeps: the arithmetic and the check are tested here, not the speed
+Q=(-b 8 -e 32K -f 16 -n 3 -w 1 --backend mpi)
+
+# every row: status ok, wrong 0, nranks, size_B = count x sizeof (x nranks), root/redop only
+# where they apply, algbw = size_B / time, busbw = algbw x factor (REFERENCE.md), max >= mean
+check_rows() { # NP CSV
+	awk -F, -v n="$1" '
+	BEGIN { sz["float"] = 4; sz["double"] = 8; sz["int32"] = 4
+		f["allreduce"] = 2 * (n - 1) / n; f["allgather"] = f["reducescatter"] = f["alltoall"] = (n - 1) / n
+		f["broadcast"] = f["reduce"] = f["sendrecv"] = 1
+		blk["allgather"] = blk["reducescatter"] = blk["alltoall"] = n }
+	function bad(why) { printf "#   row %d: %s: %s\n", NR, why, $0; errs++ }
+	function near(a, b, tol) { d = a - b; if (d < 0) d = -d; return d <= tol }
+	NR == 1 { next }
+	{ rows++; op = $3; seen[op "," $11]++
+	  if ($17 != "ok" || $16 != "0") bad("status/wrong")
+	  if ($9 != n || $10 != 1) bad("nranks/nnodes")
+	  if ($4 != $5 * sz[$6] * (op in blk ? blk[op] : 1)) bad("size_B != count x sizeof")
+	  if ((op == "broadcast" || op == "reduce") != ($8 != "")) bad("root")
+	  if ((op == "allreduce" || op == "reducescatter" || op == "reduce") != ($7 != "")) bad("redop")
+	  if (!near($14, $4 / ($12 * 1000), 1e-4 + 0.01 * $14)) bad("algbw != size_B / time")
+	  if (!near($15, $14 * f[op], 2e-4 + 1e-3 * $15)) bad("busbw != algbw x factor")
+	  if ($13 + 0.0005 < $12) bad("time_us_max < time_us") }
+	END { for (o in f) if (!seen[o ",0"] || !seen[o ",1"]) { printf "#   %s: missing a mode\n", o; errs++ }
+	      exit errs > 0 || rows == 0 }' "$2"
+}
+
+for np in 2 3 4; do
+	out=$tmp/np$np
+	"${MPIRUN_LOCAL[@]}" -np $np $FP coll "${Q[@]}" -o all -d float,double,int32 -O sum,max,prod,min \
+		-r $((np - 1)) --output "$out" > "$out.log" 2>&1
+	rc=$?
+	expect "np$np: every op, 3 dtypes, 4 reductions: exit 0" [ "$rc" -eq 0 ]
+	expect "np$np: every row ok, wrong 0, columns consistent, busbw = algbw x factor" check_rows $np "$out/collectives.csv"
+	# 3 reducing ops x 3 dtypes x 4 redops + 4 others x 3 dtypes = 48 sweeps, both modes
+	sizes=$(awk -F, 'NR > 1 && $3 == "allreduce" && $6 == "float" && $7 == "sum" && $11 == 0' "$out/collectives.csv" | wc -l)
+	expect "np$np: allreduce float sum at 4 sizes (8 B..32 KiB, x16)" [ "$sizes" -eq 4 ]
+	expect "np$np: table printed in nccl-tests layout" grep -q '^#       size         count      type   redop    root     time   algbw   busbw  #wrong' "$out.log"
+	expect "np$np: meta.json says ok" grep -q '"status": "ok"' "$out/meta.json"
+done
+
+# a corrupted element on rank 1 is caught in every checked row, counted once, exit 1
+"${MPIRUN_LOCAL[@]}" -np 3 $FP coll -b 1K -e 4K -f 4 -n 2 -w 1 --backend mpi -o allreduce,allgather \
+	--test-corrupt 1 --output "$tmp/bad" > "$tmp/bad.log" 2>&1
+rc=$?
+expect "corrupted result: exit code 1" [ "$rc" -eq 1 ]
+expect "corrupted result: every row has wrong = 1, status wrong" awk -F, 'NR > 1 { n++; if ($16 != 1 || $17 != "wrong") e++ } END { exit e > 0 || n != 8 }' "$tmp/bad/collectives.csv"
+expect "corrupted result: the message names op, size and first bad index" \
+	grep -q 'WRONG RESULT: mpi allreduce float sum, 1024 B (count 256), out of place: 1 wrong element(s) over 3 ranks; first on rank 1 at result index 128' "$tmp/bad.log"
+expect "corrupted result: the table shows #wrong 1" grep -Eq '^ +4096 +1024 +float +sum +-1 .* 1 .* 1$' "$tmp/bad.log"
+expect "corrupted result: meta.json says failed" grep -q '"status": "failed"' "$tmp/bad/meta.json"
+
+# nccl: without a GPU (or without NCCL in the build) it is skipped with one line, exit 0
+NCCL_FP_TEST=1 "${MPIRUN_LOCAL[@]}" -x NCCL_FP_TEST -np 2 $FP coll --backend nccl -e 1K --output "$tmp/nccl" > "$tmp/nccl.log" 2>&1
+rc=$?
+if grep -q '^coll nccl: skipped: ' "$tmp/nccl.log"; then
+	expect "nccl without a GPU: exit 0" [ "$rc" -eq 0 ]
+	expect "nccl without a GPU: one line says why" [ "$(grep -c '^coll nccl: skipped: ' "$tmp/nccl.log")" -eq 1 ]
+	expect "nccl without a GPU: no rows" [ "$(wc -l < "$tmp/nccl/collectives.csv")" -eq 1 ]
+	expect "nccl: coll_meta.json records the reason and NCCL_* variables" \
+		sh -c "grep -q '\"name\": \"nccl\", \"selected\": true, \"status\": \"skipped\"' '$tmp/nccl/coll_meta.json' && grep -q '\"NCCL_FP_TEST\": \"1\"' '$tmp/nccl/coll_meta.json'"
+else
+	skip "nccl without a GPU" "a GPU is visible here (scripts/gpu-check.sh tests that case)"
+fi
+"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend all -e 64 --output "$tmp/all" > "$tmp/all.log" 2>&1
+rc=$?
+expect "--backend all: exit 0, mpi rows written" sh -c "[ $rc -eq 0 ] && grep -q ',mpi,allreduce,64,' '$tmp/all/collectives.csv'"
+
+# MPI has no half type: that sweep is skipped with a reason, not an error
+"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend mpi -d half,float -e 64 --output "$tmp/half" > "$tmp/half.log" 2>&1
+rc=$?
+expect "mpi half: skipped with a reason, float still measured, exit 0" \
+	sh -c "[ $rc -eq 0 ] && grep -q '# mpi allreduce half sum: skipped: MPI has no standard type' '$tmp/half.log' && ! grep -q ',half,' '$tmp/half/collectives.csv' && grep -q ',float,' '$tmp/half/collectives.csv'"
+
+# usage errors: exit 2, one message naming the problem
+usage_case() { # NAME EXPECTED-TEXT ARGS...
+	local name=$1 text=$2; shift 2
+	"${MPIRUN_LOCAL[@]}" -np 2 $FP coll "$@" > "$tmp/u.out" 2>&1
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(grep -c -- "$text" "$tmp/u.out")" -eq 1 ]; then ok "usage: $name"; else notok "usage: $name" "rc=$rc $(head -c 300 "$tmp/u.out")"; fi
+}
+usage_case "-f with -i refused" "both set the step" -f 2 -i 8
+usage_case "zero iterations" "-n/--iters: 0 is out of range" -n 0
+usage_case "root beyond the ranks" "-r/--root: rank 2 does not exist (2 ranks)" -o reduce -r 2
+usage_case "--redop with no reducing op" "none of the selected ops" -o alltoall -O max
+expect "coll --help documents --redop and the output options" sh -c "$FP coll --help | grep -q -- '-O, --redop' && $FP coll --help | grep -q -- '--output DIR'"
+exit $((FAILED > 0))

@@ -1,0 +1,324 @@
+/* Collectives: byte counts and bus factors (REFERENCE.md), layouts, the expected values of the
+ * check against a direct simulation of each op, value coding, the sweep, option parsing. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "coll.h"
+#include "log.h"
+
+static const int rank_counts[] = { 1, 2, 3, 4, 8 };
+#define NRC ((int)(sizeof rank_counts / sizeof rank_counts[0]))
+
+static void test_bytes_and_bus_factors(void)
+{
+	for (int k = 0; k < NRC; k++) {
+		int n = rank_counts[k];
+		double ring = (double)(n - 1) / n;
+		const struct { int op; int per_rank; double factor; } want[] = {
+			{ COLL_ALLREDUCE, 0, 2 * ring }, { COLL_ALLGATHER, 1, ring },
+			{ COLL_REDUCESCATTER, 1, ring }, { COLL_BROADCAST, 0, 1 },
+			{ COLL_REDUCE, 0, 1 }, { COLL_ALLTOALL, 1, ring }, { COLL_SENDRECV, 0, 1 },
+		};
+
+		for (int i = 0; i < COLL_NOPS; i++) {
+			const struct coll_op *op = &coll_ops[want[i].op];
+			uint64_t S = 1000 * 4 * (want[i].per_rank ? (uint64_t)n : 1);
+			double alg, bus;
+
+			CHECK(op->id == want[i].op);
+			CHECK_NEAR(op->bus_factor(n), want[i].factor, 1e-12);
+			/* S = count x sizeof (x nranks for the per-rank-block ops) */
+			CHECK(coll_size_of(op, 1000, 4, n) == S);
+			CHECK(coll_count_for(op, S, 4, n) == 1000);
+			CHECK(coll_count_for(op, S + 3, 4, n) == 1000); /* rounded down */
+			coll_bandwidth(op, S, 2.0, n, &alg, &bus);      /* 2 µs */
+			CHECK_NEAR(alg, (double)S / 2e-6 / 1e9, 1e-9);
+			CHECK_NEAR(bus, alg * want[i].factor, 1e-9);
+		}
+	}
+	CHECK(coll_count_for(&coll_ops[COLL_ALLGATHER], 8, 4, 4) == 0); /* under one element per rank */
+	CHECK(coll_op_find("allreduce") == &coll_ops[COLL_ALLREDUCE]);
+	CHECK(coll_op_find("all_reduce") == NULL);
+	CHECK(coll_dtype_find("bf16") == &coll_dtypes[COLL_BF16]);
+	CHECK(coll_redop_find("max") == COLL_MAX && coll_redop_find("avg") == -1);
+}
+
+static void test_layouts(void)
+{
+	struct coll_case c = { .op = &coll_ops[COLL_REDUCESCATTER], .dtype = &coll_dtypes[COLL_FLOAT],
+			       .redop = COLL_SUM, .root = -1, .count = 10, .in_place = 1, .rank = 2,
+			       .nranks = 4 };
+	struct coll_layout l;
+
+	coll_layout_get(&c, 0, &l); /* NCCL: result at rank x count of the one buffer */
+	CHECK(l.send_elems == 40 && l.recv_elems == 40 && l.in_off == 0 && l.out_off == 20 && l.out_elems == 10);
+	coll_layout_get(&c, COLL_Q_RS_INPLACE_OUT_FIRST, &l); /* MPI: at the start */
+	CHECK(l.out_off == 0 && l.out_elems == 10);
+	c.op = &coll_ops[COLL_ALLGATHER];
+	coll_layout_get(&c, 0, &l);
+	CHECK(l.send_elems == 10 && l.recv_elems == 40 && l.in_off == 20 && l.out_off == 0 && l.out_elems == 40);
+	c.op = &coll_ops[COLL_REDUCE];
+	c.root = 1;
+	coll_layout_get(&c, 0, &l);
+	CHECK(l.out_elems == 0); /* not the root */
+	c.op = &coll_ops[COLL_BROADCAST];
+	c.root = 2;
+	c.in_place = 0;
+	coll_layout_get(&c, 0, &l);
+	CHECK(l.out_elems == 10);
+	coll_layout_get(&c, COLL_Q_BCAST_ROOT_KEEPS, &l);
+	CHECK(l.out_elems == 0);
+	c.op = &coll_ops[COLL_ALLTOALL];
+	coll_layout_get(&c, 0, &l);
+	CHECK(l.send_elems == 40 && l.recv_elems == 40 && l.out_elems == 40);
+}
+
+/* ---------------------------------------------------------------- expected values */
+
+/* The result of element j on `rank`, from the definition of the op over explicit inputs;
+ * each partial reduction must stay within the dtype's exact range. */
+static int64_t simulate(const struct coll_case *c, const struct coll_gen *g, uint64_t j, int *inexact)
+{
+	int n = c->nranks, r = c->rank;
+	uint64_t k = c->count;
+	int64_t limit = coll_exact_limit(c->dtype->id), acc;
+	uint64_t idx = c->op->id == COLL_REDUCESCATTER ? (uint64_t)r * k + j : j;
+
+	switch (c->op->id) {
+	case COLL_ALLGATHER: return coll_value(g, (int)(j / k), j % k);
+	case COLL_ALLTOALL: return coll_value(g, (int)(j / k), (uint64_t)r * k + j % k);
+	case COLL_BROADCAST: return coll_value(g, c->root, j);
+	case COLL_SENDRECV: return coll_value(g, (r + n - 1) % n, j);
+	default: break;
+	}
+	acc = coll_value(g, n - 1, idx); /* the other order from coll_reduced */
+	for (int p = n - 2; p >= 0; p--) {
+		int64_t v = coll_value(g, p, idx);
+
+		switch (c->redop) {
+		case COLL_SUM: acc += v; break;
+		case COLL_PROD: acc *= v; break;
+		case COLL_MAX: acc = v > acc ? v : acc; break;
+		default: acc = v < acc ? v : acc; break;
+		}
+		if (acc > limit || acc < -limit)
+			(*inexact)++;
+	}
+	return acc;
+}
+
+/* v round-trips through the dtype's representation */
+static int exact_in(int dtype, int64_t v)
+{
+	char buf[8];
+
+	coll_store(dtype, buf, v);
+	return coll_load(dtype, buf) == (double)v;
+}
+
+static void one_case(struct coll_case *c, int *bad, int *inexact, int *unrepresentable)
+{
+	struct coll_expect_args a;
+	uint64_t nres = c->count * (c->op->blocks ? 1 : (uint64_t)c->nranks);
+
+	coll_expect_args_make(c, 7, &a);
+	for (uint64_t i = 0; i < nres; i++) {
+		for (int r = 0; r < c->nranks; r++)
+			*unrepresentable += !exact_in(c->dtype->id, coll_value(&a.gen, r, i));
+		int64_t want = simulate(c, &a.gen, i, inexact);
+
+		*bad += coll_expect(&a, i) != want;
+		*unrepresentable += !exact_in(c->dtype->id, want);
+	}
+}
+
+static void test_expected_values(void)
+{
+	int bad = 0, inexact = 0, unrep = 0;
+
+	for (int k = 0; k < NRC; k++)
+		for (int op = 0; op < COLL_NOPS; op++)
+			for (int d = 0; d < COLL_NDTYPES; d++)
+				for (int ro = 0; ro < (coll_ops[op].reduces ? COLL_NREDOPS : 1); ro++) {
+					struct coll_case c = { .op = &coll_ops[op], .dtype = &coll_dtypes[d],
+							       .redop = coll_ops[op].reduces ? ro : COLL_NOREDOP,
+							       .root = coll_ops[op].rooted ? rank_counts[k] - 1 : -1,
+							       .count = 37, .nranks = rank_counts[k] };
+
+					for (c.rank = 0; c.rank < c.nranks; c.rank++)
+						one_case(&c, &bad, &inexact, &unrep);
+				}
+	CHECK(bad == 0);
+	CHECK(inexact == 0);
+	CHECK(unrep == 0);
+}
+
+/* At scale, sums stay exact (the contributors are capped), products stay within ±2, and a
+ * check still tells ranks apart (inputs differ between ranks and between seeds). */
+static void test_values_at_scale(void)
+{
+	static const int big[] = { 255, 256, 257, 2049, 5000 };
+
+	for (size_t k = 0; k < sizeof big / sizeof big[0]; k++)
+		for (int d = 0; d < COLL_NDTYPES; d++) {
+			struct coll_gen s = coll_gen_make(d, COLL_SUM, big[k], 3);
+			struct coll_gen p = coll_gen_make(d, COLL_PROD, big[k], 3);
+
+			CHECK(s.contrib * s.span <= coll_exact_limit(d));
+			CHECK(s.span >= 1);
+			for (uint64_t j = 0; j < 16; j++) {
+				int64_t sum_abs = 0, prod = coll_reduced(&p, COLL_PROD, j);
+
+				for (int r = 0; r < big[k]; r++)
+					sum_abs += llabs(coll_value(&s, r, j));
+				CHECK(sum_abs <= coll_exact_limit(d));
+				CHECK(llabs(prod) == 2); /* exactly one rank holds the ±2 */
+			}
+		}
+	struct coll_gen g1 = coll_gen_make(COLL_FLOAT, COLL_NOREDOP, 4, 1), g2 = coll_gen_make(COLL_FLOAT, COLL_NOREDOP, 4, 2);
+	int same_rank = 0, same_seed = 0;
+	for (uint64_t j = 0; j < 1000; j++) {
+		same_rank += coll_value(&g1, 0, j) == coll_value(&g1, 1, j);
+		same_seed += coll_value(&g1, 0, j) == coll_value(&g2, 0, j);
+	}
+	CHECK(same_rank < 5 && same_seed < 5);
+}
+
+static void test_value_coding(void)
+{
+	unsigned char b[8];
+
+	coll_store(COLL_HALF, b, 1);
+	CHECK(b[0] == 0x00 && b[1] == 0x3c);
+	coll_store(COLL_HALF, b, -2048);
+	CHECK(b[0] == 0x00 && b[1] == 0xe8);
+	CHECK(coll_load(COLL_HALF, b) == -2048);
+	coll_store(COLL_BF16, b, 1);
+	CHECK(b[0] == 0x80 && b[1] == 0x3f);
+	coll_store(COLL_BF16, b, -256);
+	CHECK(coll_load(COLL_BF16, b) == -256);
+	CHECK(!exact_in(COLL_BF16, 257)); /* beyond bfloat16's 8 bits */
+	CHECK(!exact_in(COLL_HALF, 2049));
+	CHECK(exact_in(COLL_FLOAT, 1 << 24) && !exact_in(COLL_FLOAT, (1 << 24) + 1));
+	for (int d = 0; d < COLL_NDTYPES; d++) /* the poison value the backends use */
+		CHECK(exact_in(d, -2 * coll_exact_limit(d)));
+}
+
+/* ---------------------------------------------------------------- sweep and options */
+
+static char err[OPTS_ERR_MAX];
+
+static void test_sweep(void)
+{
+	uint64_t s[COLL_SIZES_MAX];
+
+	CHECK(coll_sweep(8, 64, 2, 0, s, COLL_SIZES_MAX, err) == 4 && s[0] == 8 && s[3] == 64);
+	CHECK(coll_sweep(8, 100, 4, 0, s, COLL_SIZES_MAX, err) == 2 && s[1] == 32); /* 128 > 100 */
+	CHECK(coll_sweep(8, 40, 2, 16, s, COLL_SIZES_MAX, err) == 3 && s[1] == 24 && s[2] == 40);
+	CHECK(coll_sweep(4096, 4096, 2, 0, s, COLL_SIZES_MAX, err) == 1);
+	CHECK(coll_sweep(1, 1ULL << 30, 2, 0, s, COLL_SIZES_MAX, err) == 31);
+	CHECK(coll_sweep(1, 1ULL << 20, 2, 1, s, COLL_SIZES_MAX, err) == FP_EUSAGE);
+	CHECK(strstr(err, "more than") != NULL);
+}
+
+static int parse(const char *line, struct coll_opts *o)
+{
+	char buf[512], *argv[32], *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof buf, "coll %s", line);
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	err[0] = 0;
+	return coll_opts_parse(argc, argv, o, err);
+}
+
+static void test_opts(void)
+{
+	struct coll_opts o;
+
+	CHECK(parse("", &o) == 0);
+	CHECK(o.minbytes == 8 && o.maxbytes == 32u << 20 && o.iters == 20 && o.check == 1);
+	CHECK(o.nops == 1 && o.ops[0] == COLL_ALLREDUCE && o.dtypes[0] == COLL_FLOAT && o.redops[0] == COLL_SUM);
+	CHECK(o.backends == COLL_BE_ALL && o.test_corrupt_rank == -1);
+	CHECK(parse("-b 8 -e 128M -f 2", &o) == 0 && o.nsizes == 25 && o.sizes[24] == 128u << 20);
+	CHECK(parse("-b 1K -e 4K -i 1K -n 3 -w 0 -c 0", &o) == 0 && o.nsizes == 4 && o.check == 0 && o.warmup == 0);
+	CHECK(parse("-o all -d float,double,int32,half,bfloat16 -O all -r 1", &o) == 0);
+	CHECK(o.nops == COLL_NOPS && o.ndtypes == 5 && o.nredops == 4 && o.root == 1);
+	CHECK(parse("--op sendrecv,alltoall --backend nccl --output d", &o) == 0);
+	CHECK(o.nops == 2 && o.ops[0] == COLL_SENDRECV && o.backends == COLL_BE_NCCL && !strcmp(o.output, "d"));
+	CHECK(parse("-h", &o) == 1);
+
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "-f 2 -i 8", "both set the step" },
+		{ "-i 8 -f 4", "both set the step" },
+		{ "-b 0", "out of range" },
+		{ "-b -8", "not a size" },
+		{ "-e 64 -b 128", "larger than" },
+		{ "-n 0", "out of range" },
+		{ "-n -3", "out of range" },
+		{ "-w -1", "out of range" },
+		{ "-f 1", "out of range" },
+		{ "-f 0", "out of range" },
+		{ "-c 2", "out of range" },
+		{ "-o allreduce,allreduce", "given twice" },
+		{ "-o all_reduce", "unknown name" },
+		{ "-d float,", "comma-separated" },
+		{ "-d quad", "unknown name" },
+		{ "-O avg", "unknown name" },
+		{ "-o allgather -O max", "none of the selected ops" },
+		{ "-o allreduce -r 1", "has a root" },
+		{ "--backend gpu", "not one of" },
+		{ "--output a --name b", "cannot be combined" },
+		{ "--output a --results-root b", "cannot be combined" },
+		{ "-b 1 -e 1M -i 1", "more than" },
+		{ "-e 64G", "out of range" },
+		{ "--test-corrupt -1", "out of range" },
+		{ "-x", "unknown option" },
+		{ "stray", "unexpected argument" },
+		{ "-n", "needs a value" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = parse(bad[i].line, &o);
+
+		CHECK(rc == FP_EUSAGE);
+		if (rc != FP_EUSAGE || !strstr(err, bad[i].msg))
+			printf("#   '%s' -> %d '%s' (expected '%s')\n", bad[i].line, rc, err, bad[i].msg);
+		CHECK(strstr(err, bad[i].msg) != NULL);
+	}
+}
+
+static void test_rows(void)
+{
+	struct coll_case c = { .op = &coll_ops[COLL_ALLREDUCE], .dtype = &coll_dtypes[COLL_FLOAT],
+			       .redop = COLL_SUM, .root = -1, .count = 262144, .nranks = 4 };
+	struct coll_row r = { .run_id = "run1", .backend = "mpi", .c = &c, .size_B = 1048576, .nnodes = 1,
+			      .time_us = 100, .time_us_max = 120, .wrong = 0, .status = COLL_OK };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	coll_bandwidth(c.op, r.size_B, r.time_us, 4, &r.algbw, &r.busbw);
+	coll_csv_header(f);
+	coll_csv_row(f, &r);
+	fclose(f);
+	CHECK_STR(text, "run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,"
+			"time_us_max,algbw_GBps,busbw_GBps,wrong,status\n"
+			"run1,mpi,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok\n");
+	free(text);
+}
+
+int main(void)
+{
+	RUN(test_bytes_and_bus_factors);
+	RUN(test_layouts);
+	RUN(test_expected_values);
+	RUN(test_values_at_scale);
+	RUN(test_value_coding);
+	RUN(test_sweep);
+	RUN(test_opts);
+	RUN(test_rows);
+	CHECK_EXIT();
+}
