@@ -13,8 +13,12 @@
  *   [0, max)        send half: the payload of every write we post (zeros)
  *   [max, 2max)     receive half: the peer writes its messages here, always at offset 0
  *   2max            ack byte: the peer's acknowledgement of a window lands here
- *   2max + 1        marker byte: written only locally, the last byte of our next message
+ *   2max + m        for m = 1..255: a byte holding m, set once at open — the last byte of a
+ *                   message marked m. No byte a posted write may still be reading ever
+ *                   changes, so markers need no synchronisation with the device.
  * We advertise addr = base + max and size = max + 1 (receive half and ack byte). */
+#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256)
+#define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
 #ifndef FP_VERBS_WIRE_H
 #define FP_VERBS_WIRE_H
 
