@@ -1,13 +1,14 @@
 /* The verbs transport's pure parts (verbs_wire.c), in every build: the path argument, what a
  * port offers, the RoCE v2 GID choice on a captured sysfs tree, the connection-info message
  * and its checks, MTU, PSN, selective signalling, and the INIT/RTR/RTS attribute sets for
- * InfiniBand and RoCE. */
+ * InfiniBand and RoCE. Whether the transport is registered follows the build. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "log.h"
+#include "p2p.h"
 #include "transport.h"
 #include "verbs_wire.h"
 
@@ -307,6 +308,37 @@ static void test_attrs_roce(void)
 	CHECK(a.mask & VERBS_ATTR_AV);
 }
 
+static void test_buffer_layout(void)
+{
+	static const size_t maxes[] = { 1, 8, 4096, 4194304, 1u << 30 };
+
+	for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
+		size_t max = maxes[i], ack = 2 * max, recv = max, advertised = max + 1;
+
+		/* the peer's ack lands at addr + size - 1: our ack byte */
+		CHECK(recv + advertised - 1 == ack);
+		/* marker bytes follow it, inside the buffer, never overlapping what the peer writes */
+		CHECK(VERBS_MARKER_OFFSET(max, 1) == ack + 1);
+		CHECK(VERBS_MARKER_OFFSET(max, 255) == VERBS_BUF_BYTES(max) - 1);
+	}
+}
+
+static void test_registry(void)
+{
+	struct p2p_opts o;
+	char err[OPTS_ERR_MAX];
+	char *argv[] = { "p2p", "-p", "verbs:mlx5_0:1", NULL };
+	int rc = p2p_opts_parse(3, argv, &o, err);
+
+#if HAVE_IBVERBS
+	CHECK(transport_find("verbs:mlx5_0:1") == &transport_verbs);
+	CHECK(rc == 0 && o.npaths == 1 && !strcmp(o.paths[0], "verbs:mlx5_0:1"));
+#else
+	CHECK(transport_find("verbs:mlx5_0:1") == NULL);
+	CHECK(rc == FP_EUSAGE && strstr(err, "unknown or unavailable path 'verbs:mlx5_0:1'"));
+#endif
+}
+
 int main(void)
 {
 	RUN(test_arg_parse);
@@ -319,5 +351,7 @@ int main(void)
 	RUN(test_info_check);
 	RUN(test_attrs_ib);
 	RUN(test_attrs_roce);
+	RUN(test_buffer_layout);
+	RUN(test_registry);
 	CHECK_EXIT();
 }
