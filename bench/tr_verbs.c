@@ -19,7 +19,8 @@
  * send/recv: no receive queue to keep posted, no RNR, the same polling as latency). RC delivers
  * writes in order, so seeing the last message's marker means the window has landed — the
  * assumption perftest's write tests make too. A polled byte is cleared once seen, so an old
- * marker is never mistaken for a new one.
+ * marker is never mistaken for a new one; the marker itself comes from a constant byte per
+ * value (verbs_wire.h), so nothing a posted write may still read is ever changed.
  *
  * NOT RUN ON HARDWARE: no RDMA device was available when this was written (DESIGN.md §8). */
 #include <errno.h>
@@ -334,7 +335,11 @@ static int verbs_qp_create(struct verbs_conn *c)
 	CHECK_IBV_PTR(x, peer, c->base.why, c->cq, ibv_create_cq(x->ibv, x->sq_depth + 1, NULL, NULL, 0),
 		      return FP_ERUNTIME);
 	ia.send_cq = ia.recv_cq = c->cq;
-	CHECK_IBV_PTR(x, peer, c->base.why, c->qp, ibv_create_qp(x->pd, &ia), goto err_cq);
+	/* some providers refuse that much inline data: then none (writes read the buffer) */
+	if (!(c->qp = ibv_create_qp(x->pd, &ia)))
+		ia.cap.max_inline_data = 0;
+	if (!c->qp)
+		CHECK_IBV_PTR(x, peer, c->base.why, c->qp, ibv_create_qp(x->pd, &ia), goto err_cq);
 	c->max_inline = ia.cap.max_inline_data; /* what the provider granted */
 	c->every = verbs_sig_every(x->sq_depth);
 	verbs_attr_init(x->port, &va);
