@@ -27,10 +27,15 @@ int mpi_wait_sleepy(MPI_Request *req, double deadline)
 
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 {
+	return mpi_wait_deadline_status(reqs, n, deadline, MPI_STATUSES_IGNORE);
+}
+
+int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st)
+{
 	for (unsigned spin = 1;; spin++) {
 		int done = 0;
 
-		CHECK_MPI(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE));
+		CHECK_MPI(MPI_Testall(n, reqs, &done, st));
 		if (done)
 			return 0;
 		/* a clock read costs tens of ns: look at it only every 256 polls */

@@ -28,6 +28,8 @@ int mpi_wait_sleepy(MPI_Request *req, double deadline);
 /* Wait for n requests by polling (the measuring path: no sleep), checking the deadline every
  * few hundred polls. On timeout every pending request is cancelled and freed. */
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
+/* The same, keeping the requests' statuses (st: n of them), e.g. to read a received count. */
+int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st);
 
 
 #endif

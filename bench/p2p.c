@@ -263,6 +263,13 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
 	       po->path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
 	       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
+	/* a path that no endpoint has (a typo, a driver not loaded): say so once, up front; its
+	 * rows are all skipped and the run exits 1, as asked-for measurements are missing */
+	size_t e = 0;
+	while (e < n && !ports[e].usable)
+		e++;
+	if (e == n)
+		printf("  %s is usable on no endpoint, every pair is skipped: %s\n", po->path, ports[0].why);
 	fflush(stdout);
 	return 0;
 }

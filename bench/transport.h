@@ -73,5 +73,6 @@ const struct transport_ops *transport_find(const char *path);
 
 extern const struct transport_ops transport_mpi;
 extern const struct transport_ops transport_tcp;
+extern const struct transport_ops transport_verbs; /* only with libibverbs (HAVE_IBVERBS) */
 
 #endif

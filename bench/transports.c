@@ -7,6 +7,9 @@
 const struct transport_ops *const transport_registry[] = {
 	&transport_mpi,
 	&transport_tcp,
+#if HAVE_IBVERBS
+	&transport_verbs,
+#endif
 	NULL,
 };
 

@@ -1,0 +1,357 @@
+/* The verbs transport's pure parts (verbs_wire.c), in every build: the path argument, what a
+ * port offers, the RoCE v2 GID choice on a captured sysfs tree, the connection-info message
+ * and its checks, MTU, PSN, selective signalling, and the INIT/RTR/RTS attribute sets for
+ * InfiniBand and RoCE. Whether the transport is registered follows the build. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "log.h"
+#include "p2p.h"
+#include "transport.h"
+#include "verbs_wire.h"
+
+#define FX "tests/fixtures/"
+
+static void test_arg_parse(void)
+{
+	char dev[TR_DEV_MAX], why[TR_WHY_MAX];
+	int port = 0;
+
+	CHECK(verbs_arg_parse("mlx5_0:1", dev, sizeof dev, &port, why) == 0);
+	CHECK_STR(dev, "mlx5_0");
+	CHECK(port == 1);
+	CHECK(verbs_arg_parse("bnxt_re0:2", dev, sizeof dev, &port, why) == 0 && port == 2);
+	CHECK_STR(dev, "bnxt_re0");
+	static const char *const bad[] = { "mlx5_0", ":1", "mlx5_0:", "mlx5_0:0", "mlx5_0:256",
+					    "mlx5_0:1x", "0123456789012345678901234567890123:1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why[0] = 0;
+		CHECK(verbs_arg_parse(bad[i], dev, sizeof dev, &port, why) == FP_EUSAGE && why[0]);
+	}
+	CHECK(verbs_arg_parse(NULL, dev, sizeof dev, &port, why) == FP_EUSAGE);
+	CHECK(strstr(why, "verbs:<device>:<port>") != NULL);
+}
+
+static void test_rate_decode(void)
+{
+	CHECK_NEAR(verbs_rate_gbps(64, 2), 200, 0);   /* 4x HDR */
+	CHECK_NEAR(verbs_rate_gbps(128, 2), 400, 0);  /* 4x NDR */
+	CHECK_NEAR(verbs_rate_gbps(32, 2), 100, 0);   /* 4x EDR */
+	CHECK_NEAR(verbs_rate_gbps(16, 2), 56, 1e-9); /* 4x FDR */
+	CHECK_NEAR(verbs_rate_gbps(64, 16), 100, 0);  /* 2x HDR */
+	CHECK_NEAR(verbs_rate_gbps(1, 1), 2.5, 0);    /* 1x SDR */
+	CHECK(isnan(verbs_rate_gbps(0, 2)));          /* unknown speed */
+	CHECK(isnan(verbs_rate_gbps(64, 3)));         /* unknown width */
+}
+
+static struct verbs_port port_ok(int ll)
+{
+	return (struct verbs_port){ .state = VERBS_PORT_ACTIVE, .link_layer = ll, .lid = 7,
+				    .active_mtu = VERBS_MTU_4096, .active_speed = 64, .active_width = 2,
+				    .gid_index = 3 };
+}
+
+static void test_port_describe(void)
+{
+	struct verbs_port p = port_ok(VERBS_LL_INFINIBAND);
+	struct tr_port t;
+
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	CHECK(t.usable == 1);
+	CHECK_STR(t.dev, "mlx5_0:1");
+	CHECK_STR(t.kind, "infiniband");
+	CHECK_NEAR(t.rate_gbps, 200, 0);
+	p.link_layer = 0; /* unspecified is InfiniBand, as libibverbs says */
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	CHECK(t.usable == 1);
+	CHECK_STR(t.kind, "infiniband");
+	p = port_ok(VERBS_LL_ETHERNET);
+	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", &t);
+	CHECK(t.usable == 1);
+	CHECK_STR(t.kind, "roce");
+	/* the reasons a port is skipped, each naming port and host */
+	p.gid_index = -1;
+	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", &t);
+	CHECK(!t.usable && strstr(t.why, "mlx5_2:1 on gpu01 has no usable RoCE v2 GID"));
+	p = port_ok(VERBS_LL_INFINIBAND);
+	p.lid = 0;
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	CHECK(!t.usable && strstr(t.why, "mlx5_0:1 on gpu01 has no LID"));
+	p = port_ok(VERBS_LL_INFINIBAND);
+	p.state = 1;
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	CHECK(!t.usable && strstr(t.why, "mlx5_0:1 on gpu01 is not active"));
+	CHECK(isnan(t.rate_gbps)); /* no negotiated rate on a port that is down */
+	p = port_ok(VERBS_LL_INFINIBAND);
+	p.active_mtu = 9;
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	CHECK(!t.usable && strstr(t.why, "unknown MTU"));
+}
+
+static void test_gid_choose_fixture(void)
+{
+	uint8_t gid[16] = { 0 };
+	static const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 2, 0, 0x15 };
+
+	/* types: 0 v1 link-local, 1 v2 link-local, 2 v1 fd00::21, 3 v2 fd00::21, 4 v1 ::ffff:10.2.0.21,
+	 * 5 v2 ::ffff:10.2.0.21, 6 zero (no type): the IPv4-mapped RoCE v2 one wins */
+	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 1, gid) == 5);
+	CHECK(!memcmp(gid, v4, 16));
+	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 1, NULL) == 5);
+	/* InfiniBand ports have no RoCE v2 GID; absent devices and ports have none */
+	CHECK(verbs_gid_choose(FX "ib-hdr/sysfs", "mlx5_0", 1, NULL) == -1);
+	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_9", 1, NULL) == -1);
+	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 2, NULL) == -1);
+}
+
+static void test_mtu_and_psn(void)
+{
+	static const int bytes[] = { 256, 512, 1024, 2048, 4096 };
+
+	for (int m = VERBS_MTU_256; m <= VERBS_MTU_4096; m++) {
+		CHECK(verbs_mtu_bytes(m) == bytes[m - 1]);
+		CHECK(verbs_mtu_from_bytes(bytes[m - 1]) == m);
+	}
+	CHECK(verbs_mtu_bytes(0) == 0 && verbs_mtu_bytes(6) == 0);
+	CHECK(verbs_mtu_from_bytes(1500) == -1 && verbs_mtu_from_bytes(9000) == -1);
+	CHECK(verbs_mtu_path(VERBS_MTU_4096, VERBS_MTU_1024) == VERBS_MTU_1024);
+	CHECK(verbs_mtu_path(VERBS_MTU_2048, VERBS_MTU_4096) == VERBS_MTU_2048);
+	CHECK(verbs_mtu_path(VERBS_MTU_4096, VERBS_MTU_4096) == VERBS_MTU_4096);
+	CHECK(verbs_psn(0xffffffffu) == 0xffffff);
+	CHECK(verbs_psn(0x12345678u) == 0x345678);
+	CHECK(verbs_psn(0) == 0);
+	for (uint32_t i = 0, r = 1; i < 100000; i++, r = r * 1664525u + 1013904223u)
+		if (verbs_psn(r) > VERBS_PSN_MASK || verbs_psn(r) != (r & 0xffffff)) {
+			CHECK(0);
+			break;
+		}
+	for (unsigned long i = 0; i < 1000; i++)
+		if (verbs_marker(i) == 0 || verbs_marker(i) == verbs_marker(i + 1))
+			CHECK(0);
+}
+
+static void test_signalling(void)
+{
+	/* every is half the queue, at least 1, at most 64 */
+	CHECK(verbs_sig_every(128) == 64 && verbs_sig_every(4096) == 64);
+	CHECK(verbs_sig_every(20) == 10 && verbs_sig_every(1) == 1 && verbs_sig_every(0) == 1);
+	CHECK(verbs_sig_count(0, 16) == 0 && verbs_sig_count(1, 16) == 1 && verbs_sig_count(16, 16) == 1);
+	CHECK(verbs_sig_count(17, 16) == 2 && verbs_sig_count(64, 16) == 4 && verbs_sig_count(65, 16) == 5);
+	/* walking a batch as the transport does: the completions are verbs_sig_count, each covers
+	 * at most `every` sends, they add up to the batch, and the last send is signalled */
+	static const int cases[][2] = { { 64, 16 }, { 100, 16 }, { 1, 64 }, { 7, 1 }, { 129, 64 } };
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		int n = cases[k][0], every = cases[k][1], unsig = 0, nsig = 0, covered = 0, ok = 1, last = 0;
+
+		for (int i = 0; i < n; i++) {
+			last = i == n - 1;
+			if (verbs_sig_due(unsig, every, last)) {
+				ok &= unsig + 1 <= every;
+				covered += unsig + 1;
+				nsig++;
+				unsig = 0;
+			} else {
+				unsig++;
+			}
+		}
+		CHECK(ok && unsig == 0 && covered == n && nsig == verbs_sig_count(n, every));
+	}
+}
+
+static struct verbs_info info_ok(int ll)
+{
+	struct verbs_info in = {
+		.magic = VERBS_INFO_MAGIC, .version = VERBS_INFO_VERSION, .link_layer = (uint32_t)ll,
+		.gid_type = ll == VERBS_LL_ETHERNET ? VERBS_GID_ROCE_V2 : VERBS_GID_NONE,
+		.from = 3, .to = 5, .seq = 42, .qpn = 0xabcdef, .psn = 0x123456, .lid = 17, .gid_index = 5,
+		.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 2, 0, 0x15 },
+		.mtu = VERBS_MTU_4096, .rkey = 0x8badf00d, .addr = 0x7f0012345000ull, .size = 4194305,
+	};
+	return in;
+}
+
+/* the view from the other side of the same pair */
+static struct verbs_info info_peer(int ll)
+{
+	struct verbs_info in = info_ok(ll);
+
+	in.from = 5;
+	in.to = 3;
+	in.qpn = 0x000101;
+	in.psn = 0xfedcba;
+	in.lid = 23;
+	in.gid[15] = 0x16;
+	in.gid_index = 3;
+	in.mtu = VERBS_MTU_1024;
+	return in;
+}
+
+static void test_info_round_trip(void)
+{
+	struct verbs_info in = info_ok(VERBS_LL_ETHERNET), out;
+	uint8_t buf[VERBS_INFO_BYTES];
+	char why[TR_WHY_MAX];
+
+	memset(&out, 0x55, sizeof out);
+	verbs_info_encode(&in, buf);
+	CHECK(buf[0] == 0x66 && buf[1] == 0x70 && buf[2] == 0x76 && buf[3] == 0x62); /* "fpvb", big-endian */
+	CHECK(verbs_info_decode(buf, sizeof buf, &out, why) == 0);
+	CHECK(!memcmp(&in, &out, sizeof in));
+	/* truncated, or longer (another version): refused by length */
+	CHECK(verbs_info_decode(buf, sizeof buf - 1, &out, why) == FP_EPEER && strstr(why, "truncated"));
+	CHECK(verbs_info_decode(buf, 0, &out, why) == FP_EPEER);
+	CHECK(verbs_info_decode(buf, sizeof buf + 8, &out, why) == FP_EPEER);
+}
+
+/* encode, decode and check a peer message changed by `mutate`; returns the check's code */
+static int check_mutated(int ll, void (*mutate)(struct verbs_info *), char *why)
+{
+	struct verbs_info mine = info_ok(ll), peer = info_peer(ll), got;
+	uint8_t buf[VERBS_INFO_BYTES];
+
+	if (mutate)
+		mutate(&peer);
+	verbs_info_encode(&peer, buf);
+	why[0] = 0;
+	if (verbs_info_decode(buf, sizeof buf, &got, why))
+		return -100;
+	return verbs_info_check(&mine, &got, why);
+}
+
+static void m_magic(struct verbs_info *p) { p->magic ^= 0xdeadbeef; }
+static void m_version(struct verbs_info *p) { p->version = 2; }
+static void m_seq(struct verbs_info *p) { p->seq = 41; }
+static void m_from(struct verbs_info *p) { p->from = 4; }
+static void m_qpn0(struct verbs_info *p) { p->qpn = 0; }
+static void m_ll_ib(struct verbs_info *p) { p->link_layer = VERBS_LL_INFINIBAND; }
+static void m_gid_type(struct verbs_info *p) { p->gid_type = 1; }
+static void m_gid0(struct verbs_info *p) { memset(p->gid, 0, 16); }
+static void m_lid0(struct verbs_info *p) { p->lid = 0; }
+static void m_mtu(struct verbs_info *p) { p->mtu = 7; }
+static void m_size(struct verbs_info *p) { p->size = 1025; }
+static void m_addr(struct verbs_info *p) { p->addr = 0; }
+
+static void test_info_check(void)
+{
+	static const struct { int ll; void (*mutate)(struct verbs_info *); const char *says; } bad[] = {
+		{ VERBS_LL_ETHERNET, m_magic, "not a fabprobe verbs connection message" },
+		{ VERBS_LL_ETHERNET, m_version, "connection protocol 2, we speak 1" },
+		{ VERBS_LL_ETHERNET, m_seq, "for pair 41 (5 to 3), expected pair 42 (5 to 3)" },
+		{ VERBS_LL_INFINIBAND, m_from, "for pair 42 (4 to 3)" },
+		{ VERBS_LL_ETHERNET, m_qpn0, "could not set up its queue pair" },
+		{ VERBS_LL_ETHERNET, m_ll_ib, "link layers differ: ours is RoCE, the peer's InfiniBand" },
+		{ VERBS_LL_ETHERNET, m_gid_type, "GID types differ" },
+		{ VERBS_LL_ETHERNET, m_gid0, "empty GID" },
+		{ VERBS_LL_INFINIBAND, m_lid0, "LID 0" },
+		{ VERBS_LL_INFINIBAND, m_mtu, "MTU code 7" },
+		{ VERBS_LL_INFINIBAND, m_size, "buffer sizes differ: ours 4194305 B, the peer's 1025 B" },
+		{ VERBS_LL_ETHERNET, m_addr, "no buffer address" },
+	};
+	char why[TR_WHY_MAX];
+
+	CHECK(check_mutated(VERBS_LL_ETHERNET, NULL, why) == 0);
+	CHECK(check_mutated(VERBS_LL_INFINIBAND, NULL, why) == 0);
+	CHECK(check_mutated(VERBS_LL_INFINIBAND, m_gid0, why) == 0); /* IB: the GID is not used */
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = check_mutated(bad[i].ll, bad[i].mutate, why);
+
+		if (rc != FP_EPEER || !strstr(why, bad[i].says)) {
+			printf("#   case %zu: rc %d, why \"%s\"\n", i, rc, why);
+			CHECK(0);
+		}
+	}
+}
+
+static void test_attrs_ib(void)
+{
+	struct verbs_info mine = info_ok(VERBS_LL_INFINIBAND), peer = info_peer(VERBS_LL_INFINIBAND);
+	struct verbs_qp_attr a;
+
+	verbs_attr_init(1, &a);
+	CHECK(a.qp_state == VERBS_QPS_INIT && a.port_num == 1 && a.pkey_index == 0);
+	CHECK(a.qp_access_flags == (VERBS_ACCESS_LOCAL_WRITE | VERBS_ACCESS_REMOTE_WRITE));
+	CHECK(a.mask == (VERBS_ATTR_STATE | VERBS_ATTR_PKEY_INDEX | VERBS_ATTR_PORT | VERBS_ATTR_ACCESS_FLAGS));
+	CHECK(a.mask == 0x39); /* libibverbs' IBV_QP_STATE | ACCESS_FLAGS | PKEY_INDEX | PORT */
+
+	verbs_attr_rtr(1, &mine, &peer, &a);
+	CHECK(a.qp_state == VERBS_QPS_RTR);
+	CHECK(a.path_mtu == VERBS_MTU_1024); /* min of 4096 and the peer's 1024 */
+	CHECK(a.dest_qp_num == 0x000101 && a.rq_psn == 0xfedcba);
+	CHECK(a.max_dest_rd_atomic == 1 && a.min_rnr_timer == 12);
+	CHECK(a.ah.dlid == 23 && a.ah.is_global == 0 && a.ah.port_num == 1 && a.ah.sl == 0);
+	CHECK(a.mask == (VERBS_ATTR_STATE | VERBS_ATTR_AV | VERBS_ATTR_PATH_MTU | VERBS_ATTR_DEST_QPN |
+			 VERBS_ATTR_RQ_PSN | VERBS_ATTR_MAX_DEST_RD_ATOMIC | VERBS_ATTR_MIN_RNR_TIMER));
+	CHECK(a.mask == 0x129181);
+
+	verbs_attr_rts(&mine, &a);
+	CHECK(a.qp_state == VERBS_QPS_RTS && a.sq_psn == 0x123456);
+	CHECK(a.timeout == 14 && a.retry_cnt == 7 && a.rnr_retry == 7 && a.max_rd_atomic == 1);
+	CHECK(a.mask == (VERBS_ATTR_STATE | VERBS_ATTR_TIMEOUT | VERBS_ATTR_RETRY_CNT | VERBS_ATTR_RNR_RETRY |
+			 VERBS_ATTR_SQ_PSN | VERBS_ATTR_MAX_QP_RD_ATOMIC));
+	CHECK(a.mask == 0x12e01);
+}
+
+static void test_attrs_roce(void)
+{
+	struct verbs_info mine = info_ok(VERBS_LL_ETHERNET), peer = info_peer(VERBS_LL_ETHERNET);
+	struct verbs_qp_attr a;
+
+	verbs_attr_rtr(2, &mine, &peer, &a);
+	CHECK(a.qp_state == VERBS_QPS_RTR && a.path_mtu == VERBS_MTU_1024);
+	CHECK(a.dest_qp_num == 0x000101 && a.rq_psn == 0xfedcba);
+	CHECK(a.ah.is_global == 1 && a.ah.dlid == 0 && a.ah.port_num == 2);
+	CHECK(!memcmp(a.ah.dgid, peer.gid, 16));    /* the peer's GID */
+	CHECK(a.ah.sgid_index == 5);                /* our own GID index, not the peer's 3 */
+	CHECK(a.ah.hop_limit == 0xff && a.ah.traffic_class == 0);
+	CHECK(a.mask & VERBS_ATTR_AV);
+}
+
+static void test_buffer_layout(void)
+{
+	static const size_t maxes[] = { 1, 8, 4096, 4194304, 1u << 30 };
+
+	for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
+		size_t max = maxes[i], ack = 2 * max, recv = max, advertised = max + 1;
+
+		/* the peer's ack lands at addr + size - 1: our ack byte */
+		CHECK(recv + advertised - 1 == ack);
+		/* marker bytes follow it, inside the buffer, never overlapping what the peer writes */
+		CHECK(VERBS_MARKER_OFFSET(max, 1) == ack + 1);
+		CHECK(VERBS_MARKER_OFFSET(max, 255) == VERBS_BUF_BYTES(max) - 1);
+	}
+}
+
+static void test_registry(void)
+{
+	struct p2p_opts o;
+	char err[OPTS_ERR_MAX];
+	char *argv[] = { "p2p", "-p", "verbs:mlx5_0:1", NULL };
+	int rc = p2p_opts_parse(3, argv, &o, err);
+
+#if HAVE_IBVERBS
+	CHECK(transport_find("verbs:mlx5_0:1") == &transport_verbs);
+	CHECK(rc == 0 && o.npaths == 1 && !strcmp(o.paths[0], "verbs:mlx5_0:1"));
+#else
+	CHECK(transport_find("verbs:mlx5_0:1") == NULL);
+	CHECK(rc == FP_EUSAGE && strstr(err, "unknown or unavailable path 'verbs:mlx5_0:1'"));
+#endif
+}
+
+int main(void)
+{
+	RUN(test_arg_parse);
+	RUN(test_rate_decode);
+	RUN(test_port_describe);
+	RUN(test_gid_choose_fixture);
+	RUN(test_mtu_and_psn);
+	RUN(test_signalling);
+	RUN(test_info_round_trip);
+	RUN(test_info_check);
+	RUN(test_attrs_ib);
+	RUN(test_attrs_roce);
+	RUN(test_buffer_layout);
+	RUN(test_registry);
+	CHECK_EXIT();
+}
