@@ -28,7 +28,7 @@ fault_case() { # FAULT NAME EXPECTED-STATUS EXPECTED-NOTE-REGEX
 fault_case bad-token:0 "wrong token" error "vm[^,]*/r0: the peer closed the connection after the hello[^,]*; [^,]*/r[12]: timed out waiting for the peer to connect"
 expect "wrong token: the rejection is logged with the address" grep -q "rejected a connection from 127.0.0.1" "$tmp/bad-token:0.out"
 fault_case no-connect:1 "peer never connects" timeout "[^,]*/r2: timed out waiting for the peer to connect"
-fault_case reset:2 "reset mid-stream" error "[^,]*/r2: test fault: reset the connection mid-stream; [^,]*/r[01]: recv: Connection reset by peer"
+fault_case reset:2 "reset mid-stream" error "[^,]*/r2: test fault: reset the connection mid-stream; [^,]*/r[01]: (recv: Connection reset by peer|connection closed by the peer)"
 
 "${MPIRUN_LOCAL[@]}" -np 2 $FP p2p -p tcp:nosuch0 -n 10 -s none -c 1 --no-progress -o "$tmp/noif" > "$tmp/noif.out" 2>&1
 expect "an interface that is not there: pairs skipped with the reason, exit 1" sh -c "[ $? -eq 1 ] && grep -q ',skipped,.*no IPv4 address on nosuch0' '$tmp/noif/p2p.csv'"
