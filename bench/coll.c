@@ -336,13 +336,32 @@ static int opts_check_ranks(const struct coll_opts *o, const struct world *w)
 	return bad ? FP_EUSAGE : 0;
 }
 
+static int coll_check(struct world *w, void *arg)
+{
+	return opts_check_ranks(arg, w);
+}
+
+static int coll_body(struct world *w, struct run_out *ro, void *arg)
+{
+	struct coll_run run = { .o = arg, .w = w, .run_id = ro->run_id, .dir = ro->dir };
+	int rc;
+
+	if (w->rank == 0) {
+		if (!(run.csv = results_open(ro->dir, "collectives.csv")))
+			fatal("creating collectives.csv");
+		coll_csv_header(run.csv);
+	}
+	rc = coll_main(&run) ? 1 : 0;
+	if (run.csv && results_close(run.csv, ro->dir, "collectives.csv") && rc == 0)
+		rc = FP_ERUNTIME;
+	return rc;
+}
+
 int cmd_coll(int argc, char **argv)
 {
 	struct coll_opts o;
-	struct world w;
-	struct run_out ro;
 	char err[OPTS_ERR_MAX];
-	int rc = coll_opts_parse(argc, argv, &o, err), code;
+	int rc = coll_opts_parse(argc, argv, &o, err);
 
 	if (rc == 1) {
 		coll_usage(stdout);
@@ -350,34 +369,6 @@ int cmd_coll(int argc, char **argv)
 	}
 	if (rc)
 		return launcher_usage_error("coll", err);
-	MPI_Init(&argc, &argv);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-		return FP_EXIT_RUNTIME;
-	}
-	log_set_identity(w.host, w.rank);
-	rc = opts_check_ranks(&o, &w);
-	if (!rc)
-		rc = run_begin(&ro, &w, &(struct run_where){ o.output, o.name, o.results_root }, "coll",
-			       argc, argv, 0);
-	if (rc) {
-		world_destroy(&w);
-		MPI_Finalize();
-		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	}
-	struct coll_run run = { .o = &o, .w = &w, .run_id = ro.run_id, .dir = ro.dir };
-	if (w.rank == 0) {
-		if (!(run.csv = results_open(ro.dir, "collectives.csv")))
-			fatal("creating collectives.csv");
-		coll_csv_header(run.csv);
-	}
-	rc = coll_main(&run);
-	code = rc == 0 ? FP_EXIT_OK : FP_EXIT_CHECK;
-	if (run.csv && results_close(run.csv, ro.dir, "collectives.csv") && code == FP_EXIT_OK)
-		code = FP_EXIT_RUNTIME;
-	code = run_end(&ro, &w, code);
-	world_destroy(&w);
-	MPI_Finalize();
-	return code;
+	return run_command(argc, argv, "coll", &(struct run_where){ o.output, o.name, o.results_root }, 0,
+			   coll_check, coll_body, &o);
 }

@@ -237,13 +237,30 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	return rc ? rc : r.nmm > 0;
 }
 
+static int inv_body(struct world *w, struct run_out *ro, void *arg)
+{
+	const struct inv_opts *o = arg;
+	struct inv_node *mine = NULL, *all = NULL;
+	int *ranks = NULL, n = 0, per = per_rank(o), leader = is_leader(w, per), rc = 0;
+
+	if (leader && !(mine = malloc(sizeof *mine)))
+		rc = FP_ERUNTIME;
+	if (rc == 0 && leader)
+		rc = probe_here(o, w, per, mine);
+	MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (rc == 0)
+		rc = gather(w, per, mine, leader, &all, &ranks, &n);
+	if (rc == 0 && w->rank == 0)
+		rc = report(o, ro, all, ranks, n);
+	free(mine);
+	free(all);
+	free(ranks);
+	return rc;
+}
+
 int cmd_inventory(int argc, char **argv)
 {
 	struct inv_opts o;
-	struct world w;
-	struct run_out ro;
-	struct inv_node *mine = NULL, *all = NULL;
-	int *ranks = NULL, n = 0, per, leader, code;
 	char err[OPTS_ERR_MAX];
 	int rc = inv_opts_parse(argc, argv, &o, err);
 
@@ -253,37 +270,6 @@ int cmd_inventory(int argc, char **argv)
 	}
 	if (rc)
 		return launcher_usage_error("inventory", err);
-	MPI_Init(&argc, &argv);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-		return FP_EXIT_RUNTIME;
-	}
-	log_set_identity(w.host, w.rank);
-	rc = run_begin(&ro, &w, &(struct run_where){ o.output, o.name, o.root },
-		       "inventory", argc, argv, 0);
-	if (rc) {
-		world_destroy(&w);
-		MPI_Finalize();
-		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	}
-	per = per_rank(&o);
-	leader = is_leader(&w, per);
-	if (leader && !(mine = malloc(sizeof *mine)))
-		rc = FP_ERUNTIME;
-	if (rc == 0 && leader)
-		rc = probe_here(&o, &w, per, mine);
-	MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	if (rc == 0)
-		rc = gather(&w, per, mine, leader, &all, &ranks, &n);
-	if (rc == 0 && w.rank == 0)
-		rc = report(&o, &ro, all, ranks, n);
-	code = rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	code = run_end(&ro, &w, code);
-	free(mine);
-	free(all);
-	free(ranks);
-	world_destroy(&w);
-	MPI_Finalize();
-	return code;
+	return run_command(argc, argv, "inventory", &(struct run_where){ o.output, o.name, o.root }, 0,
+			   NULL, inv_body, &o);
 }

@@ -431,5 +431,5 @@ int cmd_p2p(int argc, char **argv)
 	if (rc)
 		return launcher_usage_error("p2p", err);
 	return run_command(argc, argv, "p2p", &(struct run_where){ o.output, o.name, o.root }, o.progress,
-			   p2p_body, &o);
+			   NULL, p2p_body, &o);
 }

@@ -91,7 +91,8 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 }
 
 int run_command(int argc, char **argv, const char *command, const struct run_where *where,
-		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
+		int progress, int (*check)(struct world *w, void *arg),
+		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
 {
 	struct world w;
 	struct run_out ro;
@@ -105,7 +106,9 @@ int run_command(int argc, char **argv, const char *command, const struct run_whe
 		return FP_EXIT_RUNTIME;
 	}
 	log_set_identity(w.host, w.rank);
-	rc = run_begin(&ro, &w, where, command, argc, argv, progress);
+	rc = check ? check(&w, arg) : 0;
+	if (rc == 0)
+		rc = run_begin(&ro, &w, where, command, argc, argv, progress);
 	if (rc) {
 		world_destroy(&w);
 		MPI_Finalize();

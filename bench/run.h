@@ -29,11 +29,14 @@ struct run_where {
  * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
 int run_begin(struct run_out *ro, const struct world *w, const struct run_where *where,
 	      const char *command, int argc, char **argv, int progress);
-/* A measuring command from start to end: MPI up, the world, the results directory; body on
- * every rank (it returns 0, 1 for a failed check, or a negative FP_E*); then every rank waits
- * asleep for the others, meta.json is finished and the exit code agreed. Returns that code. */
+/* A measuring command from start to end: MPI up, the world; check (optional: options that
+ * could only be judged once the ranks are known; FP_EUSAGE after rank 0 said why); the results
+ * directory; body on every rank (it returns 0, 1 for a failed check, or a negative FP_E*); then
+ * every rank waits asleep for the others, meta.json is finished and the exit code agreed.
+ * Returns that code. */
 int run_command(int argc, char **argv, const char *command, const struct run_where *where,
-		int progress, int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
+		int progress, int (*check)(struct world *w, void *arg),
+		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
 
 /* Close streamed files, rewrite meta.json with the exit code and end time, and agree on the
  * exit code (rank 0's, or worse on any rank). Returns that exit code. */

@@ -104,5 +104,5 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return launcher_usage_error("run", err);
 	return run_command(argc, argv, "run", &(struct run_where){ c.o.output, c.o.name, c.o.root },
-			   c.o.progress, run_body, &c);
+			   c.o.progress, NULL, run_body, &c);
 }
