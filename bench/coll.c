@@ -336,12 +336,12 @@ static int opts_check_ranks(const struct coll_opts *o, const struct world *w)
 	return bad ? FP_EUSAGE : 0;
 }
 
-static int coll_check(struct world *w, void *arg)
+int coll_check(struct world *w, void *arg)
 {
 	return opts_check_ranks(arg, w);
 }
 
-static int coll_body(struct world *w, struct run_out *ro, void *arg)
+int coll_stage(struct world *w, struct run_out *ro, void *arg)
 {
 	struct coll_run run = { .o = arg, .w = w, .run_id = ro->run_id, .dir = ro->dir };
 	int rc;
@@ -370,5 +370,5 @@ int cmd_coll(int argc, char **argv)
 	if (rc)
 		return launcher_usage_error("coll", err);
 	return run_command(argc, argv, "coll", &(struct run_where){ o.output, o.name, o.results_root }, 0,
-			   coll_check, coll_body, &o);
+			   coll_check, coll_stage, &o);
 }

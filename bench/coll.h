@@ -108,6 +108,14 @@ struct coll_opts {
 /* Parse `fabprobe coll` options (argv[0] is "coll"). Returns 0, 1 for --help, or FP_EUSAGE
  * with a one-line reason in err. Pure. */
 int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err);
+struct world;
+struct run_out;
+/* Options that depend on the rank count (roots, the corrupted rank): FP_EUSAGE after rank 0
+ * said why. Collective. */
+int coll_check(struct world *w, void *arg);
+/* The collectives stage inside a run (every rank; arg: const struct coll_opts *): the sweeps,
+ * collectives.csv and the table. Returns 0, 1 when a result was wrong, or FP_E*. */
+int coll_stage(struct world *w, struct run_out *ro, void *arg);
 void coll_usage(FILE *f);
 /* The sweep: min, min x factor, … (or min, min + step, …) up to max inclusive. Returns the
  * number of sizes, or FP_EUSAGE (err filled) when there would be more than cap. */

@@ -237,7 +237,7 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	return rc ? rc : r.nmm > 0;
 }
 
-static int inv_body(struct world *w, struct run_out *ro, void *arg)
+int inventory_stage(struct world *w, struct run_out *ro, void *arg)
 {
 	const struct inv_opts *o = arg;
 	struct inv_node *mine = NULL, *all = NULL;
@@ -271,5 +271,5 @@ int cmd_inventory(int argc, char **argv)
 	if (rc)
 		return launcher_usage_error("inventory", err);
 	return run_command(argc, argv, "inventory", &(struct run_where){ o.output, o.name, o.root }, 0,
-			   NULL, inv_body, &o);
+			   NULL, inventory_stage, &o);
 }

@@ -39,6 +39,11 @@ int inv_report_write(const struct inv_report *r);
 /* The compact terminal table. */
 void inv_report_print(FILE *f, const struct inv_report *r);
 
+struct world;
+struct run_out;
+/* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
+ * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
+int inventory_stage(struct world *w, struct run_out *ro, void *arg);
 int cmd_inventory(int argc, char **argv);
 
 #endif

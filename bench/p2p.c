@@ -220,6 +220,13 @@ static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct
 	return csv_flush(run->out->p2p_csv, "p2p.csv");
 }
 
+static int cmp_label(const void *a, const void *b, void *labels)
+{
+	const char *const *l = labels;
+
+	return natsort_cmp(l[*(const int *)a], l[*(const int *)b]);
+}
+
 /* rank 0: what the path's output needs; the estimate on the terminal */
 static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct tr_port *ports,
 		      const struct sched *sc)
@@ -245,13 +252,8 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 		labels[e] = w->ep_label[e];
 		order[e] = (int)e;
 	}
-	/* until the topology stage orders them, matrices list endpoints in natural name order */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && natsort_cmp(labels[order[j - 1]], labels[order[j]]) > 0; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	/* matrices list endpoints in natural name order (the tree order exists only later) */
+	qsort_r(order, n, sizeof *order, cmp_label, labels);
 	po->labels = labels;
 	po->order = order;
 	if (!run->out->p2p_csv) {

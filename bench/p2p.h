@@ -37,6 +37,8 @@ struct p2p_opts {
 	/* `run` only: the latency-map stage */
 	long slots;                  /* ranks per node in host files; 0 = as in this job */
 	const char *label_prefix;    /* Kubernetes label prefix */
+	const char *coll_max;        /* largest all-reduce of the collectives stage (a size) */
+	int no_inventory, no_coll;   /* leave a stage out */
 };
 
 /* Parse `fabprobe p2p` options (argv[0] is "p2p"), or `fabprobe run`'s (argv[0] "run": the

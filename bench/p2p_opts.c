@@ -47,7 +47,7 @@ void p2p_usage(FILE *f)
 }
 
 enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_NAME, O_ROOT, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL, O_FAULT, O_SLOTS, O_LABEL_PREFIX };
+       O_STALL, O_FAULT, O_SLOTS, O_LABEL_PREFIX, O_COLL_MAX, O_NO_COLL, O_NO_INVENTORY };
 
 static const struct option long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -69,6 +69,9 @@ static const struct option long_opts[] = {
 	{ "test-fault", required_argument, NULL, O_FAULT },
 	{ "slots", required_argument, NULL, O_SLOTS },
 	{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
+	{ "coll-max", required_argument, NULL, O_COLL_MAX },
+	{ "no-coll", no_argument, NULL, O_NO_COLL },
+	{ "no-inventory", no_argument, NULL, O_NO_INVENTORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -155,7 +158,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
 				.window = 64, .root = "results", .test_stall_rank = -1, .progress = -1,
-				.label_prefix = "fabprobe", .test_fault_rank = -1 };
+				.label_prefix = "fabprobe", .test_fault_rank = -1, .coll_max = "64M" };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
@@ -192,6 +195,21 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 				     "digits, '-' and '.')", optarg);
 			o->label_prefix = optarg;
 			break;
+		case O_COLL_MAX:
+		case O_NO_COLL:
+		case O_NO_INVENTORY: {
+			uint64_t v;
+
+			if (!run_mode)
+				FAIL("--coll-max, --no-coll and --no-inventory belong to fabprobe run, not p2p");
+			if (c == O_COLL_MAX) {
+				rc = opts_size("--coll-max", optarg, 8, 1ULL << 34, &v, err);
+				o->coll_max = optarg;
+			}
+			o->no_coll |= c == O_NO_COLL;
+			o->no_inventory |= c == O_NO_INVENTORY;
+			break;
+		}
 		case 'h': return 1;
 		case ':': FAIL("option %s needs a value", argv[optind - 1]);
 		default: FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);

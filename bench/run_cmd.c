@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "emit.h"
 #include "infer.h"
+#include "inventory_cmd.h"
 #include "launcher.h"
 #include "log.h"
 #include "mpi_util.h"
@@ -24,6 +26,12 @@ static void run_usage(FILE *f)
 	      "schedulers consume, all in one results directory; a verdict and an exit code\n"
 	      "(0 pass; 1 a pair failed or a suspect node or link was found).\n"
 	      "\n"
+	      "Stages: inventory (as `fabprobe inventory`), point to point (as `fabprobe p2p`), an\n"
+	      "all-reduce sweep through MPI and NCCL (as `fabprobe coll -b 8 -e MAX -f 4`), the\n"
+	      "latency map (as `fabprobe topo`).\n"
+	      "      --no-inventory      leave the inventory out\n"
+	      "      --no-coll           leave the collectives out\n"
+	      "      --coll-max SIZE     largest all-reduce (default 64M)\n"
 	      "Latency map:\n"
 	      "      --slots N           ranks per node in the host files (default: as in this job)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
@@ -32,6 +40,8 @@ static void run_usage(FILE *f)
 
 struct run_ctx {
 	struct p2p_opts o;
+	struct inv_opts inv;
+	struct coll_opts coll;
 };
 
 /* rank 0: infer, write, summarise; returns 0, 1 when there are suspects, or FP_E* */
@@ -63,31 +73,65 @@ static int run_topology(const struct run_ctx *c, const struct world *w, const st
 	topo_summary_print(stdout, &t);
 	if (rc == FP_EUSAGE)
 		rc = 0; /* a format that cannot hold these names was said on stderr; the run stands */
-	if (rc == 0 && r.nsuspects)
+	/* on one node the map is of ranks (sockets, caches): informative, not a verdict */
+	if (rc == 0 && r.nsuspects && !w->single_node)
 		rc = 1;
 	infer_result_free(&r);
 	free(labels);
 	return rc;
 }
 
+/* Every stage runs even when an earlier one found something: the verdict lists them all. A
+ * stage that fails at run time ends the run (its error was logged). */
 static int run_body(struct world *w, struct run_out *ro, void *arg)
 {
 	struct run_ctx *c = arg;
 	struct p2p_maps maps = { 0 };
-	int rc = 0, trc = 0;
+	int irc = 0, prc = 0, crc = 0, trc = 0, worst;
 
-	if (w->my_ep >= 0)
-		rc = p2p_main(&c->o, w, ro, w->rank == 0 ? &maps : NULL);
-	if (w->rank == 0 && rc >= 0 && maps.lat)
+	if (!c->o.no_inventory)
+		irc = inventory_stage(w, ro, &c->inv);
+	if (irc >= 0 && w->my_ep >= 0)
+		prc = p2p_main(&c->o, w, ro, w->rank == 0 ? &maps : NULL);
+	/* every rank learns of a run-time error anywhere; failed pairs are rank 0's to report */
+	int perr = prc < 0 ? prc : 0;
+	MPI_Allreduce(MPI_IN_PLACE, &perr, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (perr < 0)
+		prc = perr;
+	if (irc >= 0 && prc >= 0 && !c->o.no_coll)
+		crc = coll_stage(w, ro, &c->coll);
+	if (w->rank == 0 && prc >= 0 && crc >= 0 && maps.lat)
 		trc = run_topology(c, w, ro, &maps);
-	if (w->rank == 0 && rc >= 0 && trc >= 0)
-		printf("verdict: %s (%s pairs failed%s)\n", rc || trc ? "FAIL" : "PASS", rc ? "some" : "no",
-		       trc ? "; suspects in suspects.csv" : "; no suspects");
 	free(maps.lat);
 	free(maps.bw);
-	if (rc < 0 || trc < 0)
-		return rc < 0 ? rc : trc;
-	return rc || trc;
+	worst = irc < 0 ? irc : prc < 0 ? prc : crc < 0 ? crc : trc < 0 ? trc : 0;
+	if (worst)
+		return worst;
+	if (w->rank == 0)
+		printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; latency map: %s)\n",
+		       irc || prc || crc || trc ? "FAIL" : "PASS",
+		       c->o.no_inventory ? "not inventoried" : irc ? "differ, see inventory_mismatch.csv" : "alike",
+		       prc ? "some failed" : "all measured", c->o.no_coll ? "not run" : crc ? "WRONG RESULTS" : "correct",
+		       trc ? "suspects in suspects.csv" : "no suspects");
+	return irc || prc || crc || trc;
+}
+
+/* The stages' own options, from their parsers, so that their defaults and checks apply. */
+static int stage_opts(struct run_ctx *c, char *err)
+{
+	char *inv_argv[] = { "inventory", NULL };
+	char *coll_argv[] = { "coll", "-b", "8", "-e", (char *)c->o.coll_max, "-f", "4", "-n", "10", "-w", "2", NULL };
+
+	if (inv_opts_parse(1, inv_argv, &c->inv, err))
+		return FP_EUSAGE;
+	return coll_opts_parse(11, coll_argv, &c->coll, err) ? FP_EUSAGE : 0;
+}
+
+static int run_check(struct world *w, void *arg)
+{
+	struct run_ctx *c = arg;
+
+	return c->o.no_coll ? 0 : coll_check(w, &c->coll);
 }
 
 int cmd_run(int argc, char **argv)
@@ -101,8 +145,10 @@ int cmd_run(int argc, char **argv)
 		p2p_usage(stdout);
 		return FP_EXIT_OK;
 	}
+	if (rc == 0)
+		rc = stage_opts(&c, err);
 	if (rc)
 		return launcher_usage_error("run", err);
 	return run_command(argc, argv, "run", &(struct run_where){ c.o.output, c.o.name, c.o.root },
-			   c.o.progress, NULL, run_body, &c);
+			   c.o.progress, run_check, run_body, &c);
 }

@@ -72,15 +72,17 @@ expect "tcp:eth0 separates cross-rack pairs as mpi does" awk -v a="$t_same" -v b
 
 # fabprobe run recovers the racks, three runs out of three
 for k in 1 2 3; do
-	$FC mpirun "$FP" run "${Q[@]}" -s 256K -o "$tmp/run$k" > "$tmp/run$k.out" 2>&1
+	$FC mpirun "$FP" run "${Q[@]}" -s 256K --coll-max 64K -o "$tmp/run$k" > "$tmp/run$k.out" 2>&1
 	expect "run $k: racks 3,3,2 recovered exactly" same_groups "$tmp/run$k/topology.csv" 3 $TRUTH 2
 done
 expect "run: 2 tiers, verdict printed" sh -c "grep -q 'latency map: 2 tiers' '$tmp/run1.out' && grep -q '^verdict: ' '$tmp/run1.out'"
+expect "run: inventory of the 8 nodes in the same directory" sh -c "[ \$(awk 'END { print NR - 1 }' '$tmp/run1/nodes.csv') -eq 8 ] && grep -q '^run1,node05,' '$tmp/run1/nodes.csv'"
+expect "run: MPI all-reduce sweep over 8 ranks, every result correct" awk -F, 'NR > 1 && $2 == "mpi" { n++; if ($9 != 8 || $16 != 0 || $17 != "ok") bad++ } END { exit bad || n < 10 }' "$tmp/run1/collectives.csv"
 expect "run: scheduler files written" sh -c "[ -s '$tmp/run1/topology.conf' ] && [ -s '$tmp/run1/k8s-node-labels.yaml' ] && [ \$(wc -l < '$tmp/run1/node-order.txt') -eq 8 ]"
 
 # a degraded node stands out in its row and column, and the racks stay right
 $FC up --racks 3,3,2 --degrade node05=200mbit > /dev/null
-$FC mpirun "$FP" run "${Q[@]}" -s 1M -o "$tmp/slow" > "$tmp/slow.out" 2>&1
+$FC mpirun "$FP" run "${Q[@]}" -s 1M --no-coll --no-inventory -o "$tmp/slow" > "$tmp/slow.out" 2>&1
 expect "degraded node05: named in suspects.csv as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/slow/suspects.csv"
 expect "degraded node05: its row and column below every other node's" awk -F, '
 	NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }
@@ -90,7 +92,7 @@ expect "degraded node05: racks still recovered" same_groups "$tmp/slow/topology.
 
 # a second tier: 4 leaves under 2 spines under a core
 $FC up --racks 2,2,2,2 --spines 2 > /dev/null
-$FC mpirun "$FP" run "${Q[@]}" -s 256K -o "$tmp/tier3" > "$tmp/tier3.out" 2>&1
+$FC mpirun "$FP" run "${Q[@]}" -s 256K --no-coll -o "$tmp/tier3" > "$tmp/tier3.out" 2>&1
 expect "two spines: 3 tiers found" grep -q 'latency map: 3 tiers' "$tmp/tier3.out"
 expect "two spines: leaves recovered" same_groups "$tmp/tier3/topology.csv" 3 $TRUTH 2
 expect "two spines: spines recovered" same_groups "$tmp/tier3/topology.csv" 4 $TRUTH 3

@@ -112,7 +112,8 @@ static void test_p2p_rejects(void)
 		"--bogus", "-n", "-n 0", "-n -3", "--window 0", "--window 5000", "-c 0", "-c -1",
 		"-t 0", "-t -2", "-l 0", "-s 2G", "-p nosuch", "-p mpi,mpi",
 		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
-		"-l none -s none", "--test-stall -1", "--lat-warmup -1",
+		"-l none -s none", "--test-stall -1", "--lat-warmup -1", "--no-coll", "--coll-max 1M",
+		"--slots 8", "--test-fault reset", "--test-fault boom:1",
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -125,6 +126,18 @@ static void test_p2p_rejects(void)
 	}
 	parse("-o /tmp/x --name y", &o);
 	CHECK(strstr(err, "--name") != NULL); /* the conflict is named */
+}
+
+/* `run` takes p2p's options and the stages' own; p2p refuses those */
+static void test_run_options(void)
+{
+	struct p2p_opts o;
+	char *argv[] = { "run", "--no-inventory", "--coll-max", "256K", "--slots", "4", "-c", "1", NULL };
+	char *bad[] = { "run", "--coll-max", "0", NULL };
+
+	CHECK(p2p_opts_parse(8, argv, &o, err) == 0);
+	CHECK(o.no_inventory && !o.no_coll && !strcmp(o.coll_max, "256K") && o.slots == 4 && o.concurrency == 1);
+	CHECK(p2p_opts_parse(3, bad, &o, err) == FP_EUSAGE && strstr(err, "--coll-max"));
 }
 
 static void test_estimate(void)
@@ -148,6 +161,7 @@ int main(void)
 	RUN(test_names);
 	RUN(test_p2p_defaults_and_merge);
 	RUN(test_p2p_rejects);
+	RUN(test_run_options);
 	RUN(test_estimate);
 	CHECK_EXIT();
 }
