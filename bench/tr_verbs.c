@@ -1,7 +1,8 @@
 /* tr_verbs.c — the "verbs:<dev>:<port>" transport: RDMA writes over one RC queue pair per pair
  * of endpoints, on one InfiniBand or RoCE port, as perftest's ib_write_lat / ib_write_bw do.
  * Compiled only with libibverbs; the pure parts (attributes, connection info, MTU, PSN,
- * signalling, GID choice, buffer layout) are in verbs_wire.c and unit-tested everywhere.
+ * signalling, GID choice, buffer layout) are in verbs_wire.c and unit-tested everywhere; the
+ * data path (the ping-pong and the windows) is in io_verbs.c.
  *
  * open: device, port query (ACTIVE; IB needs a LID, RoCE a v2 GID), PD, one registered buffer
  * (verbs_wire.h gives its layout). A port that is absent or unusable is not an error: the
@@ -23,25 +24,7 @@
  * value (verbs_wire.h), so nothing a posted write may still read is ever changed.
  *
  * NOT RUN ON HARDWARE: no RDMA device was available when this was written (DESIGN.md §8). */
-#include <errno.h>
-#include <infiniband/verbs.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/random.h>
-
-#include "clock.h"
-#include "mpi_util.h"
-#include "transport.h"
-#include "verbs_wire.h"
-
-#define SQ_MIN 128        /* send queue depth at least; more when the window is larger */
-#define SQ_MAX 4096       /* ... up to this (and to what the device allows) */
-#define INLINE_WANT 220   /* inline bytes asked for (perftest's default for writes) */
-#define POLL_CHECK 256    /* byte polls between looking at the CQ and the clock */
-#define INFO_ROOM (VERBS_INFO_BYTES + 64) /* receive room: a longer message is refused, not cut */
+#include "tr_verbs.h"
 
 enum { TAG_INFO, TAG_READY, TAG_KINDS };
 
@@ -65,42 +48,10 @@ _Static_assert(SAME(IBV_QP_STATE, VERBS_ATTR_STATE) && SAME(IBV_QP_ACCESS_FLAGS,
 	       SAME(IBV_QP_MAX_DEST_RD_ATOMIC, VERBS_ATTR_MAX_DEST_RD_ATOMIC) &&
 	       SAME(IBV_QP_DEST_QPN, VERBS_ATTR_DEST_QPN), "QP attribute mask bits");
 
-struct verbs_ctx {
-	MPI_Comm comm;          /* private duplicate of env->comm for the pairs' exchanges */
-	int me, fault, tag_span;
-	char host[64];
-	char dev[TR_DEV_MAX];   /* "mlx5_0" */
-	int port;
-	struct verbs_port vp;
-	uint8_t gid[16];        /* RoCE: the GID at vp.gid_index */
-	struct ibv_context *ibv;
-	struct ibv_pd *pd;
-	struct ibv_mr *mr;
-	uint8_t *buf;           /* VERBS_BUF_BYTES(max), laid out as verbs_wire.h says */
-	size_t max;
-	int sq_depth;           /* send queue and CQ entries per pair */
-};
-
-struct verbs_conn {
-	struct tr_conn base;
-	struct verbs_ctx *ctx;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct verbs_info mine, peer;
-	uint32_t max_inline;    /* what the QP granted */
-	int every;              /* signal every this many writes */
-	int unsig;              /* unsignalled writes since the last signalled one */
-	int inflight;           /* writes whose send queue slot is not yet free */
-	unsigned long iter;     /* markers used: both sides advance in step */
-	long windows;           /* windows sent, for the reset fault */
-};
-
 /* ---------------------------------------------------------------- error reporting */
 
-/* Log `verbs:<dev>:<port> peer <p>: call: reason` (peer -1: while opening) and put the short
- * form in why (when not NULL). */
-static void verbs_report(const struct verbs_ctx *x, int peer, char *why, const char *call, int err,
-			 int line)
+void verbs_report(const struct verbs_ctx *x, int peer, char *why, const char *call, int err,
+		  const char *file, int line)
 {
 	char who[24] = "while opening";
 	/* the usual cause of a registration failure, said where the user looks */
@@ -109,33 +60,12 @@ static void verbs_report(const struct verbs_ctx *x, int peer, char *why, const c
 
 	if (peer >= 0)
 		snprintf(who, sizeof who, "peer %d", peer);
-	log_msg("error", __FILE__, line, "verbs:%s:%d %s: %s: %s%s", x->dev, x->port, who, call, strerror(err),
+	log_msg("error", file, line, "verbs:%s:%d %s: %s: %s%s", x->dev, x->port, who, call, strerror(err),
 		hint);
 	if (why)
 		snprintf(why, TR_WHY_MAX, "%.32s:%d: %.*s: %s%s", x->dev, x->port, (int)strcspn(call, "("), call,
 			 strerror(err), hint);
 }
-
-/* Check a verbs call returning 0 or an errno value (or -1 with errno set); on failure report it
- * and run `fail` (a goto into the unwinding ladder, or a return). */
-#define CHECK_IBV(x, peer, why, call, fail)                                                  \
-	do {                                                                                 \
-		int e_ = (call);                                                             \
-		if (e_) {                                                                    \
-			verbs_report((x), (peer), (why), #call, e_ > 0 ? e_ : errno ? errno : EIO, \
-				     __LINE__);                                              \
-			fail;                                                                \
-		}                                                                            \
-	} while (0)
-/* The same for a call returning a pointer, NULL (errno set) on failure. */
-#define CHECK_IBV_PTR(x, peer, why, var, call, fail)                                         \
-	do {                                                                                 \
-		errno = 0;                                                                   \
-		if (!((var) = (call))) {                                                     \
-			verbs_report((x), (peer), (why), #call, errno ? errno : ENOMEM, __LINE__); \
-			fail;                                                                \
-		}                                                                            \
-	} while (0)
 
 /* ---------------------------------------------------------------- open / close */
 
@@ -491,162 +421,6 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 	if (rc)
 		snprintf(why, TR_WHY_MAX, "%s", c->base.why);
 	return rc;
-}
-
-/* ---------------------------------------------------------------- data */
-
-/* Take the completions there are (without waiting); each signalled completion frees the
- * slots of the writes it covers (its wr_id). *got: how many. A failed write ends the pair. */
-static int verbs_poll_once(struct verbs_conn *c, int *got)
-{
-	struct ibv_wc wc[16];
-	int n = ibv_poll_cq(c->cq, 16, wc);
-
-	if (n < 0) {
-		verbs_report(c->ctx, c->base.peer, c->base.why, "ibv_poll_cq", EIO, __LINE__);
-		return FP_ERUNTIME;
-	}
-	for (int i = 0; i < n; i++) {
-		if (wc[i].status != IBV_WC_SUCCESS) {
-			/* retry exceeded: the peer's QP is gone or unreachable */
-			snprintf(c->base.why, TR_WHY_MAX, "%.32s:%d: RDMA write to the peer failed: %s "
-				 "(vendor error 0x%x)", c->ctx->dev, c->ctx->port,
-				 ibv_wc_status_str(wc[i].status), wc[i].vendor_err);
-			return FP_EPEER;
-		}
-		c->inflight -= (int)wc[i].wr_id;
-	}
-	*got = n;
-	return 0;
-}
-
-/* Take completions until at most `target` writes are in flight. */
-static int verbs_reap(struct verbs_conn *c, int target, double deadline)
-{
-	for (unsigned spin = 1; c->inflight > target; spin++) {
-		int n = 0, rc = verbs_poll_once(c, &n);
-
-		if (rc)
-			return rc;
-		if (n == 0 && spin % POLL_CHECK == 0 && clock_now() > deadline) {
-			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for write completions");
-			return FP_ETIMEDOUT;
-		}
-	}
-	return 0;
-}
-
-/* One RDMA write of size bytes to the peer at raddr, from our send half; with a marker (not 0),
- * its last byte comes from that marker's constant byte instead. `last`: signal it (a batch
- * ends). */
-static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t marker, int last,
-		      double deadline)
-{
-	struct verbs_ctx *x = c->ctx;
-	struct ibv_sge sge[2];
-	struct ibv_send_wr wr = { .sg_list = sge, .opcode = IBV_WR_RDMA_WRITE,
-				  .wr.rdma = { .remote_addr = raddr, .rkey = c->peer.rkey } }, *bad;
-	size_t body = marker ? size - 1 : size;
-	int rc;
-
-	if (body)
-		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)x->buf, (uint32_t)body, x->mr->lkey };
-	if (marker)
-		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)(x->buf + VERBS_MARKER_OFFSET(x->max, marker)), 1,
-						      x->mr->lkey };
-	if (size <= c->max_inline)
-		wr.send_flags |= IBV_SEND_INLINE;
-	if (c->inflight >= x->sq_depth && (rc = verbs_reap(c, x->sq_depth - 1, deadline)))
-		return rc;
-	if (verbs_sig_due(c->unsig, c->every, last)) {
-		wr.send_flags |= IBV_SEND_SIGNALED;
-		wr.wr_id = (uint64_t)c->unsig + 1;
-		c->unsig = 0;
-	} else {
-		c->unsig++;
-	}
-	CHECK_IBV(x, c->base.peer, c->base.why, ibv_post_send(c->qp, &wr, &bad), return FP_ERUNTIME);
-	c->inflight++;
-	return 0;
-}
-
-/* Busy-poll *p until it holds want, then clear it. Every POLL_CHECK polls take completions (a
- * failed write ends the wait at once) and look at the deadline. */
-static int verbs_wait_byte(struct verbs_conn *c, uint8_t *p, uint8_t want, double deadline,
-			   const char *what)
-{
-	for (unsigned spin = 1; __atomic_load_n(p, __ATOMIC_ACQUIRE) != want; spin++) {
-		int rc, n;
-
-		if (spin % POLL_CHECK)
-			continue;
-		if ((rc = verbs_poll_once(c, &n)))
-			return rc;
-		if (clock_now() > deadline) {
-			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for %s", what);
-			return FP_ETIMEDOUT;
-		}
-	}
-	__atomic_store_n(p, 0, __ATOMIC_RELAXED);
-	return 0;
-}
-
-static int verbs_roundtrip(struct tr_conn *base, size_t size, double deadline)
-{
-	struct verbs_conn *c = (struct verbs_conn *)base;
-	uint8_t m = verbs_marker(c->iter++);
-	int rc;
-
-	rc = verbs_post(c, size, c->peer.addr, m, 0, deadline);
-	return rc ? rc : verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline, "the echo");
-}
-
-static int verbs_echo(struct tr_conn *base, size_t size, double deadline)
-{
-	struct verbs_conn *c = (struct verbs_conn *)base;
-	uint8_t m = verbs_marker(c->iter++);
-	int rc = verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline, "the ping");
-
-	return rc ? rc : verbs_post(c, size, c->peer.addr, m, 0, deadline);
-}
-
-static int verbs_stream_send(struct tr_conn *base, size_t size, int window, double deadline)
-{
-	struct verbs_conn *c = (struct verbs_conn *)base;
-	struct verbs_ctx *x = c->ctx;
-	uint8_t m = verbs_marker(c->iter++);
-	int rc;
-
-	for (int i = 0; i < window; i++) {
-		if (x->fault == TR_FAULT_RESET && c->windows == 1 && i == window / 2) {
-			/* test only: break the connection mid-stream */
-			struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
-
-			ibv_modify_qp(c->qp, &qa, IBV_QP_STATE);
-			snprintf(base->why, TR_WHY_MAX, "test fault: moved the QP to the error state mid-stream");
-			return FP_EPEER;
-		}
-		if ((rc = verbs_post(c, size, c->peer.addr, i == window - 1 ? m : 0, i == window - 1, deadline)))
-			return rc;
-	}
-	c->windows++;
-	if ((rc = verbs_reap(c, 0, deadline)))
-		return rc;
-	return verbs_wait_byte(c, x->buf + 2 * x->max, m, deadline, "the window's acknowledgement");
-}
-
-static int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double deadline)
-{
-	struct verbs_conn *c = (struct verbs_conn *)base;
-	uint8_t m = verbs_marker(c->iter++);
-	int rc;
-
-	(void)window; /* only the last message is looked at */
-	if ((rc = verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline,
-				  "the window's last message")))
-		return rc;
-	/* the ack: one byte, the marker, into the sender's ack byte (the end of what it lent us) */
-	return verbs_post(c, 1, c->peer.addr + c->peer.size - 1, m, 0, deadline);
 }
 
 const struct transport_ops transport_verbs = {
