@@ -285,11 +285,13 @@ static int maps_take(struct p2p_maps *m, const struct p2p_path_out *po)
 	m->n = po->nep;
 	snprintf(m->path, sizeof m->path, "%s", po->path);
 	m->lat = malloc(sizeof *m->lat * n * n);
+	m->lat_p50 = malloc(sizeof *m->lat_p50 * n * n);
 	m->bw = malloc(sizeof *m->bw * n * n);
-	if (!m->lat || !m->bw)
+	if (!m->lat || !m->lat_p50 || !m->bw)
 		return FP_ERUNTIME;
 	for (size_t i = 0; i < n * n; i++) {
 		m->lat[i] = (float)po->lat_min[i];
+		m->lat_p50[i] = (float)po->lat[i];
 		m->bw[i] = (float)po->bw[i];
 	}
 	return 0;

@@ -101,6 +101,7 @@ struct p2p_maps {
 	int n;
 	char path[P2P_PATH_MAX];
 	float *lat;      /* n x n minimum half round trip, µs, at the smallest latency size */
+	float *lat_p50;  /* the same, p50 (what latency_<path>.csv shows) */
 	float *bw;       /* n x n GB/s at the largest bandwidth size */
 };
 

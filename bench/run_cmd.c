@@ -12,6 +12,7 @@
 #include "log.h"
 #include "mpi_util.h"
 #include "p2p.h"
+#include "results.h"
 #include "run.h"
 #include "topo_cmd.h"
 #include "topo_csv.h"
@@ -44,6 +45,37 @@ struct run_ctx {
 	struct coll_opts coll;
 };
 
+/* rank 0: the path's matrices again, now in the inferred tree order (DESIGN §4), so that a
+ * heat map of them shows the switches as blocks */
+static int matrices_reorder(const struct run_out *ro, const struct p2p_maps *maps, const char **labels,
+			    const int *order)
+{
+	size_t n = (size_t)maps->n;
+	double *m = malloc(sizeof *m * n * n);
+	struct p2p_path_out po = { .path = maps->path, .nep = maps->n, .labels = labels, .order = order };
+	char name[P2P_PATH_MAX + 32];
+	int rc = 0;
+
+	if (!m)
+		return FP_ERUNTIME;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		const float *src = k ? maps->bw : maps->lat_p50;
+		FILE *f;
+
+		for (size_t i = 0; i < n * n; i++)
+			m[i] = src[i];
+		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", maps->path);
+		if (!(f = results_tmp_open(ro->dir, name)))
+			rc = FP_ERUNTIME;
+		else {
+			p2p_matrix_write(f, &po, m, k ? 4 : 3);
+			rc = results_tmp_commit(f, ro->dir, name);
+		}
+	}
+	free(m);
+	return rc;
+}
+
 /* rank 0: infer, write, summarise; returns 0, 1 when there are suspects, or FP_E* */
 static int run_topology(const struct run_ctx *c, const struct world *w, const struct run_out *ro,
 			const struct p2p_maps *maps)
@@ -70,6 +102,8 @@ static int run_topology(const struct run_ctx *c, const struct world *w, const st
 			       .label_prefix = c->o.label_prefix, .how = how };
 	/* one node (every rank an endpoint): an intra-node map, nothing for schedulers */
 	rc = topo_outputs_write(ro->dir, &t, !w->single_node);
+	if (matrices_reorder(ro, maps, labels, r.order))
+		rc = FP_ERUNTIME;
 	topo_summary_print(stdout, &t);
 	if (rc == FP_EUSAGE)
 		rc = 0; /* a format that cannot hold these names was said on stderr; the run stands */
@@ -103,6 +137,7 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	if (w->rank == 0 && prc >= 0 && crc >= 0 && maps.lat)
 		trc = run_topology(c, w, ro, &maps);
 	free(maps.lat);
+	free(maps.lat_p50);
 	free(maps.bw);
 	worst = irc < 0 ? irc : prc < 0 ? prc : crc < 0 ? crc : trc < 0 ? trc : 0;
 	if (worst)

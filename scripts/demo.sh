@@ -20,8 +20,9 @@ fi
 trap '$FC down >/dev/null 2>&1 || true' EXIT
 trap 'echo "demo: interrupted, tearing the cluster down"; exit 130' INT TERM
 echo "demo: building an emulated cluster: racks $RACKS (nodes per leaf switch), 10 Gbit/s node"
-echo "demo: links, 2 Gbit/s uplinks with 25 us per packet, $SLOW (a bad cable, say)"
-$FC up --racks "$RACKS" --uplink-rate 2gbit --degrade "$SLOW"
+echo "demo: links, 2 Gbit/s uplinks with 25 us per packet, $SLOW (a bad cable, say); node names"
+echo "demo: are dealt across the racks, so they say nothing about the topology"
+$FC up --racks "$RACKS" --interleave --uplink-rate 2gbit --degrade "$SLOW"
 echo
 out=$(mktemp)
 set +e

@@ -45,6 +45,8 @@ up options:
   --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
   --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
   --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+  --interleave           number the nodes across racks in turn (node01 in rack 1, node02
+                         in rack 2, ...), so that names say nothing about the topology
 RATE is a number with bit, kbit, mbit or gbit (tc's units), e.g. 500mbit.
 
 A second 'up' with the same options does nothing; with other options it rebuilds.
@@ -131,7 +133,7 @@ check_delay() {
 # node_names[], node_rack[] (1-based), rack_spine[] (1-based, 0 = single spine).
 parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
-	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=()
+	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
@@ -141,6 +143,7 @@ parse_up() {
 			key=opt_${key//-/_}
 			if [ "$key" = opt_degrade ]; then opt_degrade+=("$2"); else printf -v "$key" %s "$2"; fi
 			shift 2 ;;
+		--interleave) opt_interleave=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die_usage "up: unknown option '$1'" ;;
 		esac
@@ -170,7 +173,7 @@ parse_up() {
 	if [ -n "$opt_spines" ]; then
 		canonical+=" core_rate=${opt_core_rate,,} core_delay_us=$opt_core_delay_us"
 	fi
-	canonical+=" degrade=${sorted_degrade,,}"
+	canonical+=" degrade=${sorted_degrade,,} interleave=$opt_interleave"
 }
 
 layout_nodes() {
@@ -181,13 +184,28 @@ layout_nodes() {
 	width=${#total}
 	[ "$width" -ge 2 ] || width=2
 	node_names=() node_rack=()
-	for r in "${!counts[@]}"; do
-		for ((i = 0; i < counts[r]; i++)); do
-			k=$((k + 1))
-			node_names+=("$(printf "node%0${width}d" "$k")")
-			node_rack+=($((r + 1)))
+	if [ "$opt_interleave" = 1 ]; then
+		# deal the numbers across the racks like cards: node01 in rack 1, node02 in
+		# rack 2, ..., so that names say nothing about the racks
+		local left=("${counts[@]}")
+		while [ "$k" -lt "$total" ]; do
+			for r in "${!left[@]}"; do
+				[ "${left[r]}" -gt 0 ] || continue
+				left[r]=$((left[r] - 1))
+				k=$((k + 1))
+				node_names+=("$(printf "node%0${width}d" "$k")")
+				node_rack+=($((r + 1)))
+			done
 		done
-	done
+	else
+		for r in "${!counts[@]}"; do
+			for ((i = 0; i < counts[r]; i++)); do
+				k=$((k + 1))
+				node_names+=("$(printf "node%0${width}d" "$k")")
+				node_rack+=($((r + 1)))
+			done
+		done
+	fi
 	nracks=${#counts[@]}
 }
 

@@ -41,7 +41,8 @@ same_groups() {
 	  "$(awk -F, -v c="$4" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$3" | sort)" ]
 }
 
-$FC up --racks 3,3,2 > /dev/null || { notok "fakecluster up 3,3,2"; exit 1; }
+# node names dealt across the racks: they say nothing about the topology
+$FC up --racks 3,3,2 --interleave > /dev/null || { notok "fakecluster up 3,3,2"; exit 1; }
 
 # p2p over mpi and tcp:eth0, with a bounded retry against a noisy machine
 for try in 1 2; do
@@ -59,9 +60,9 @@ for path in mpi tcp:eth0; do
 done
 expect "cross-rack latency ($lat_cross us) clearly above same-rack ($lat_same us)" awk -v a="$lat_same" -v b="$lat_cross" 'BEGIN { exit !(b > a + 25 && b > 3 * a) }'
 expect "cross-rack bandwidth ($bw_cross GB/s) clearly below same-rack ($bw_same GB/s)" awk -v c="$bw_same" -v d="$bw_cross" 'BEGIN { exit !(d < 0.5 * c) }'
-# the bytes that had to cross racks: each cross-rack direction streams (2 + 1) windows of 16 x 1 MiB on
+# the bytes that had to cross racks: each of the 42 cross-rack directions streams (2 + 1) windows of 16 x 1 MiB on
 # each of the two paths, ping-pongs are small; the leaves' uplinks must have carried them (plus headers)
-payload=$((2 * 38 * 3 * 16 * 1048576))
+payload=$((2 * 42 * 3 * 16 * 1048576)) # 2 paths, 56 - 14 cross-rack directions
 expect "uplinks carried the cross-rack bytes ($((after - before)) B for $payload B of payload)" awk -v m=$((after - before)) -v p=$payload 'BEGIN { exit !(m >= p && m < 1.3 * p) }'
 expect "tcp:eth0 rows: kind ethernet, 10 Gbit/s line rate from sysfs" sh -c "[ \$(awk -F, 'NR > 1 && \$2 == \"tcp:eth0\" && (\$3 != \"ethernet\" || \$8 != \"10.0\" || \$6 != \"eth0\")' '$tmp/p2p$try/p2p.csv' | wc -l) -eq 0 ]"
 # tbf shapes node links at 10 Gbit/s and uplinks at 1 Gbit/s: what tcp reached must fit under them
@@ -78,6 +79,7 @@ done
 expect "run: 2 tiers, verdict printed" sh -c "grep -q 'latency map: 2 tiers' '$tmp/run1.out' && grep -q '^verdict: ' '$tmp/run1.out'"
 expect "run: inventory of the 8 nodes in the same directory" sh -c "[ \$(awk 'END { print NR - 1 }' '$tmp/run1/nodes.csv') -eq 8 ] && grep -q '^run1,node05,' '$tmp/run1/nodes.csv'"
 expect "run: MPI all-reduce sweep over 8 ranks, every result correct" awk -F, 'NR > 1 && $2 == "mpi" { n++; if ($9 != 8 || $16 != 0 || $17 != "ok") bad++ } END { exit bad || n < 10 }' "$tmp/run1/collectives.csv"
+expect "run: matrices list the hosts in the inferred order" sh -c "[ \"\$(head -1 '$tmp/run1/latency_mpi.csv')\" = \"host,\$(paste -sd, '$tmp/run1/node-order.txt')\" ]"
 expect "run: scheduler files written" sh -c "[ -s '$tmp/run1/topology.conf' ] && [ -s '$tmp/run1/k8s-node-labels.yaml' ] && [ \$(wc -l < '$tmp/run1/node-order.txt') -eq 8 ]"
 
 # a degraded node stands out in its row and column, and the racks stay right
