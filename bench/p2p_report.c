@@ -34,6 +34,19 @@ void p2p_rec_merge(const struct p2p_rec *sv, const struct p2p_rec *dv, const cha
 
 /* ---------------------------------------------------------------- p2p.csv */
 
+/* The sizes the matrices show: the smallest latency size and the largest bandwidth size
+ * (indices into opts->sizes, -1 when none). */
+static void matrix_sizes(const struct p2p_opts *o, int *first_lat, int *last_bw)
+{
+	*first_lat = *last_bw = -1;
+	for (int i = 0; i < o->nsizes; i++) {
+		if (o->sizes[i].lat && *first_lat < 0)
+			*first_lat = i;
+		if (o->sizes[i].bw)
+			*last_bw = i;
+	}
+}
+
 struct p2p_row {
 	const char *run_id, *path, *kind, *src_host, *dst_host, *src_dev, *dst_dev;
 	double line_rate_Gbps;
@@ -117,13 +130,8 @@ void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r)
 
 	/* remember the matrix cells: p50 at the smallest latency size, the largest bandwidth size */
 	size_t cell = (size_t)r->src * (size_t)po->nep + (size_t)r->dst;
-	int first_lat = -1, last_bw = -1;
-	for (int i = 0; i < po->opts->nsizes; i++) {
-		if (po->opts->sizes[i].lat && first_lat < 0)
-			first_lat = i;
-		if (po->opts->sizes[i].bw)
-			last_bw = i;
-	}
+	int first_lat, last_bw;
+	matrix_sizes(po->opts, &first_lat, &last_bw);
 	if (ok && r->size_idx == first_lat) {
 		po->lat[cell] = r->lat_p50;
 		if (po->lat_min)
@@ -235,14 +243,9 @@ static void size_text(char *out, size_t len, uint64_t b)
 void p2p_summary_print(FILE *f, const struct p2p_path_out *po)
 {
 	char title[128], sz[32];
-	int first_lat = -1, last_bw = -1;
+	int first_lat, last_bw;
 
-	for (int i = 0; i < po->opts->nsizes; i++) {
-		if (po->opts->sizes[i].lat && first_lat < 0)
-			first_lat = i;
-		if (po->opts->sizes[i].bw)
-			last_bw = i;
-	}
+	matrix_sizes(po->opts, &first_lat, &last_bw);
 	fprintf(f, "\npath %s: %d endpoints, %d directions ok, %d failed\n", po->path, po->nep, po->ok,
 		po->failed);
 	if (first_lat >= 0) {

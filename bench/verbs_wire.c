@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "inventory.h"
 #include "verbs_wire.h"
 
 /* ---------------------------------------------------------------- the port */
@@ -154,14 +155,6 @@ int verbs_info_decode(const uint8_t *buf, size_t len, struct verbs_info *out, ch
 	return 0;
 }
 
-static int gid_is_zero(const uint8_t *g)
-{
-	for (int i = 0; i < 16; i++)
-		if (g[i])
-			return 0;
-	return 1;
-}
-
 static const char *ll_name(uint32_t ll)
 {
 	return ll == VERBS_LL_ETHERNET ? "RoCE" : ll == VERBS_LL_INFINIBAND ? "InfiniBand" : "unknown";
@@ -188,7 +181,7 @@ int verbs_info_check(const struct verbs_info *mine, const struct verbs_info *pee
 	if (peer->gid_type != mine->gid_type)
 		REFUSE("GID types differ: ours %u, the peer's %u (both sides must use RoCE v2)",
 		       mine->gid_type, peer->gid_type);
-	if (mine->link_layer == VERBS_LL_ETHERNET && gid_is_zero(peer->gid))
+	if (mine->link_layer == VERBS_LL_ETHERNET && inv_gid_is_zero(peer->gid))
 		REFUSE("the peer sent an empty GID");
 	if (mine->link_layer != VERBS_LL_ETHERNET && (peer->lid == 0 || peer->lid >= 0xc000))
 		REFUSE("the peer sent LID %u, not a unicast LID", peer->lid);

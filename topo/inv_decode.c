@@ -115,7 +115,7 @@ int inv_gid_parse(const char *s, uint8_t gid[16])
 	return 0;
 }
 
-static int gid_is_zero(const uint8_t *g)
+int inv_gid_is_zero(const uint8_t *g)
 {
 	for (int i = 0; i < 16; i++)
 		if (g[i])
@@ -137,7 +137,7 @@ int inv_gid_pick(const struct inv_gid *g, int n)
 	for (int i = 0; i < n; i++) {
 		int score;
 
-		if (!g[i].roce_v2 || gid_is_zero(g[i].gid))
+		if (!g[i].roce_v2 || inv_gid_is_zero(g[i].gid))
 			continue;
 		if (g[i].gid[0] == 0xfe && (g[i].gid[1] & 0xc0) == 0x80)
 			continue; /* fe80::/10 link-local: not routable, never chosen */

@@ -144,6 +144,8 @@ int inv_rate_parse(const char *s, double *gbps, int *lanes, char *speed, int spe
 int inv_state_parse(const char *s, char *out, int len);
 /* A GID as sysfs writes it ("fe80:0000:…", 8 groups of 4 hex digits) → 16 bytes. */
 int inv_gid_parse(const char *s, uint8_t gid[16]);
+/* 1 when all 16 bytes are zero (an unset GID table entry). */
+int inv_gid_is_zero(const uint8_t *g);
 
 struct inv_gid {
 	int index;
