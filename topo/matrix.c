@@ -172,6 +172,20 @@ static int cmp_str(const void *a, const void *b)
 }
 
 
+/* Sort strings and drop (and free) duplicates; returns the new count. */
+static size_t sort_unique(char **v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof *v, cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (k && !strcmp(v[k - 1], v[i]))
+			free(v[i]);
+		else
+			v[k++] = v[i];
+	return k;
+}
+
 /* the endpoint name of one side of a row: the host, or host/dev when a host has several */
 static void ep_name(char *out, size_t len, char **f, int side, int by_dev)
 {
@@ -186,7 +200,7 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 	FILE *f = fopen(file, "r");
 	char *buf = NULL, *fields[64], *col[C_N] = { 0 }, name[600];
 	char **eps = NULL;
-	size_t cap = 0, neps = 0, epcap = 0;
+	size_t cap = 0, neps = 0, epcap = 0, dedup_at = 1 << 16;
 	int idx[C_N], line = 1, by_dev = 0, nf;
 	long long lat_size = -1, bw_size = -1;
 
@@ -225,7 +239,7 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 		if (*col[C_BW] && size > bw_size)
 			bw_size = size;
 		for (int side = 0; side < 2; side++) {
-				if (neps == epcap) {
+			if (neps == epcap) {
 				char **q = realloc(eps, sizeof *eps * (epcap = epcap * 2 + 64));
 				if (!q)
 					FAIL("%s: out of memory", file);
@@ -235,29 +249,16 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 			if (!(eps[neps++] = strdup(name)))
 				FAIL("%s: out of memory", file);
 		}
-		if (neps > 1 << 16) { /* keep the list short: deduplicate as it grows */
-			qsort(eps, neps, sizeof *eps, cmp_str);
-			size_t k = 0;
-			for (size_t i = 0; i < neps; i++)
-				if (k && !strcmp(eps[k - 1], eps[i]))
-					free(eps[i]);
-				else
-					eps[k++] = eps[i];
-			neps = k;
+		if (neps > dedup_at) { /* keep the list short: deduplicate as it grows */
+			neps = sort_unique(eps, neps);
+			dedup_at = 2 * neps + (1 << 16);
 		}
 	}
 	if (path)
 		snprintf(m->path, sizeof m->path, "%s", path);
 	if (!neps)
 		FAIL("%s: no rows for path '%s'", file, m->path[0] ? m->path : "(any)");
-	qsort(eps, neps, sizeof *eps, cmp_str);
-	size_t k = 0;
-	for (size_t i = 0; i < neps; i++)
-		if (k && !strcmp(eps[k - 1], eps[i]))
-			free(eps[i]);
-		else
-			eps[k++] = eps[i];
-	neps = k;
+	neps = sort_unique(eps, neps);
 	/* a host with several endpoints (one node, every rank): name them host/dev */
 	for (size_t i = 1; i < neps; i++)
 		if (!strncmp(eps[i], eps[i - 1], strcspn(eps[i], "\t") + 1))
