@@ -7,6 +7,7 @@
 # prints medians and minimums of the mean latency over ranks (the figure both tools report).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 osu="" launches=7 nps="2 4" sizes="8 1048576"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -26,24 +27,7 @@ run() { # NP CMD...: bound to cores when they suffice, else unbound (oversubscri
 }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-wait_idle() { # every CPU >= 90% idle for two consecutive 1 s samples
-	for _ in $(seq 30); do
-		local ok=0
-		for _ in 1 2; do
-			read -r _ u n s i _ < /proc/stat; sleep 1; read -r _ u2 n2 s2 i2 _ < /proc/stat
-			local busy=$(( (u2 + n2 + s2) - (u + n + s) )) idle=$(( i2 - i ))
-			[ $((idle * 100 / (busy + idle + 1))) -ge 90 ] && ok=$((ok + 1))
-		done
-		[ $ok -eq 2 ] && return
-	done
-	echo "warning: the machine did not become idle; figures may be off" >&2
-}
 
-summary() { # NAME VALUES...
-	local name=$1; shift
-	printf '%s\n' "$@" | sort -g | awk -v name="$name" '{ v[NR] = $1 } END {
-		printf "%-40s median %10.3f  min %10.3f  max %10.3f  (n=%d)\n", name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
-}
 
 echo "mpi allreduce, float sum, out of place; $launches launches each, interleaved; us (mean over ranks)"
 for np in $nps; do

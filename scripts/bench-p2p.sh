@@ -6,6 +6,7 @@
 # iteration counts, interleaved A B A B (MEASURING.md), and prints medians and minimums.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 osu="" launches=7 transport=shm
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -21,18 +22,6 @@ mca=(--bind-to core --mca btl self,vader)
 run() { mpirun -np 2 "${mca[@]}" "$@"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-wait_idle() { # both CPUs >= 90% idle for two consecutive 1 s samples
-	for _ in $(seq 30); do
-		local ok=0
-		for _ in 1 2; do
-			read -r _ u n s i _ < /proc/stat; sleep 1; read -r _ u2 n2 s2 i2 _ < /proc/stat
-			local busy=$(( (u2 + n2 + s2) - (u + n + s) )) idle=$(( i2 - i ))
-			[ $((idle * 100 / (busy + idle + 1))) -ge 90 ] && ok=$((ok + 1))
-		done
-		[ $ok -eq 2 ] && return
-	done
-	echo "warning: the machine did not become idle; figures may be off" >&2
-}
 
 fp_lat=() fp_bw=() osu_lat=() osu_bw=()
 wait_idle
@@ -45,11 +34,6 @@ for k in $(seq "$launches"); do
 	[ -n "$osu" ] && osu_bw+=("$(run "$osu/osu_bw" -m 4194304:4194304 -i 20 -x 2 | awk '$1 == 4194304 { print $2 }')")
 done
 
-summary() { # NAME VALUES...
-	local name=$1; shift
-	printf '%s\n' "$@" | sort -g | awk -v name="$name" '{ v[NR] = $1 } END {
-		printf "%-28s median %10.3f  min %10.3f  max %10.3f  (n=%d)\n", name, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
-}
 echo "transport $transport, $launches launches each, interleaved"
 summary "fabprobe 8 B latency (us)" "${fp_lat[@]}"
 [ -n "$osu" ] && summary "osu_latency 8 B (us)" "${osu_lat[@]}"
