@@ -55,11 +55,11 @@ endif
 # The build configuration is part of every object's inputs: switching WITH_X rebuilds.
 CONFIG_STAMP := $(BUILD)/config.$(HAVE_HWLOC)$(HAVE_IBVERBS)$(HAVE_CUDA)$(HAVE_NCCL)
 
-# A source named *_<dep>.c (topo/inv_hwloc.c, bench/tr_verbs.c, bench/coll_nccl.c) is built
+# A source named *_<dep>.c (topo/node/inv_hwloc.c, bench/p2p/tr_verbs.c, bench/coll/coll_nccl.c) is built
 # only when <dep> was found; its registry entry is the one `#if HAVE_X` in the code.
 SKIP_SRCS := $(if $(filter yes,$(HAVE_HWLOC)),,%_hwloc.c) $(if $(filter yes,$(HAVE_IBVERBS)),,%_verbs.c) \
              $(if $(filter yes,$(HAVE_CUDA)),,%_cuda.c) $(if $(filter yes,$(HAVE_NCCL)),,%_nccl.c)
-SRCS     := $(filter-out $(SKIP_SRCS),$(wildcard bench/*.c topo/*.c))
+SRCS     := $(filter-out $(SKIP_SRCS),$(wildcard bench/*.c bench/*/*.c topo/*/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 CU_SRCS  := $(if $(filter yes,$(HAVE_CUDA)),$(wildcard kernels/*.cu))
 CU_OBJS  := $(CU_SRCS:%.cu=$(BUILD)/%.o)

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h"
-#include "log.h"
-#include "inventory_cmd.h"
-#include "p2p.h"
-#include "topo_cmd.h"
+#include "coll/coll.h"
+#include "core/log.h"
+#include "inventory/inventory_cmd.h"
+#include "p2p/p2p.h"
+#include "cmd/cmd.h"
 
 int cmd_run(int argc, char **argv); /* run_cmd.c */
 

@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "coll_math.h"
+#include "coll/coll_math.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "coll.h"
-#include "log.h"
+#include "coll/coll.h"
+#include "core/log.h"
 
 static const int rank_counts[] = { 1, 2, 3, 4, 8 };
 #define NRC ((int)(sizeof rank_counts / sizeof rank_counts[0]))

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "csv.h"
+#include "core/csv.h"
 
 static char *render(void (*fn)(FILE *, const void *), const void *arg)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "infer.h"
+#include "fabric/infer.h"
 
 static uint64_t rng = 88172645463325252ULL;
 

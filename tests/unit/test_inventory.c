@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "inventory.h"
-#include "inventory_cmd.h"
-#include "log.h"
+#include "node/inventory.h"
+#include "inventory/inventory_cmd.h"
+#include "core/log.h"
 
 #define FX "tests/fixtures/"
 

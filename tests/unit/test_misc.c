@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
-#include "natsort.h"
-#include "results.h"
-#include "stats.h"
-#include "world.h"
+#include "core/log.h"
+#include "core/natsort.h"
+#include "core/results.h"
+#include "core/stats.h"
+#include "core/world.h"
 
 static void test_natsort(void)
 {

@@ -2,9 +2,9 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "log.h"
-#include "opts.h"
-#include "p2p.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "p2p/p2p.h"
 
 static char err[OPTS_ERR_MAX];
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
 
 static struct p2p_rec rec(int status, const char *why)
 {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "sched.h"
+#include "p2p/sched.h"
 
 static void check_schedule(int n, int conc)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "log.h"
-#include "p2p.h"
-#include "transport.h"
-#include "verbs_wire.h"
+#include "core/log.h"
+#include "p2p/p2p.h"
+#include "p2p/transport.h"
+#include "p2p/verbs_wire.h"
 
 #define FX "tests/fixtures/"
 

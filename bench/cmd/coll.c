@@ -1,0 +1,211 @@
+/* coll_opts.c — `fabprobe coll` options: nccl-tests' letters, parsed and validated in one place. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/log.h"
+
+void coll_usage(FILE *f)
+{
+	fputs("usage: mpirun [...] fabprobe coll [options]\n"
+	      "\n"
+	      "Collective benchmarks over every rank, through MPI (host buffers) and NCCL (one GPU per\n"
+	      "rank, device buffers), out of place and in place, each size checked exactly after it is\n"
+	      "timed. Sizes, counts and bandwidths follow nccl-tests (busbw = algbw x bus factor).\n"
+	      "\n"
+	      "Sweep (as nccl-tests):\n"
+	      "  -b, --minbytes SIZE     smallest size (default 8)\n"
+	      "  -e, --maxbytes SIZE     largest size (default 32M)\n"
+	      "  -f, --stepfactor N      multiply the size by N each step (default 2)\n"
+	      "  -i, --stepbytes SIZE    or add SIZE each step (not with -f)\n"
+	      "  -n, --iters N           timed iterations per size (default 20)\n"
+	      "  -w, --warmup_iters N    untimed iterations before them (default 5)\n"
+	      "  -c, --check 0|1         check the result of a separate run after timing (default 1)\n"
+	      "What:\n"
+	      "  -o, --op LIST           collectives: allreduce (default), allgather, reducescatter,\n"
+	      "                          broadcast, reduce, alltoall, sendrecv, or all\n"
+	      "  -d, --datatype LIST     float (default), double, int32, half, bfloat16, or all\n"
+	      "                          (half and bfloat16: NCCL only)\n"
+	      "  -O, --redop LIST        reduction of allreduce/reducescatter/reduce: sum (default),\n"
+	      "                          prod, max, min, or all. Note: nccl-tests' -o is the\n"
+	      "                          reduction; here -o is the collective and -O the reduction\n"
+	      "  -r, --root N            root rank of broadcast and reduce (default 0)\n"
+	      "      --backend B         mpi, nccl or all (default all; nccl without a GPU is\n"
+	      "                          skipped with a reason, not an error)\n"
+	      "Output (long options only: -o is the op):\n"
+	      "      --output DIR        write into DIR (new or empty)\n"
+	      "      --name NAME         add -NAME to the default directory name\n"
+	      "      --results-root DIR  where default directories go (default results)\n"
+	      "Testing:\n"
+	      "      --test-corrupt RANK corrupt one result element on world rank RANK before each\n"
+	      "                          check (the check must catch it)\n"
+	      "  -h, --help\n"
+	      "\n"
+	      "Sizes take K, M, G suffixes (powers of 1024); bandwidths are GB/s (10^9 B/s). size_B is\n"
+	      "the larger of the send and receive bytes per rank; count is the count argument of the\n"
+	      "call (elements per rank block). Writes results/<UTC time>[-NAME]/: collectives.csv,\n"
+	      "coll_meta.json, meta.json. Exit: 0 all results right, 1 a wrong element, 2 usage\n"
+	      "error, 3 runtime error.\n",
+	      f);
+}
+
+enum { O_BACKEND = 256, O_OUTPUT, O_NAME, O_ROOT_DIR, O_CORRUPT };
+
+static const struct option long_opts[] = {
+	{ "minbytes", required_argument, NULL, 'b' },
+	{ "maxbytes", required_argument, NULL, 'e' },
+	{ "stepfactor", required_argument, NULL, 'f' },
+	{ "stepbytes", required_argument, NULL, 'i' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "warmup_iters", required_argument, NULL, 'w' },
+	{ "check", required_argument, NULL, 'c' },
+	{ "op", required_argument, NULL, 'o' },
+	{ "datatype", required_argument, NULL, 'd' },
+	{ "redop", required_argument, NULL, 'O' },
+	{ "root", required_argument, NULL, 'r' },
+	{ "backend", required_argument, NULL, O_BACKEND },
+	{ "output", required_argument, NULL, O_OUTPUT },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "results-root", required_argument, NULL, O_ROOT_DIR },
+	{ "test-corrupt", required_argument, NULL, O_CORRUPT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define FAIL(...) do { snprintf(err, OPTS_ERR_MAX, __VA_ARGS__); return FP_EUSAGE; } while (0)
+
+int coll_sweep(uint64_t min, uint64_t max, long factor, uint64_t step, uint64_t *out, int cap,
+	       char *err)
+{
+	int n = 0;
+
+	for (uint64_t s = min; s <= max;) {
+		if (n == cap)
+			FAIL("the sweep %llu..%llu has more than %d sizes", (unsigned long long)min,
+			     (unsigned long long)max, cap);
+		out[n++] = s;
+		if (step ? s > UINT64_MAX - step : s > UINT64_MAX / (uint64_t)factor)
+			break;
+		s = step ? s + step : s * (uint64_t)factor;
+	}
+	return n;
+}
+
+/* A comma-separated list of names (or "all") into ids; find returns the id or -1. */
+static int name_list(const char *opt, const char *s, int (*find)(const char *), int nall, int *ids,
+		     int *n, char *err)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof buf || !*s || s[strlen(s) - 1] == ',' || strstr(s, ",,") || *s == ',')
+		FAIL("%s: '%.60s' is not a comma-separated list of names", opt, s);
+	strcpy(buf, s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int id = find(tok);
+
+		if (!strcmp(tok, "all")) {
+			for (*n = 0; *n < nall; (*n)++)
+				ids[*n] = *n;
+			continue;
+		}
+		if (id < 0)
+			FAIL("%s: unknown name '%.60s'", opt, tok);
+		for (int i = 0; i < *n; i++)
+			if (ids[i] == id)
+				FAIL("%s: '%.60s' is given twice", opt, tok);
+		if (*n == nall)
+			FAIL("%s: '%.60s' is given twice", opt, tok);
+		ids[(*n)++] = id;
+	}
+	return 0;
+}
+
+static int find_op(const char *s) { const struct coll_op *o = coll_op_find(s); return o ? o->id : -1; }
+static int find_dtype(const char *s) { const struct coll_dtype *d = coll_dtype_find(s); return d ? d->id : -1; }
+
+static int parse_backend(const char *s, int *out, char *err)
+{
+	if (!strcmp(s, "all"))
+		*out = COLL_BE_ALL;
+	else if (!strcmp(s, "mpi"))
+		*out = COLL_BE_MPI;
+	else if (!strcmp(s, "nccl"))
+		*out = COLL_BE_NCCL;
+	else
+		FAIL("--backend: '%.60s' is not one of mpi, nccl, all", s);
+	return 0;
+}
+
+/* The checks that involve several options, and the sweep. */
+static int validate(struct coll_opts *o, int seen_f, int seen_i, int seen_O, int seen_r, char *err)
+{
+	int reduces = 0, rooted = 0, n;
+
+	if (seen_f && seen_i)
+		FAIL("-f/--stepfactor and -i/--stepbytes both set the step: give one");
+	if (o->minbytes > o->maxbytes)
+		FAIL("-b/--minbytes (%llu) is larger than -e/--maxbytes (%llu)",
+		     (unsigned long long)o->minbytes, (unsigned long long)o->maxbytes);
+	for (int i = 0; i < o->nops; i++) {
+		reduces |= coll_ops[o->ops[i]].reduces;
+		rooted |= coll_ops[o->ops[i]].rooted;
+	}
+	if (seen_O && !reduces)
+		FAIL("-O/--redop: none of the selected ops (-o) reduces");
+	if (seen_r && !rooted)
+		FAIL("-r/--root: none of the selected ops (-o) has a root (broadcast, reduce)");
+	if (o->output && (o->name || o->results_root))
+		FAIL("--output names the directory itself; it cannot be combined with %s",
+		     o->name ? "--name" : "--results-root");
+	if ((o->output && !*o->output) || (o->results_root && !*o->results_root))
+		FAIL("%s: empty directory name", o->output ? "--output" : "--results-root");
+	if (!o->results_root)
+		o->results_root = "results";
+	n = coll_sweep(o->minbytes, o->maxbytes, o->stepfactor, o->stepbytes, o->sizes, COLL_SIZES_MAX, err);
+	if (n < 0)
+		return n;
+	o->nsizes = n;
+	return 0;
+}
+
+int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
+{
+	int c, rc = 0, seen_f = 0, seen_i = 0, seen_O = 0, seen_r = 0;
+
+	*o = (struct coll_opts){ .minbytes = 8, .maxbytes = 32ULL << 20, .stepfactor = 2, .iters = 20,
+				 .warmup = 5, .check = 1, .ops = { COLL_ALLREDUCE }, .nops = 1,
+				 .dtypes = { COLL_FLOAT }, .ndtypes = 1, .redops = { COLL_SUM },
+				 .nredops = 1, .backends = COLL_BE_ALL, .test_corrupt_rank = -1 };
+	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:o:d:O:r:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': rc = opts_size("-b/--minbytes", optarg, 1, COLL_BYTES_MAX, &o->minbytes, err); break;
+		case 'e': rc = opts_size("-e/--maxbytes", optarg, 1, COLL_BYTES_MAX, &o->maxbytes, err); break;
+		case 'f': rc = opts_long("-f/--stepfactor", optarg, 2, 1024, &o->stepfactor, err); seen_f = 1; break;
+		case 'i': rc = opts_size("-i/--stepbytes", optarg, 1, COLL_BYTES_MAX, &o->stepbytes, err); seen_i = 1; break;
+		case 'n': rc = opts_long("-n/--iters", optarg, 1, 100000000, &o->iters, err); break;
+		case 'w': rc = opts_long("-w/--warmup_iters", optarg, 0, 100000000, &o->warmup, err); break;
+		case 'c': rc = opts_long("-c/--check", optarg, 0, 1, &o->check, err); break;
+		case 'o': rc = name_list("-o/--op", optarg, find_op, COLL_NOPS, o->ops, &o->nops, err); break;
+		case 'd': rc = name_list("-d/--datatype", optarg, find_dtype, COLL_NDTYPES, o->dtypes, &o->ndtypes, err); break;
+		case 'O': rc = name_list("-O/--redop", optarg, coll_redop_find, COLL_NREDOPS, o->redops, &o->nredops, err); seen_O = 1; break;
+		case 'r': rc = opts_long("-r/--root", optarg, 0, 100000000, &o->root, err); seen_r = 1; break;
+		case O_BACKEND: rc = parse_backend(optarg, &o->backends, err); break;
+		case O_OUTPUT: o->output = optarg; break;
+		case O_NAME: rc = opts_name("--name", optarg, err); o->name = optarg; break;
+		case O_ROOT_DIR: o->results_root = optarg; break;
+		case O_CORRUPT: rc = opts_long("--test-corrupt", optarg, 0, 100000000, &o->test_corrupt_rank, err); break;
+		case 'h': return 1;
+		case ':': FAIL("option %s needs a value", argv[optind - 1]);
+		default: FAIL("unknown option %s (see fabprobe coll --help)", argv[optind - 1]);
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind < argc)
+		FAIL("unexpected argument '%s' (see fabprobe coll --help)", argv[optind]);
+	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
+}

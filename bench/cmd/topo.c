@@ -1,0 +1,201 @@
+/* topo_cmd.c — `fabprobe topo`: the latency map offline, from a results directory or a
+ * matrix file, with no MPI; and topo_outputs_write, which `run` shares. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/emit.h"
+#include "fabric/infer.h"
+#include "core/log.h"
+#include "fabric/matrix.h"
+#include "core/opts.h"
+#include "core/results.h"
+#include "cmd.h"
+#include "fabric/topo_csv.h"
+
+static void topo_usage(FILE *f)
+{
+	fputs("usage: fabprobe topo <results-dir | p2p.csv | latency-matrix.csv> [options]\n"
+	      "\n"
+	      "Infer which nodes share a leaf switch and which cross a spine from measured latencies,\n"
+	      "order the nodes, and write the files schedulers consume. No MPI, no cluster needed.\n"
+	      "\n"
+	      "  -o, --output DIR        write here (new or empty; default: into the results directory\n"
+	      "                          given, or a new results/<time>-topo for a matrix file)\n"
+	      "      --path PATH         which path of p2p.csv to use (default: the first)\n"
+	      "      --slots N           ranks per node in the host files (default 1)\n"
+	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
+	      "      --noise-us X        latency noise to assume at least (default: the spread of the\n"
+	      "                          lowest plateau, at least 3%% of a latency)\n"
+	      "  -h, --help\n"
+	      "\n"
+	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
+	for (int i = 0; i < emit_nfiles; i++)
+		fprintf(f, "  %-24s %s\n", emit_files[i].name, emit_files[i].summary);
+}
+
+int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers)
+{
+	static const struct {
+		const char *name;
+		void (*write)(FILE *, const struct emit_topo *);
+	} own[] = { { "topology.csv", topo_csv_topology }, { "tiers.csv", topo_csv_tiers },
+		    { "suspects.csv", topo_csv_suspects } };
+	int rc = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+		if (!(f = results_tmp_open(dir, own[i].name)))
+			return FP_ERUNTIME;
+		own[i].write(f, t);
+		if (results_tmp_commit(f, dir, own[i].name))
+			return FP_ERUNTIME;
+	}
+	for (int i = 0; with_schedulers && i < emit_nfiles; i++) {
+		char err[EMIT_ERR_MAX] = "";
+
+		if (!(f = results_tmp_open(dir, emit_files[i].name)))
+			return FP_ERUNTIME;
+		if (emit_files[i].write(f, t, err)) {
+			/* a name this format cannot hold: no file rather than a corrupt one */
+			fclose(f);
+			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_files[i].name, err);
+			char tmp[RESULTS_PATH_MAX + 64];
+			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_files[i].name);
+			unlink(tmp);
+			rc = FP_EUSAGE;
+			continue;
+		}
+		if (results_tmp_commit(f, dir, emit_files[i].name))
+			return FP_ERUNTIME;
+	}
+	return rc;
+}
+
+struct topo_opts {
+	const char *input, *output, *path, *label_prefix;
+	long slots;
+	double noise_us;
+};
+
+static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
+		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
+		{ "noise-us", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+
+	*o = (struct topo_opts){ .label_prefix = "fabprobe", .slots = 1 };
+	optind = 0;
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'p': o->path = optarg; break;
+		case 's': rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err); break;
+		case 'L':
+			o->label_prefix = optarg;
+			if (!emit_label_prefix_ok(optarg)) {
+				snprintf(err, OPTS_ERR_MAX, "--label-prefix: '%.100s' is not a DNS subdomain "
+					 "(lower case letters, digits, '-' and '.')", optarg);
+				rc = FP_EUSAGE;
+			}
+			break;
+		case 'N': rc = opts_seconds("--noise-us", optarg, 1e6, &o->noise_us, err); break;
+		case 'h': return 1;
+		case ':': snprintf(err, OPTS_ERR_MAX, "option %s needs a value", argv[optind - 1]); return FP_EUSAGE;
+		default: snprintf(err, OPTS_ERR_MAX, "unknown option %s (see fabprobe topo --help)", argv[optind - 1]); return FP_EUSAGE;
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind != argc - 1) {
+		snprintf(err, OPTS_ERR_MAX, optind >= argc ? "expected a results directory or a matrix file"
+			 : "expected one input, got '%s' too", argv[optind + 1 < argc ? optind + 1 : optind]);
+		return FP_EUSAGE;
+	}
+	o->input = argv[optind];
+	return 0;
+}
+
+/* Load the matrices; choose where the output goes. */
+static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, size_t dlen, char *err)
+{
+	struct stat st;
+	char file[RESULTS_PATH_MAX];
+	int is_dir = stat(o->input, &st) == 0 && S_ISDIR(st.st_mode), rc;
+
+	if (stat(o->input, &st) != 0) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: no such file or directory", o->input);
+		return FP_EUSAGE;
+	}
+	snprintf(file, sizeof file, is_dir ? "%s/p2p.csv" : "%s", o->input);
+	FILE *f = fopen(file, "r");
+	char head[8] = "";
+	if (f) {
+		if (!fgets(head, sizeof head, f))
+			head[0] = 0;
+		fclose(f);
+	}
+	rc = !strncmp(head, "host,", 5) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
+	if (rc)
+		return rc;
+	if (o->output)
+		return results_dir_create(NULL, NULL, o->output, time(NULL), dir, dlen, err, MATRIX_ERR_MAX);
+	if (is_dir) {
+		snprintf(file, sizeof file, "%s/topology.csv", o->input);
+		if (access(file, F_OK) == 0) {
+			snprintf(err, MATRIX_ERR_MAX, "%s already holds a topology: give -o DIR for a new one", o->input);
+			return FP_EUSAGE;
+		}
+		snprintf(dir, dlen, "%s", o->input);
+		return 0;
+	}
+	return results_dir_create("results", "topo", NULL, time(NULL), dir, dlen, err, MATRIX_ERR_MAX);
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	struct topo_opts o;
+	struct matrix m = { 0 };
+	struct infer_result r;
+	struct infer_opts io;
+	char err[MATRIX_ERR_MAX], dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
+	int rc = topo_parse(argc, argv, &o, err);
+	time_t now = time(NULL);
+
+	if (rc == 1) {
+		topo_usage(stdout);
+		return FP_EXIT_OK;
+	}
+	if (rc == 0)
+		rc = topo_load(&o, &m, dir, sizeof dir, err);
+	if (rc) {
+		fprintf(stderr, "fabprobe topo: %s\n", err);
+		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	}
+	infer_opts_default(&io);
+	io.noise_us = o.noise_us;
+	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
+		matrix_free(&m);
+		return FP_EXIT_RUNTIME;
+	}
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(how, sizeof how, "fabprobe %s topo, from %.*s%s%s, on %s", FP_VERSION, RESULTS_PATH_MAX, o.input,
+		 m.path[0] ? ", path " : "", m.path, when);
+	struct emit_topo t = { .n = m.n, .hosts = (const char *const *)m.names, .tree = &r,
+			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how };
+	rc = topo_outputs_write(dir, &t, 1);
+	topo_summary_print(stdout, &t);
+	printf("results: %s\n", dir);
+	infer_result_free(&r);
+	matrix_free(&m);
+	return rc == 0 ? FP_EXIT_OK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+}

@@ -1,0 +1,439 @@
+/* p2p.c — the all-pairs point-to-point engine and the `fabprobe p2p` subcommand.
+ *
+ * Every endpoint walks the same schedule (sched.c). A step starts with a barrier, then each
+ * endpoint with a partner in that step measures its pair through the transport, then the
+ * endpoints' records are gathered to rank 0, which merges the two views of each direction,
+ * appends the rows to p2p.csv and flushes. Waiting ranks sleep-poll (mpi_wait_sleepy). Each
+ * pair has an absolute deadline; a pair that misses it is recorded as a timeout and the run
+ * goes on. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/csv.h"
+#include "core/launcher.h"
+#include "core/mpi_util.h"
+#include "p2p.h"
+#include "core/results.h"
+#include "core/run.h"
+#include "sched.h"
+#include "core/stats.h"
+#include "core/world.h"
+#include "core/natsort.h"
+
+struct p2p_run {
+	const struct p2p_opts *o;
+	struct world *w;
+	struct run_out *out;     /* rank 0 only */
+	double timeout;          /* seconds per pair */
+	int nrec;                /* records per endpoint per step: 2 directions x sizes */
+	struct p2p_rec *mine;    /* nrec */
+	struct p2p_rec *all;     /* nep x nrec, rank 0 */
+	double *samples;         /* lat_iters */
+	int stall_pending;       /* test-only stall not yet done */
+	int failed;              /* directions that failed, all paths */
+	struct p2p_maps *maps;   /* rank 0: receives the first path's matrices, or NULL */
+};
+
+/* ---------------------------------------------------------------- measuring one pair */
+
+static int lat_measure(const struct transport_ops *tr, struct tr_conn *c, int initiator, size_t size,
+		       const struct p2p_opts *o, double deadline, double *samples, struct p2p_rec *rec)
+{
+	struct stats st;
+	double t = 0;
+	int rc;
+
+	for (long i = -o->lat_warmup; i < o->lat_iters; i++) {
+		if (!initiator) {
+			if ((rc = tr->echo(c, size, deadline)))
+				return rc;
+			continue;
+		}
+		if (i == 0)
+			t = clock_now();
+		if ((rc = tr->roundtrip(c, size, deadline)))
+			return rc;
+		if (i >= 0) {
+			double now = clock_now();
+
+			samples[i] = (now - t) * 0.5e6; /* half round trip, µs */
+			t = now;
+		}
+	}
+	if (initiator) {
+		stats_compute(samples, (int)o->lat_iters, &st);
+		rec->lat_iters = o->lat_iters;
+		rec->lat_min = st.min;
+		rec->lat_avg = st.avg;
+		rec->lat_p50 = st.p50;
+		rec->lat_p99 = st.p99;
+	}
+	return 0;
+}
+
+static int bw_measure(const struct transport_ops *tr, struct tr_conn *c, int sender, size_t size,
+		      const struct p2p_opts *o, double deadline, struct p2p_rec *rec)
+{
+	double t0 = 0;
+	int rc, win = (int)o->window;
+
+	for (long i = -o->bw_warmup; i < o->bw_iters; i++) {
+		if (i == 0)
+			t0 = clock_now();
+		rc = sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline);
+		if (rc)
+			return rc;
+	}
+	if (sender) {
+		rec->bw_iters = o->bw_iters;
+		rec->bw_GBps = (double)size * (double)win * (double)o->bw_iters / (clock_now() - t0) / 1e9;
+	}
+	return 0;
+}
+
+static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
+{
+	*r = (struct p2p_rec){ .src = src, .dst = dst, .size_idx = size_idx, .status = P2P_OK,
+			       .lat_iters = -1, .bw_iters = -1, .lat_min = NAN, .lat_avg = NAN,
+			       .lat_p50 = NAN, .lat_p99 = NAN, .bw_GBps = NAN };
+}
+
+/* Both directions of the pair (me, peer), every size; fills run->mine. */
+static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
+		     const struct tr_port *ports, int peer, unsigned seq)
+{
+	const struct p2p_opts *o = run->o;
+	int me = run->w->my_ep, lo = me < peer ? me : peer, hi = me < peer ? peer : me;
+	double deadline = clock_now() + run->timeout;
+	struct tr_conn *c = NULL;
+	int status = P2P_OK;
+	char why[TR_WHY_MAX] = "";
+
+	for (int d = 0; d < 2; d++)
+		for (int s = 0; s < o->nsizes; s++)
+			rec_init(&run->mine[d * o->nsizes + s], d ? hi : lo, d ? lo : hi, s);
+	if (run->stall_pending) {
+		run->stall_pending = 0;
+		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
+	}
+	if (!ports[me].usable || !ports[peer].usable) {
+		status = P2P_SKIPPED;
+		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
+	} else {
+		int rc = tr->connect(ctx, peer, seq, deadline, &c, why);
+
+		if (rc)
+			status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
+	}
+	for (int d = 0; d < 2; d++) {
+		int src = d ? hi : lo;
+
+		for (int s = 0; s < o->nsizes; s++) {
+			struct p2p_rec *r = &run->mine[d * o->nsizes + s];
+			const struct p2p_size *z = &o->sizes[s];
+			int rc = 0;
+
+			if (status != P2P_OK) {
+				r->status = status;
+				snprintf(r->why, sizeof r->why, "%s", why);
+				continue;
+			}
+			if (z->lat)
+				rc = lat_measure(tr, c, src == me, z->bytes, o, deadline, run->samples, r);
+			if (!rc && z->bw)
+				rc = bw_measure(tr, c, src == me, z->bytes, o, deadline, r);
+			if (rc) {
+				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
+				if (rc == FP_ETIMEDOUT)
+					snprintf(why, sizeof why, "%.200s (pair deadline %.1f s)", c->why,
+						 run->timeout);
+				else
+					snprintf(why, sizeof why, "%s", c->why);
+				r->status = status;
+				snprintf(r->why, sizeof r->why, "%s", why);
+				/* the rest of this pair is not run: say why each row is empty */
+				snprintf(why, sizeof why, "not run: this pair stopped at %llu B (%s)",
+					 (unsigned long long)z->bytes, p2p_status_name(status));
+			}
+		}
+	}
+	if (c)
+		tr->disconnect(c);
+}
+
+/* ---------------------------------------------------------------- one path */
+
+/* Deadline for the step's collective waits: far beyond any pair, so that it fires only when
+ * a rank is truly hung; then the rows written so far are all kept. */
+static int step_wait(struct p2p_run *run, MPI_Request *req, int step)
+{
+	int rc = mpi_wait_sleepy(req, clock_now() + 3 * run->timeout + 30);
+
+	if (rc == FP_ETIMEDOUT) {
+		LOG_ERROR("step %d: other endpoints did not arrive within %.0f s: a rank is hung; "
+			  "aborting (rows measured so far are in p2p.csv)", step, 3 * run->timeout + 30);
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+	}
+	return rc;
+}
+
+static void progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done,
+			   int npairs, double t0)
+{
+	double el = clock_now() - t0;
+
+	fprintf(stderr, "\r  %s: step %d/%d  pairs %d/%d  failed %d  elapsed %.1f s  left ~%.0f s   ",
+		path, step, nsteps, pairs_done, npairs, run->failed, el,
+		step ? el / step * (nsteps - step) : 0.0);
+	if (step == nsteps)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* rank 0: merge the gathered records of step s and write them out */
+static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct sched *sc, int s)
+{
+	const struct p2p_opts *o = run->o;
+
+	for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
+		const struct sched_pair *p = &sc->pair[k];
+
+		for (int d = 0; d < 2; d++) {
+			int src = d ? p->b : p->a, dst = d ? p->a : p->b;
+
+			for (int z = 0; z < o->nsizes; z++) {
+				int i = d * o->nsizes + z;
+				struct p2p_rec m;
+
+				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
+					      po->labels[src], po->labels[dst], &m);
+				p2p_csv_row(run->out->p2p_csv, po, &m);
+				if (z == o->nsizes - 1 && m.status != P2P_OK)
+					run->failed++;
+			}
+		}
+	}
+	return csv_flush(run->out->p2p_csv, "p2p.csv");
+}
+
+static int cmp_label(const void *a, const void *b, void *labels)
+{
+	const char *const *l = labels;
+
+	return natsort_cmp(l[*(const int *)a], l[*(const int *)b]);
+}
+
+/* rank 0: what the path's output needs; the estimate on the terminal */
+static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct tr_port *ports,
+		      const struct sched *sc)
+{
+	struct world *w = run->w;
+	size_t n = (size_t)w->nep;
+	const char **labels = calloc(n, sizeof *labels);
+	int *order = calloc(n, sizeof *order);
+	double est = p2p_pair_estimate(run->o, 20, 1.25);
+
+	po->run_id = run->out->run_id;
+	po->ports = ports;
+	po->lat = malloc(sizeof *po->lat * n * n);
+	po->lat_min = malloc(sizeof *po->lat_min * n * n);
+	po->bw = malloc(sizeof *po->bw * n * n);
+	if (!labels || !order || !po->lat || !po->lat_min || !po->bw) {
+		LOG_ERROR("out of memory for %zu endpoints", n);
+		return FP_ERUNTIME;
+	}
+	for (size_t i = 0; i < n * n; i++)
+		po->lat[i] = po->lat_min[i] = po->bw[i] = NAN;
+	for (size_t e = 0; e < n; e++) {
+		labels[e] = w->ep_label[e];
+		order[e] = (int)e;
+	}
+	/* matrices list endpoints in natural name order (the tree order exists only later) */
+	qsort_r(order, n, sizeof *order, cmp_label, labels);
+	po->labels = labels;
+	po->order = order;
+	if (!run->out->p2p_csv) {
+		if (!(run->out->p2p_csv = results_open(run->out->dir, "p2p.csv")))
+			return FP_ERUNTIME;
+		p2p_csv_header(run->out->p2p_csv);
+	}
+	printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
+	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
+	       po->path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
+	       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
+	/* a path that no endpoint has (a typo, a driver not loaded): say so once, up front; its
+	 * rows are all skipped and the run exits 1, as asked-for measurements are missing */
+	size_t e = 0;
+	while (e < n && !ports[e].usable)
+		e++;
+	if (e == n)
+		printf("  %s is usable on no endpoint, every pair is skipped: %s\n", po->path, ports[0].why);
+	fflush(stdout);
+	return 0;
+}
+
+/* rank 0: keep the path's matrices for the latency map (float, as inference takes them);
+ * the minimum latency is the least noisy */
+static int maps_take(struct p2p_maps *m, const struct p2p_path_out *po)
+{
+	size_t n = (size_t)po->nep;
+
+	m->n = po->nep;
+	snprintf(m->path, sizeof m->path, "%s", po->path);
+	m->lat = malloc(sizeof *m->lat * n * n);
+	m->lat_p50 = malloc(sizeof *m->lat_p50 * n * n);
+	m->bw = malloc(sizeof *m->bw * n * n);
+	if (!m->lat || !m->lat_p50 || !m->bw)
+		return FP_ERUNTIME;
+	for (size_t i = 0; i < n * n; i++) {
+		m->lat[i] = (float)po->lat_min[i];
+		m->lat_p50[i] = (float)po->lat[i];
+		m->bw[i] = (float)po->bw[i];
+	}
+	return 0;
+}
+
+/* rank 0: matrices and the summary of the path */
+static int path_end(struct p2p_run *run, struct p2p_path_out *po)
+{
+	char name[P2P_PATH_MAX + 32];
+	int rc = 0;
+	FILE *f;
+
+	for (int k = 0; k < 2; k++) {
+		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", po->path);
+		if (!(f = results_tmp_open(run->out->dir, name))) {
+			rc = FP_ERUNTIME;
+			continue;
+		}
+		p2p_matrix_write(f, po, k ? po->bw : po->lat, k ? 4 : 3);
+		rc |= results_tmp_commit(f, run->out->dir, name);
+	}
+	p2p_summary_print(stdout, po);
+	fflush(stdout);
+	if (run->maps && !run->maps->lat)
+		rc |= maps_take(run->maps, po);
+	free((void *)po->labels);
+	free((void *)po->order);
+	free(po->lat);
+	free(po->lat_min);
+	free(po->bw);
+	return rc ? FP_ERUNTIME : 0;
+}
+
+static int path_run(struct p2p_run *run, const char *path)
+{
+	const struct transport_ops *tr = transport_find(path);
+	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
+	struct world *w = run->w;
+	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
+			      .single_node = w->single_node, .max_window = (int)run->o->window,
+			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
+	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
+	struct p2p_path_out po = { .path = path, .nep = w->nep, .opts = run->o };
+	struct sched sc = { 0 };
+	void *ctx = NULL;
+	int rc = FP_ERUNTIME;
+	double t0;
+
+	for (int i = 0; i < run->o->nsizes; i++)
+		if (run->o->sizes[i].bytes > env.max_size)
+			env.max_size = run->o->sizes[i].bytes;
+	if (!ports || sched_create(w->nep, (int)run->o->concurrency, &sc))
+		goto out;
+	if (tr->open(&env, arg, &ctx, &port)) {
+		/* this endpoint cannot use the path: its pairs are skipped, the others go on */
+		port.usable = 0;
+		snprintf(port.why, sizeof port.why, "%.60s could not open path %.60s (see its log)", w->host, path);
+	}
+	if (MPI_Allgather(&port, sizeof port, MPI_BYTE, ports, sizeof port, MPI_BYTE, w->epcomm)) {
+		rc = FP_ERUNTIME;
+		goto out;
+	}
+	if (w->rank == 0 && path_begin(run, &po, ports, &sc))
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+	t0 = clock_now();
+	for (int s = 0; s < sc.nsteps; s++) {
+		MPI_Request req;
+
+		CHECK_MPI(MPI_Ibarrier(w->epcomm, &req));
+		step_wait(run, &req, s);
+		for (int i = 0; i < run->nrec; i++)
+			rec_init(&run->mine[i], -1, -1, 0);
+		for (int k = sc.step_first[s]; k < sc.step_first[s + 1]; k++) {
+			const struct sched_pair *p = &sc.pair[k];
+
+			if (p->a == w->my_ep || p->b == w->my_ep)
+				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k);
+		}
+		CHECK_MPI(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
+				      run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req));
+		step_wait(run, &req, s);
+		if (w->rank == 0) {
+			if (step_write(run, &po, &sc, s))
+				MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME); /* logged; rows so far are kept */
+			if (run->out->progress)
+				progress_print(run, path, s + 1, sc.nsteps, sc.step_first[s + 1], sc.npairs, t0);
+		}
+	}
+	rc = 0;
+	if (w->rank == 0 && path_end(run, &po))
+		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+out:
+	tr->close(ctx);
+	sched_destroy(&sc);
+	free(ports);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the subcommand */
+
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .maps = maps };
+	int rc = 0;
+
+	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
+	run.stall_pending = o->test_stall_rank == w->rank;
+	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
+	run.samples = calloc((size_t)o->lat_iters, sizeof *run.samples);
+	if (w->rank == 0)
+		run.all = calloc((size_t)w->nep * (size_t)run.nrec, sizeof *run.all);
+	if (!run.mine || !run.samples || (w->rank == 0 && !run.all)) {
+		LOG_ERROR("out of memory");
+		rc = FP_ERUNTIME;
+	}
+	for (int i = 0; rc == 0 && i < o->npaths; i++)
+		rc = path_run(&run, o->paths[i]);
+	free(run.mine);
+	free(run.samples);
+	free(run.all);
+	if (rc == 0 && run.failed)
+		rc = 1;
+	return rc;
+}
+
+static int p2p_body(struct world *w, struct run_out *ro, void *arg)
+{
+	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
+}
+
+int cmd_p2p(int argc, char **argv)
+{
+	struct p2p_opts o;
+	char err[OPTS_ERR_MAX];
+	int rc = p2p_opts_parse(argc, argv, &o, err);
+
+	if (rc == 1) {
+		p2p_usage(stdout);
+		return FP_EXIT_OK;
+	}
+	if (rc)
+		return launcher_usage_error("p2p", err);
+	return run_command(argc, argv, "p2p", &(struct run_where){ o.output, o.name, o.root }, o.progress,
+			   NULL, p2p_body, &o);
+}

@@ -1,0 +1,183 @@
+/* verbs_wire.h — the pure parts of the verbs transport (tr_verbs.c), compiled in every build
+ * so that they are unit-tested without libibverbs or an RDMA device:
+ *   - the path argument ("mlx5_0:1") and what a port offers (kind, line rate, usable, why);
+ *   - the RoCE v2 GID choice from a sysfs tree under a root (the inventory's picker);
+ *   - the connection-info message exchanged over MPI per pair: encode, decode, validate;
+ *   - path MTU (enum <-> bytes, min of two), 24-bit PSNs, selective signalling;
+ *   - the INIT / RTR / RTS attribute sets, as a plain mirror of the ibv_qp_attr fields used.
+ * Enum and flag values equal libibverbs' own (tr_verbs.c checks that at compile time), so an
+ * attribute set converts field by field and its mask passes through unchanged.
+ *
+ * Registered-buffer layout of one endpoint (max = env->max_size bytes), the contract both
+ * sides of a pair rely on:
+ *   [0, max)        send half: the payload of every write we post (zeros)
+ *   [max, 2max)     receive half: the peer writes its messages here, always at offset 0
+ *   2max            ack byte: the peer's acknowledgement of a window lands here
+ *   2max + m        for m = 1..255: a byte holding m, set once at open — the last byte of a
+ *                   message marked m. No byte a posted write may still be reading ever
+ *                   changes, so markers need no synchronisation with the device.
+ * We advertise addr = base + max and size = max + 1 (receive half and ack byte). */
+#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256)
+#define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
+#ifndef FP_VERBS_WIRE_H
+#define FP_VERBS_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node/inventory.h"
+#include "transport.h"
+
+#define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
+#define VERBS_INFO_VERSION 1
+#define VERBS_INFO_BYTES 70          /* encoded size of struct verbs_info, big-endian */
+#define VERBS_PSN_MASK 0xffffffu     /* PSNs and QP numbers are 24-bit */
+
+/* RC QP constants, as perftest sets them (REFERENCE.md "RC setup"). */
+#define VERBS_TIMEOUT 14        /* local ACK timeout: 4.096 us x 2^14 = 67 ms per try */
+#define VERBS_RETRY_CNT 7
+#define VERBS_RNR_RETRY 7       /* 7 = retry forever; no receive queue is used anyway */
+#define VERBS_MIN_RNR_TIMER 12  /* 0.64 ms */
+#define VERBS_HOP_LIMIT 0xff
+#define VERBS_RD_ATOMIC 1       /* only writes are issued: one outstanding read is plenty */
+
+/* Mirrors of libibverbs values (checked equal in tr_verbs.c). */
+enum { VERBS_QPS_RESET, VERBS_QPS_INIT, VERBS_QPS_RTR, VERBS_QPS_RTS };
+enum { VERBS_MTU_256 = 1, VERBS_MTU_512, VERBS_MTU_1024, VERBS_MTU_2048, VERBS_MTU_4096 };
+enum { VERBS_PORT_ACTIVE = 4 };                     /* ibv_port_state */
+enum { VERBS_LL_INFINIBAND = 1, VERBS_LL_ETHERNET = 2 }; /* ibv_port_attr.link_layer */
+enum { VERBS_GID_NONE = 0, VERBS_GID_ROCE_V2 = 2 }; /* our wire code: LID routing, or RoCE v2 */
+enum {
+	VERBS_ACCESS_LOCAL_WRITE = 1 << 0,
+	VERBS_ACCESS_REMOTE_WRITE = 1 << 1,
+};
+enum { /* ibv_qp_attr_mask bits */
+	VERBS_ATTR_STATE = 1 << 0,
+	VERBS_ATTR_ACCESS_FLAGS = 1 << 3,
+	VERBS_ATTR_PKEY_INDEX = 1 << 4,
+	VERBS_ATTR_PORT = 1 << 5,
+	VERBS_ATTR_AV = 1 << 7,
+	VERBS_ATTR_PATH_MTU = 1 << 8,
+	VERBS_ATTR_TIMEOUT = 1 << 9,
+	VERBS_ATTR_RETRY_CNT = 1 << 10,
+	VERBS_ATTR_RNR_RETRY = 1 << 11,
+	VERBS_ATTR_RQ_PSN = 1 << 12,
+	VERBS_ATTR_MAX_QP_RD_ATOMIC = 1 << 13,
+	VERBS_ATTR_MIN_RNR_TIMER = 1 << 15,
+	VERBS_ATTR_SQ_PSN = 1 << 16,
+	VERBS_ATTR_MAX_DEST_RD_ATOMIC = 1 << 17,
+	VERBS_ATTR_DEST_QPN = 1 << 20,
+};
+
+/* ---------------------------------------------------------------- the port */
+
+/* "mlx5_0:1" → dev "mlx5_0", port 1. 0, or FP_EUSAGE with why set. */
+int verbs_arg_parse(const char *arg, char *dev, size_t devlen, int *port, char *why);
+
+/* What ibv_query_port (and the GID choice) said about our port. */
+struct verbs_port {
+	int state;         /* ibv_port_state; VERBS_PORT_ACTIVE to be usable */
+	int link_layer;    /* VERBS_LL_*; 0 (unspecified) is InfiniBand, as in libibverbs */
+	uint16_t lid;
+	int active_mtu;    /* VERBS_MTU_* */
+	int active_speed;  /* ibv_port_attr.active_speed code */
+	int active_width;  /* ibv_port_attr.active_width code */
+	int gid_index;     /* RoCE: the RoCE v2 GID chosen, -1 none; InfiniBand: unused */
+};
+
+/* Line rate from the verbs codes (the inventory's decoders): Gb/s, NAN when unknown. */
+double verbs_rate_gbps(int active_speed, int active_width);
+/* 1 when the port's link layer is Ethernet (RoCE). */
+int verbs_port_is_roce(const struct verbs_port *p);
+/* Fill the tr_port of "dev:port" on host from what was queried: kind, rate, usable, why
+ * (a port that is not active, an InfiniBand port without a LID, RoCE without a v2 GID). */
+void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, const char *host,
+			 struct tr_port *out);
+
+/* The RoCE v2 GID perftest would use on dev:port, read from "<root>/class/infiniband/<dev>/
+ * ports/<port>/{gids,gid_attrs/types}/<i>" (i < INV_GIDS_MAX) and chosen by inv_gid_pick.
+ * Returns the index, or -1 when no entry qualifies; gid gets its 16 bytes when not NULL. */
+int verbs_gid_choose(const char *root, const char *dev, int port, uint8_t gid[16]);
+
+/* ---------------------------------------------------------------- connection info */
+
+/* What each side of a pair sends the other before its QP leaves INIT. */
+struct verbs_info {
+	uint32_t magic, version;
+	uint32_t link_layer;   /* VERBS_LL_* */
+	uint32_t gid_type;     /* VERBS_GID_* */
+	uint32_t from, to;     /* endpoint indices */
+	uint32_t seq;          /* the engine's pair number */
+	uint32_t qpn;          /* 0: the sender's setup failed (its log says why) */
+	uint32_t psn;          /* its send queue's first PSN = our receive queue's */
+	uint32_t lid;          /* InfiniBand */
+	uint32_t gid_index;    /* RoCE: the sender's own index (for its logs) */
+	uint8_t gid[16];       /* RoCE: the sender's GID, our dgid */
+	uint32_t mtu;          /* its port's active MTU, VERBS_MTU_* */
+	uint32_t rkey;
+	uint64_t addr;         /* its receive half */
+	uint64_t size;         /* bytes we may write at addr: receive half + ack byte */
+};
+
+void verbs_info_encode(const struct verbs_info *in, uint8_t out[VERBS_INFO_BYTES]);
+/* 0, or FP_EPEER (why set) when len is not VERBS_INFO_BYTES. */
+int verbs_info_decode(const uint8_t *buf, size_t len, struct verbs_info *out, char *why);
+/* Check what the peer sent against ours and the pair (from, to, seq as we expect them to
+ * read: from = the peer). 0, or FP_EPEER with why saying what does not match. */
+int verbs_info_check(const struct verbs_info *mine, const struct verbs_info *peer, char *why);
+
+/* ---------------------------------------------------------------- MTU, PSN, signalling */
+
+/* VERBS_MTU_* ↔ bytes; 0 / -1 for values that are not an IB MTU. */
+int verbs_mtu_bytes(int mtu);
+int verbs_mtu_from_bytes(int bytes);
+/* The path MTU: the smaller of the two ports' active MTUs (enum values are ordered). */
+int verbs_mtu_path(int a, int b);
+/* A PSN from 32 random bits: the low 24. */
+uint32_t verbs_psn(uint32_t random);
+
+/* Selective signalling: only every `every`-th send is signalled, and the last of a batch;
+ * an unsignalled send's queue slot is freed by the next signalled completion, so `every` is
+ * at most half the send queue's depth (and at most 64, as CQ moderation goes). */
+int verbs_sig_every(int sq_depth);
+/* 1 when the next send must be signalled: `unsignalled` sends since the last signalled one,
+ * `last` = it ends a batch whose completion is awaited. */
+int verbs_sig_due(int unsignalled, int every, int last);
+/* Completions a batch of n sends produces, starting with no unsignalled send pending. */
+long verbs_sig_count(long n, int every);
+/* The marker of iteration i: 1..255, never 0 (0 is what the buffers hold). */
+uint8_t verbs_marker(unsigned long i);
+
+/* ---------------------------------------------------------------- QP attributes */
+
+struct verbs_ah {
+	uint16_t dlid;
+	uint8_t sl, src_path_bits, port_num, is_global;
+	uint8_t dgid[16];
+	uint8_t sgid_index, hop_limit, traffic_class;
+	uint32_t flow_label;
+};
+
+/* The ibv_qp_attr fields fabprobe sets, and the mask naming them. */
+struct verbs_qp_attr {
+	int mask;            /* VERBS_ATTR_* */
+	int qp_state;        /* VERBS_QPS_* */
+	int path_mtu;        /* VERBS_MTU_* */
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint32_t dest_qp_num, rq_psn, sq_psn;
+	uint8_t max_dest_rd_atomic, min_rnr_timer, max_rd_atomic, timeout, retry_cnt, rnr_retry;
+	struct verbs_ah ah;
+};
+
+/* RESET → INIT: port, pkey 0, remote write (the peer writes our receive half and ack byte). */
+void verbs_attr_init(int port, struct verbs_qp_attr *a);
+/* INIT → RTR toward the peer: its QPN and PSN; path MTU = min of both; the address:
+ * InfiniBand by LID, RoCE by GRH (dgid = its GID, sgid_index = ours). */
+void verbs_attr_rtr(int port, const struct verbs_info *mine, const struct verbs_info *peer,
+		    struct verbs_qp_attr *a);
+/* RTR → RTS: our PSN, timeout / retries as perftest. */
+void verbs_attr_rts(const struct verbs_info *mine, struct verbs_qp_attr *a);
+
+#endif

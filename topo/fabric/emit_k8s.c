@@ -1,0 +1,115 @@
+/* emit_k8s.c — Kubernetes node labels, a Kueue Topology and Volcano HyperNodes. One label
+ * per tier: <prefix>/tier-0 = the leaf switch, <prefix>/tier-1 = the spine, … */
+#include <string.h>
+
+#include "emit.h"
+#include "core/log.h"
+
+static int names_ok(const struct emit_topo *t, char *err)
+{
+	if (!emit_label_prefix_ok(t->label_prefix)) {
+		snprintf(err, EMIT_ERR_MAX, "label prefix '%.100s' is not a DNS subdomain", t->label_prefix);
+		return FP_EUSAGE;
+	}
+	for (int i = 0; i < t->n; i++)
+		if (!emit_k8s_name_ok(t->hosts[i])) {
+			snprintf(err, EMIT_ERR_MAX, "host name '%.100s' is not a Kubernetes node name "
+				 "(lower-case RFC 1123 subdomain)", t->hosts[i]);
+			return FP_EUSAGE;
+		}
+	return 0;
+}
+
+int emit_k8s_label_cmds(FILE *f, const struct emit_topo *t, char *err)
+{
+	const struct infer_result *r = t->tree;
+
+	if (names_ok(t, err))
+		return FP_EUSAGE;
+	fprintf(f, "#!/bin/sh\n# Label each node with its switches, made by fabprobe from measured latencies\n"
+		   "# %s\nset -e\n", t->how);
+	for (int k = 0; k < t->n; k++) {
+		int node = r->order[k];
+
+		fprintf(f, "kubectl label node %s", t->hosts[node]);
+		for (int tier = 0; tier < r->ntiers; tier++) {
+			char g[EMIT_NAME_MAX];
+
+			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
+			fprintf(f, " %s/tier-%d=%s", t->label_prefix, tier, g);
+		}
+		fputs(" --overwrite\n", f);
+	}
+	return 0;
+}
+
+int emit_k8s_nodes(FILE *f, const struct emit_topo *t, char *err)
+{
+	const struct infer_result *r = t->tree;
+
+	if (names_ok(t, err))
+		return FP_EUSAGE;
+	fprintf(f, "# Node labels for: kubectl apply --server-side --field-manager=fabprobe -f THIS\n# %s\n", t->how);
+	for (int k = 0; k < t->n; k++) {
+		int node = r->order[k];
+
+		fprintf(f, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels:\n", t->hosts[node]);
+		for (int tier = 0; tier < r->ntiers; tier++) {
+			char g[EMIT_NAME_MAX];
+
+			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
+			fprintf(f, "    %s/tier-%d: %s\n", t->label_prefix, tier, g);
+		}
+	}
+	return 0;
+}
+
+int emit_kueue(FILE *f, const struct emit_topo *t, char *err)
+{
+	if (names_ok(t, err))
+		return FP_EUSAGE;
+	fprintf(f, "# Kueue Topology over fabprobe's tier labels (apply k8s-node-labels first)\n# %s\n"
+		   "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: fabprobe\n"
+		   "spec:\n  levels:\n", t->how);
+	for (int tier = t->tree->ntiers - 1; tier >= 0; tier--) /* coarsest first */
+		fprintf(f, "  - nodeLabel: \"%s/tier-%d\"\n", t->label_prefix, tier);
+	fputs("  - nodeLabel: \"kubernetes.io/hostname\"\n", f);
+	return 0;
+}
+
+int emit_volcano(FILE *f, const struct emit_topo *t, char *err)
+{
+	const struct infer_result *r = t->tree;
+
+	if (names_ok(t, err))
+		return FP_EUSAGE;
+	fprintf(f, "# Volcano HyperNodes (tier 1 = leaf switch), made by fabprobe\n# %s\n", t->how);
+	for (int tier = 0; tier < r->ntiers; tier++)
+		for (int g = 0; g < r->ngroups[tier]; g++) {
+			char name[EMIT_NAME_MAX];
+			int last = -1;
+
+			emit_group_name(t, tier, g, name);
+			fprintf(f, "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\n"
+				   "metadata:\n  name: %s\nspec:\n  tier: %d\n  members:\n", name, tier + 1);
+			for (int k = 0; k < t->n; k++) {
+				int node = r->order[k], child;
+				char cname[EMIT_NAME_MAX];
+
+				if (r->group[(size_t)tier * t->n + node] != g)
+					continue;
+				if (tier == 0) {
+					fprintf(f, "  - type: Node\n    selector:\n      exactMatch:\n        name: %s\n",
+						t->hosts[node]);
+					continue;
+				}
+				child = r->group[(size_t)(tier - 1) * t->n + node];
+				if (child == last) /* children are contiguous in tree order */
+					continue;
+				last = child;
+				emit_group_name(t, tier - 1, child, cname);
+				fprintf(f, "  - type: HyperNode\n    selector:\n      exactMatch:\n        name: %s\n", cname);
+			}
+		}
+	return 0;
+}

@@ -1,0 +1,189 @@
+/* emit_slurm.c — Slurm topology/tree, topology/block and topology.yaml. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "hostlist.h"
+#include "core/log.h"
+
+/* The members of group g at tier t, as a hostlist expression: its hosts at tier 0, else the
+ * names of its child switches; tier = ntiers is a root above every top group. *out is
+ * malloc'd. */
+static int members(const struct emit_topo *t, int tier, int g, char **out, char *err)
+{
+	const struct infer_result *r = t->tree;
+	const char **names = calloc((size_t)t->n, sizeof *names);
+	char (*sw)[EMIT_NAME_MAX] = calloc((size_t)t->n, sizeof *sw);
+	int k = 0, last = -1, rc;
+
+	if (!names || !sw) {
+		free(names);
+		free(sw);
+		snprintf(err, EMIT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < t->n; i++) {
+		int node = r->order[i];
+
+		if (tier < r->ntiers && r->group[(size_t)tier * t->n + node] != g)
+			continue;
+		if (tier == 0)
+			names[k++] = t->hosts[node];
+		else if (r->group[(size_t)(tier - 1) * t->n + node] != last) {
+			/* children are contiguous in tree order: a change is a new child */
+			last = r->group[(size_t)(tier - 1) * t->n + node];
+			emit_group_name(t, tier - 1, last, sw[k]);
+			names[k] = sw[k];
+			k++;
+		}
+	}
+	rc = hostlist_compress(names, k, out, err, EMIT_ERR_MAX);
+	free(names);
+	free(sw);
+	return rc;
+}
+
+static void header(FILE *f, const struct emit_topo *t, const char *what)
+{
+	const struct infer_result *r = t->tree;
+
+	fprintf(f, "# %s, made by fabprobe from measured latencies (no switch or subnet-manager access)\n"
+		   "# %s\n", what, t->how);
+	for (int k = 0; k < r->ntiers; k++) {
+		char name[EMIT_NAME_MAX];
+
+		emit_group_name(t, k, 0, name);
+		name[strcspn(name, "0123456789")] = 0;
+		fprintf(f, "# tier %d (%s): %d switch%s, p50 latency %.2f us between nodes that meet here\n", k,
+			name, r->ngroups[k], r->ngroups[k] == 1 ? "" : "es", r->lat_p50_us[k]);
+	}
+}
+
+int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
+{
+	const struct infer_result *r = t->tree;
+	int top = r->ntiers - 1;
+
+	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/tree");
+	for (int k = 0; k < r->ntiers; k++)
+		for (int g = 0; g < r->ngroups[k]; g++) {
+			char name[EMIT_NAME_MAX], *list = NULL;
+
+			if (members(t, k, g, &list, err))
+				return FP_EUSAGE;
+			emit_group_name(t, k, g, name);
+			fprintf(f, "SwitchName=%s %s=%s\n", name, k ? "Switches" : "Nodes", list);
+			free(list);
+		}
+	if (r->ngroups[top] > 1) {
+		/* parts that no measurement connects still need one top switch, or Slurm never
+		 * puts them in one job */
+		char *list = NULL;
+
+		if (members(t, r->ntiers, 0, &list, err))
+			return FP_EUSAGE;
+		fprintf(f, "# the switches below root are not connected by any measurement\n"
+			   "SwitchName=root Switches=%s\n", list);
+		free(list);
+	}
+	return 0;
+}
+
+/* Block sizes: the base is the smallest leaf (every block must hold at least that many nodes);
+ * each larger size (base x 2^k) is offered only while Slurm's pairing of consecutive blocks
+ * (by position in the file) keeps every aggregate under one spine. Slurm refuses empty blocks,
+ * so misaligned spines are not padded: the sizes stop below them. */
+static int block_sizes(const struct emit_topo *t, int *base)
+{
+	const struct infer_result *r = t->tree;
+	int nb = r->ngroups[0], *count = calloc((size_t)nb, sizeof *count), *spine = calloc((size_t)nb, sizeof *spine);
+	int levels = 0;
+
+	if (!count || !spine) {
+		free(count);
+		free(spine);
+		return -1;
+	}
+	for (int i = 0; i < t->n; i++) {
+		int b = r->group[i];
+
+		count[b]++;
+		spine[b] = r->ntiers > 1 ? r->group[(size_t)t->n + i] : 0;
+	}
+	*base = t->n;
+	for (int b = 0; b < nb; b++)
+		if (count[b] < *base)
+			*base = count[b];
+	for (int size = 2; size <= nb; size *= 2) {
+		int ok = 1;
+
+		for (int b = 0; b < nb && ok; b++)
+			ok = spine[b] == spine[b - b % size];
+		if (!ok)
+			break;
+		levels++;
+	}
+	free(count);
+	free(spine);
+	return levels;
+}
+
+int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
+{
+	int base, levels = block_sizes(t, &base);
+
+	if (levels < 0) {
+		snprintf(err, EMIT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block (one block per leaf)");
+	for (int g = 0; g < t->tree->ngroups[0]; g++) {
+		char *list = NULL;
+
+		if (members(t, 0, g, &list, err))
+			return FP_EUSAGE;
+		fprintf(f, "BlockName=b%02d Nodes=%s\n", g, list);
+		free(list);
+	}
+	fprintf(f, "BlockSizes=%d", base);
+	for (int k = 1; k <= levels; k++)
+		fprintf(f, ",%d", base << k);
+	fputc('\n', f);
+	return 0;
+}
+
+int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
+{
+	const struct infer_result *r = t->tree;
+	int base, levels = block_sizes(t, &base);
+
+	if (levels < 0) {
+		snprintf(err, EMIT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
+	fputs("- topology: fabprobe-tree\n  cluster_default: true\n  tree:\n    switches:\n", f);
+	for (int k = 0; k < r->ntiers; k++)
+		for (int g = 0; g < r->ngroups[k]; g++) {
+			char name[EMIT_NAME_MAX], *list = NULL;
+
+			if (members(t, k, g, &list, err))
+				return FP_EUSAGE;
+			emit_group_name(t, k, g, name);
+			fprintf(f, "    - switch: %s\n      %s: \"%s\"\n", name, k ? "children" : "nodes", list);
+			free(list);
+		}
+	fprintf(f, "- topology: fabprobe-block\n  cluster_default: false\n  block:\n    block_sizes:\n");
+	for (int k = 0; k <= levels; k++)
+		fprintf(f, "      - %d\n", base << k);
+	fputs("    blocks:\n", f);
+	for (int g = 0; g < r->ngroups[0]; g++) {
+		char *list = NULL;
+
+		if (members(t, 0, g, &list, err))
+			return FP_EUSAGE;
+		fprintf(f, "    - block: b%02d\n      nodes: \"%s\"\n", g, list);
+		free(list);
+	}
+	return 0;
+}

@@ -1,0 +1,165 @@
+/* topo_csv.c — see topo_csv.h. */
+#include "topo_csv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/csv.h"
+#include "hostlist.h"
+
+static void tier_kind(const struct emit_topo *t, int tier, char *out)
+{
+	emit_group_name(t, tier, 0, out);
+	out[strcspn(out, "0123456789")] = 0;
+	if (out[strlen(out) - 1] == '-') /* "tier3-" */
+		out[strlen(out) - 1] = 0;
+}
+
+void topo_csv_topology(FILE *f, const struct emit_topo *t)
+{
+	const struct infer_result *r = t->tree;
+
+	fputs("host,order", f);
+	for (int k = 0; k < r->ntiers; k++)
+		fprintf(f, ",tier%d", k);
+	fputs(",offset_us\n", f);
+	for (int k = 0; k < t->n; k++) {
+		int node = r->order[k];
+
+		csv_field(f, t->hosts[node]);
+		fprintf(f, ",%d", k);
+		for (int tier = 0; tier < r->ntiers; tier++) {
+			char g[EMIT_NAME_MAX];
+
+			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
+			fprintf(f, ",%s", g);
+		}
+		fprintf(f, ",%.3f\n", r->offset_us[node]);
+	}
+}
+
+static void num(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.*f", prec, v);
+	else
+		fputc(',', f);
+}
+
+void topo_csv_tiers(FILE *f, const struct emit_topo *t)
+{
+	const struct infer_result *r = t->tree;
+
+	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us\n", f);
+	for (int k = 0; k < r->ntiers; k++) {
+		char kind[EMIT_NAME_MAX];
+
+		tier_kind(t, k, kind);
+		fprintf(f, "%d,%s,%d,%d", k, kind, r->ngroups[k], r->npairs[k]);
+		num(f, r->lat_p50_us[k], 3);
+		num(f, r->bw_p50_GBps[k], 4);
+		num(f, r->threshold_us[k], 3);
+		fputc('\n', f);
+	}
+}
+
+static void suspect_text(const struct emit_topo *t, const struct infer_suspect *s, char *hosts, size_t hl,
+			 const char **metric, char *why, size_t wl)
+{
+	const char *a = t->hosts[s->a], *b = s->b >= 0 ? t->hosts[s->b] : "";
+	char kind[EMIT_NAME_MAX] = "";
+
+	if (s->tier >= 0 && s->tier < t->tree->ntiers)
+		tier_kind(t, s->tier, kind);
+	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
+	switch (s->kind) {
+	case SUSPECT_SLOW_NODE:
+		*metric = "offset_us";
+		snprintf(why, wl, "every path of %s is %.1f us slower than its peers': slow NIC, host or cable", a, s->value);
+		break;
+	case SUSPECT_LOW_BW_NODE:
+		*metric = "bw_ratio";
+		snprintf(why, wl, "%s's pairs reach %.0f%% of their tier's median bandwidth: its NIC link (rate, width, cable) or host", a, 100 * s->value);
+		break;
+	case SUSPECT_SLOW_LINK:
+		*metric = "latency_us";
+		snprintf(why, wl, "%s-%s: %.2f us where pairs under the same %s switch have %.2f us: a slow link or a longer route", a, b, s->value, kind, s->expected);
+		break;
+	case SUSPECT_FAST_LINK:
+		*metric = "latency_us";
+		snprintf(why, wl, "%s-%s: %.2f us, faster than pairs that meet at a %s switch (%.2f us): misgrouped, or a route that skips a tier", a, b, s->value, kind, s->expected);
+		break;
+	case SUSPECT_LOW_BW_LINK:
+		*metric = "bandwidth_GBps";
+		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, s->value, kind, s->expected);
+		break;
+	default:
+		*metric = "";
+		snprintf(why, wl, "%s-%s: not measured in either direction (timeout or error)", a, b);
+	}
+}
+
+void topo_csv_suspects(FILE *f, const struct emit_topo *t)
+{
+	const struct infer_result *r = t->tree;
+
+	fputs("kind,hosts,metric,value,expected,reason\n", f);
+	for (int i = 0; i < r->nsuspects; i++) {
+		const struct infer_suspect *s = &r->suspects[i];
+		char hosts[600], why[1024];
+		const char *metric;
+
+		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "%s,", infer_suspect_kind_name(s->kind));
+		csv_field(f, hosts);
+		fprintf(f, ",%s", metric);
+		num(f, s->value, 4);
+		num(f, s->kind == SUSPECT_SLOW_NODE ? 0 : s->expected, 4);
+		fputc(',', f);
+		csv_field(f, why);
+		fputc('\n', f);
+	}
+}
+
+void topo_summary_print(FILE *f, const struct emit_topo *t)
+{
+	const struct infer_result *r = t->tree;
+	const char **names = malloc(sizeof *names * (size_t)(t->n + 1));
+	char err[EMIT_ERR_MAX];
+
+	fprintf(f, "\nlatency map: %d tier%s (noise %.2f us)\n", r->ntiers, r->ntiers == 1 ? "" : "s", r->noise_us);
+	for (int k = 0; k < r->ntiers; k++) {
+		char kind[EMIT_NAME_MAX];
+
+		tier_kind(t, k, kind);
+		fprintf(f, "  tier %d (%s): %d group%s, p50 %.2f us", k, kind, r->ngroups[k],
+			r->ngroups[k] == 1 ? "" : "s", r->lat_p50_us[k]);
+		if (isfinite(r->bw_p50_GBps[k]))
+			fprintf(f, ", %.3f GB/s", r->bw_p50_GBps[k]);
+		fputc('\n', f);
+	}
+	for (int g = 0; names && g < r->ngroups[0]; g++) {
+		char name[EMIT_NAME_MAX], *list = NULL;
+		int k = 0;
+
+		for (int i = 0; i < t->n; i++)
+			if (r->group[r->order[i]] == g)
+				names[k++] = t->hosts[r->order[i]];
+		emit_group_name(t, 0, g, name);
+		if (hostlist_compress(names, k, &list, err, sizeof err) == 0)
+			fprintf(f, "    %s (%d): %s\n", name, k, list);
+		free(list);
+	}
+	free(names);
+	fprintf(f, "  suspects: %d\n", r->nsuspects);
+	for (int i = 0; i < r->nsuspects && i < 10; i++) {
+		char hosts[600], why[1024];
+		const char *metric;
+
+		suspect_text(t, &r->suspects[i], hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "    %s: %s\n", infer_suspect_kind_name(r->suspects[i].kind), why);
+	}
+	if (r->nsuspects > 10)
+		fprintf(f, "    … %d more in suspects.csv\n", r->nsuspects - 10);
+}
