@@ -1,41 +1,47 @@
-/* fabprobe.c — main: the table of subcommands. Each handler parses its own options and
- * initialises MPI only if it needs it; it returns the process exit code (log.h). */
+/* fabprobe.c — main: the registry of subcommands (core/registry.h). Each handler parses its
+ * own options and initialises MPI only if it needs it; it returns the process exit code. */
 #include <stdio.h>
 #include <string.h>
 
-#include "coll/coll.h"
-#include "core/log.h"
-#include "inventory/inventory_cmd.h"
-#include "p2p/p2p.h"
 #include "cmd/cmd.h"
+#include "core/log.h"
+#include "core/registry.h"
 
-int cmd_run(int argc, char **argv); /* run_cmd.c */
+#define COMMAND(n, fn, what) static const struct command n##_command = { .name = #n, .summary = what, .main = fn }
 
-struct subcommand {
-	const char *name;
-	int (*run)(int argc, char **argv); /* NULL: not in this version yet */
-	const char *summary;
+COMMAND(run, cmd_run, "the whole job: inventory, p2p map, collectives, topology, verdicts");
+COMMAND(p2p, cmd_p2p, "latency and bandwidth between every pair of nodes, per path");
+COMMAND(coll, cmd_coll, "collective benchmarks (all-reduce…) through MPI and NCCL");
+COMMAND(inventory, cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality");
+COMMAND(topo, cmd_topo, "infer switch tiers from a latency matrix; write scheduler files");
+static const struct command compare_command = {
+	.name = "compare", .absent = "not in this version yet",
+	.summary = "compare two runs: regressions and improvements",
+};
+static const struct command report_command = {
+	.name = "report", .absent = "not in this version yet",
+	.summary = "render a results directory as a report",
 };
 
-static const struct subcommand subcommands[] = {
-	{ "run", cmd_run, "the whole job: inventory, p2p map, collectives, topology, verdicts" },
-	{ "p2p", cmd_p2p, "latency and bandwidth between every pair of nodes, per path" },
-	{ "coll", cmd_coll, "collective benchmarks (all-reduce…) through MPI and NCCL" },
-	{ "inventory", cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality" },
-	{ "topo", cmd_topo, "infer switch tiers from a latency matrix; write scheduler files" },
-	{ "compare", NULL, "compare two runs: regressions and improvements" },
-	{ "report", NULL, "render a results directory as a report" },
+REGISTRY_SHAPE(struct command);
+
+const struct command *const command_registry[] = {
+	&run_command, &p2p_command, &coll_command, &inventory_command, &topo_command,
+	&compare_command, &report_command, NULL,
 };
-#define NSUB ((int)(sizeof subcommands / sizeof subcommands[0]))
 
 static void usage(FILE *f)
 {
 	fputs("usage: fabprobe <command> [options]     (under mpirun or srun for measurements)\n"
 	      "       fabprobe <command> --help\n"
 	      "       fabprobe --version\n\ncommands:\n", f);
-	for (int i = 0; i < NSUB; i++)
-		fprintf(f, "  %-10s %s%s\n", subcommands[i].name, subcommands[i].summary,
-			subcommands[i].run ? "" : " (not in this version yet)");
+	for (int i = 0; command_registry[i]; i++)
+	{
+		const struct command *c = command_registry[i];
+
+		fprintf(f, "  %-10s %s%s%s%s\n", c->name, c->summary, c->absent ? " (" : "",
+			c->absent ? c->absent : "", c->absent ? ")" : "");
+	}
 }
 
 int main(int argc, char **argv)
@@ -52,15 +58,14 @@ int main(int argc, char **argv)
 		printf("fabprobe %s (%s)\n", FP_VERSION, FP_FEATURES);
 		return FP_EXIT_OK;
 	}
-	for (int i = 0; i < NSUB; i++) {
-		if (strcmp(argv[1], subcommands[i].name))
-			continue;
-		if (!subcommands[i].run) {
-			fprintf(stderr, "fabprobe: '%s' is not in this version yet\n", argv[1]);
-			return FP_EXIT_USAGE;
-		}
-		return subcommands[i].run(argc - 1, argv + 1);
+	const struct command *c = REGISTRY_FIND(struct command, command_registry, argv[1], (size_t)-1);
+
+	if (c && c->absent) {
+		fprintf(stderr, "fabprobe: '%s' is %s\n", argv[1], c->absent);
+		return FP_EXIT_USAGE;
 	}
+	if (c)
+		return c->main(argc - 1, argv + 1);
 	fprintf(stderr, "fabprobe: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return FP_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "coll/coll.h"
 #include "core/log.h"
 
@@ -50,7 +51,7 @@ void coll_usage(FILE *f)
 	      f);
 }
 
-enum { O_BACKEND = 256, O_OUTPUT, O_NAME, O_ROOT_DIR, O_CORRUPT };
+enum { O_BACKEND = 256, O_CORRUPT };
 
 static const struct option long_opts[] = {
 	{ "minbytes", required_argument, NULL, 'b' },
@@ -65,15 +66,11 @@ static const struct option long_opts[] = {
 	{ "redop", required_argument, NULL, 'O' },
 	{ "root", required_argument, NULL, 'r' },
 	{ "backend", required_argument, NULL, O_BACKEND },
-	{ "output", required_argument, NULL, O_OUTPUT },
-	{ "name", required_argument, NULL, O_NAME },
-	{ "results-root", required_argument, NULL, O_ROOT_DIR },
+	RESULTS_LONG_OPTIONS,
 	{ "test-corrupt", required_argument, NULL, O_CORRUPT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-#define FAIL(...) do { snprintf(err, OPTS_ERR_MAX, __VA_ARGS__); return FP_EUSAGE; } while (0)
 
 int coll_sweep(uint64_t min, uint64_t max, long factor, uint64_t step, uint64_t *out, int cap,
 	       char *err)
@@ -82,7 +79,7 @@ int coll_sweep(uint64_t min, uint64_t max, long factor, uint64_t step, uint64_t 
 
 	for (uint64_t s = min; s <= max;) {
 		if (n == cap)
-			FAIL("the sweep %llu..%llu has more than %d sizes", (unsigned long long)min,
+			OPTS_FAIL("the sweep %llu..%llu has more than %d sizes", (unsigned long long)min,
 			     (unsigned long long)max, cap);
 		out[n++] = s;
 		if (step ? s > UINT64_MAX - step : s > UINT64_MAX / (uint64_t)factor)
@@ -99,7 +96,7 @@ static int name_list(const char *opt, const char *s, int (*find)(const char *), 
 	char buf[256], *tok, *save = NULL;
 
 	if (strlen(s) >= sizeof buf || !*s || s[strlen(s) - 1] == ',' || strstr(s, ",,") || *s == ',')
-		FAIL("%s: '%.60s' is not a comma-separated list of names", opt, s);
+		OPTS_FAIL("%s: '%.60s' is not a comma-separated list of names", opt, s);
 	strcpy(buf, s);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -111,12 +108,12 @@ static int name_list(const char *opt, const char *s, int (*find)(const char *), 
 			continue;
 		}
 		if (id < 0)
-			FAIL("%s: unknown name '%.60s'", opt, tok);
+			OPTS_FAIL("%s: unknown name '%.60s'", opt, tok);
 		for (int i = 0; i < *n; i++)
 			if (ids[i] == id)
-				FAIL("%s: '%.60s' is given twice", opt, tok);
+				OPTS_FAIL("%s: '%.60s' is given twice", opt, tok);
 		if (*n == nall)
-			FAIL("%s: '%.60s' is given twice", opt, tok);
+			OPTS_FAIL("%s: '%.60s' is given twice", opt, tok);
 		ids[(*n)++] = id;
 	}
 	return 0;
@@ -134,35 +131,30 @@ static int parse_backend(const char *s, int *out, char *err)
 	else if (!strcmp(s, "nccl"))
 		*out = COLL_BE_NCCL;
 	else
-		FAIL("--backend: '%.60s' is not one of mpi, nccl, all", s);
+		OPTS_FAIL("--backend: '%.60s' is not one of mpi, nccl, all", s);
 	return 0;
 }
 
 /* The checks that involve several options, and the sweep. */
 static int validate(struct coll_opts *o, int seen_f, int seen_i, int seen_O, int seen_r, char *err)
 {
-	int reduces = 0, rooted = 0, n;
+	int reduces = 0, rooted = 0, n, rc;
 
 	if (seen_f && seen_i)
-		FAIL("-f/--stepfactor and -i/--stepbytes both set the step: give one");
+		OPTS_FAIL("-f/--stepfactor and -i/--stepbytes both set the step: give one");
 	if (o->minbytes > o->maxbytes)
-		FAIL("-b/--minbytes (%llu) is larger than -e/--maxbytes (%llu)",
+		OPTS_FAIL("-b/--minbytes (%llu) is larger than -e/--maxbytes (%llu)",
 		     (unsigned long long)o->minbytes, (unsigned long long)o->maxbytes);
 	for (int i = 0; i < o->nops; i++) {
 		reduces |= coll_ops[o->ops[i]].reduces;
 		rooted |= coll_ops[o->ops[i]].rooted;
 	}
 	if (seen_O && !reduces)
-		FAIL("-O/--redop: none of the selected ops (-o) reduces");
+		OPTS_FAIL("-O/--redop: none of the selected ops (-o) reduces");
 	if (seen_r && !rooted)
-		FAIL("-r/--root: none of the selected ops (-o) has a root (broadcast, reduce)");
-	if (o->output && (o->name || o->results_root))
-		FAIL("--output names the directory itself; it cannot be combined with %s",
-		     o->name ? "--name" : "--results-root");
-	if ((o->output && !*o->output) || (o->results_root && !*o->results_root))
-		FAIL("%s: empty directory name", o->output ? "--output" : "--results-root");
-	if (!o->results_root)
-		o->results_root = "results";
+		OPTS_FAIL("-r/--root: none of the selected ops (-o) has a root (broadcast, reduce)");
+	if ((rc = results_where_check(&o->where, err)))
+		return rc;
 	n = coll_sweep(o->minbytes, o->maxbytes, o->stepfactor, o->stepbytes, o->sizes, COLL_SIZES_MAX, err);
 	if (n < 0)
 		return n;
@@ -194,18 +186,29 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 		case 'O': rc = name_list("-O/--redop", optarg, coll_redop_find, COLL_NREDOPS, o->redops, &o->nredops, err); seen_O = 1; break;
 		case 'r': rc = opts_long("-r/--root", optarg, 0, 100000000, &o->root, err); seen_r = 1; break;
 		case O_BACKEND: rc = parse_backend(optarg, &o->backends, err); break;
-		case O_OUTPUT: o->output = optarg; break;
-		case O_NAME: rc = opts_name("--name", optarg, err); o->name = optarg; break;
-		case O_ROOT_DIR: o->results_root = optarg; break;
+		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+			rc = results_where_opt(&o->where, c, optarg, err);
+			break;
 		case O_CORRUPT: rc = opts_long("--test-corrupt", optarg, 0, 100000000, &o->test_corrupt_rank, err); break;
 		case 'h': return 1;
-		case ':': FAIL("option %s needs a value", argv[optind - 1]);
-		default: FAIL("unknown option %s (see fabprobe coll --help)", argv[optind - 1]);
+		case ':': OPTS_FAIL("option %s needs a value", argv[optind - 1]);
+		default: OPTS_FAIL("unknown option %s (see fabprobe coll --help)", argv[optind - 1]);
 		}
 	}
 	if (rc)
 		return rc;
 	if (optind < argc)
-		FAIL("unexpected argument '%s' (see fabprobe coll --help)", argv[optind]);
+		OPTS_FAIL("unexpected argument '%s' (see fabprobe coll --help)", argv[optind]);
 	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
+}
+
+int cmd_coll(int argc, char **argv)
+{
+	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
+						.body = coll_stage };
+	struct coll_opts o;
+	char err[OPTS_ERR_MAX];
+	int rc = coll_opts_parse(argc, argv, &o, err);
+
+	return cmd_measure(&stage, argc, argv, rc, err, &o.where, 0, &o);
 }

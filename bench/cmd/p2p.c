@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fabric/emit.h"
+#include "cmd.h"
 #include "core/log.h"
+#include "core/world.h"
+#include "fabric/emit.h"
 #include "p2p/p2p.h"
 
 #define SIZE_MAX_B (1ULL << 30) /* one message at most 1 GiB: the buffers are 2 of these */
@@ -46,7 +48,7 @@ void p2p_usage(FILE *f)
 	      f);
 }
 
-enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_NAME, O_ROOT, O_PROGRESS, O_NO_PROGRESS,
+enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_PROGRESS, O_NO_PROGRESS,
        O_STALL, O_FAULT, O_SLOTS, O_LABEL_PREFIX, O_COLL_MAX, O_NO_COLL, O_NO_INVENTORY };
 
 static const struct option long_opts[] = {
@@ -60,9 +62,7 @@ static const struct option long_opts[] = {
 	{ "paths", required_argument, NULL, 'p' },
 	{ "concurrency", required_argument, NULL, 'c' },
 	{ "pair-timeout", required_argument, NULL, 't' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "name", required_argument, NULL, O_NAME },
-	{ "results-root", required_argument, NULL, O_ROOT },
+	RESULTS_LONG_OPTIONS,
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "test-stall", required_argument, NULL, O_STALL },
@@ -76,36 +76,38 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-#define FAIL(...) do { snprintf(err, OPTS_ERR_MAX, __VA_ARGS__); return FP_EUSAGE; } while (0)
-
 static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 {
 	char buf[P2P_PATHS_MAX * P2P_PATH_MAX], *tok, *save = NULL;
 
 	if (strlen(s) >= sizeof buf)
-		FAIL("--paths: list is too long");
+		OPTS_FAIL("--paths: list is too long");
 	strcpy(buf, s);
 	o->npaths = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->npaths == P2P_PATHS_MAX)
-			FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
+			OPTS_FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
 		if (strlen(tok) >= P2P_PATH_MAX)
-			FAIL("--paths: '%s' is too long", tok);
-		if (!transport_find(tok)) {
+			OPTS_FAIL("--paths: '%s' is too long", tok);
+		const struct transport_ops *tr = transport_find(tok);
+
+		if (!tr) {
 			char known[256] = "";
 
 			for (int i = 0; transport_registry[i]; i++)
 				snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
 					 i ? ", " : "", transport_registry[i]->name);
-			FAIL("--paths: unknown or unavailable path '%s' (this build has: %s)", tok, known);
+			OPTS_FAIL("--paths: unknown path '%s' (known: %s)", tok, known);
 		}
+		if (tr->absent)
+			OPTS_FAIL("--paths: '%s': %s", tok, tr->absent);
 		for (int i = 0; i < o->npaths; i++)
 			if (!strcmp(o->paths[i], tok))
-				FAIL("--paths: '%s' is given twice", tok);
+				OPTS_FAIL("--paths: '%s' is given twice", tok);
 		strcpy(o->paths[o->npaths++], tok);
 	}
 	if (o->npaths == 0)
-		FAIL("--paths: expected a comma-separated list of paths");
+		OPTS_FAIL("--paths: expected a comma-separated list of paths");
 	return 0;
 }
 
@@ -119,7 +121,7 @@ static int parse_fault(const char *s, struct p2p_opts *o, char *err)
 			o->test_fault = k;
 			return opts_long("--test-fault", colon + 1, 0, 10000000, &o->test_fault_rank, err);
 		}
-	FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK or reset:RANK, got '%.100s'", s);
+	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK or reset:RANK, got '%.100s'", s);
 }
 
 /* The merged, sorted size sweep from the two lists. */
@@ -153,11 +155,10 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 {
 	uint64_t lat[OPTS_LIST_MAX] = { 8 }, bw[OPTS_LIST_MAX] = { 4ULL << 20 };
 	int nlat = 1, nbw = 1, c, rc = 0;
-	const char *root = NULL;
 	int run_mode = argc > 0 && !strcmp(argv[0], "run");
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
-				.window = 64, .root = "results", .test_stall_rank = -1, .progress = -1,
+				.window = 64, .test_stall_rank = -1, .progress = -1,
 				.label_prefix = "fabprobe", .test_fault_rank = -1, .coll_max = "64M" };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
@@ -175,23 +176,24 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 		case 'p': rc = parse_paths(optarg, o, err); break;
 		case 'c': rc = opts_long("--concurrency", optarg, 1, 1000000, &o->concurrency, err); break;
 		case 't': rc = opts_seconds("--pair-timeout", optarg, 86400, &o->pair_timeout, err); break;
-		case 'o': o->output = optarg; break;
-		case O_NAME: rc = opts_name("--name", optarg, err); o->name = optarg; break;
-		case O_ROOT: root = optarg; break;
+		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
+		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+			rc = results_where_opt(&o->where, c, optarg, err);
+			break;
 		case O_PROGRESS: o->progress = 1; break;
 		case O_NO_PROGRESS: o->progress = 0; break;
 		case O_STALL: rc = opts_long("--test-stall", optarg, 0, 10000000, &o->test_stall_rank, err); break;
 		case O_FAULT: rc = parse_fault(optarg, o, err); break;
 		case O_SLOTS:
 			if (!run_mode)
-				FAIL("--slots belongs to fabprobe run and topo, not p2p");
+				OPTS_FAIL("--slots belongs to fabprobe run and topo, not p2p");
 			rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err);
 			break;
 		case O_LABEL_PREFIX:
 			if (!run_mode)
-				FAIL("--label-prefix belongs to fabprobe run and topo, not p2p");
+				OPTS_FAIL("--label-prefix belongs to fabprobe run and topo, not p2p");
 			if (!emit_label_prefix_ok(optarg))
-				FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, "
+				OPTS_FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, "
 				     "digits, '-' and '.')", optarg);
 			o->label_prefix = optarg;
 			break;
@@ -201,7 +203,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 			uint64_t v;
 
 			if (!run_mode)
-				FAIL("--coll-max, --no-coll and --no-inventory belong to fabprobe run, not p2p");
+				OPTS_FAIL("--coll-max, --no-coll and --no-inventory belong to fabprobe run, not p2p");
 			if (c == O_COLL_MAX) {
 				rc = opts_size("--coll-max", optarg, 8, 1ULL << 34, &v, err);
 				o->coll_max = optarg;
@@ -211,25 +213,18 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 			break;
 		}
 		case 'h': return 1;
-		case ':': FAIL("option %s needs a value", argv[optind - 1]);
-		default: FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
+		case ':': OPTS_FAIL("option %s needs a value", argv[optind - 1]);
+		default: OPTS_FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
 		}
 	}
 	if (rc)
 		return rc;
 	if (optind < argc)
-		FAIL("unexpected argument '%s' (see fabprobe %s --help)", argv[optind], argv[0]);
+		OPTS_FAIL("unexpected argument '%s' (see fabprobe %s --help)", argv[optind], argv[0]);
 	if (nlat == 0 && nbw == 0)
-		FAIL("--lat-sizes none and --bw-sizes none: nothing left to measure");
-	if (o->output && (o->name || root))
-		FAIL("-o/--output names the directory itself; it cannot be combined with %s",
-		     o->name ? "--name" : "--results-root");
-	if (o->output && !*o->output)
-		FAIL("-o/--output: empty directory name");
-	if (root && !*root)
-		FAIL("--results-root: empty directory name");
-	if (root)
-		o->root = root;
+		OPTS_FAIL("--lat-sizes none and --bw-sizes none: nothing left to measure");
+	if ((rc = results_where_check(&o->where, err)))
+		return rc;
 	merge_sizes(o, lat, nlat, bw, nbw);
 	return 0;
 }
@@ -260,4 +255,19 @@ const char *p2p_status_name(int status)
 	static const char *const names[] = { "ok", "skipped", "error", "timeout" };
 
 	return status >= 0 && status <= P2P_TIMEOUT ? names[status] : "unknown";
+}
+
+static int p2p_body(struct world *w, struct run_out *ro, void *arg)
+{
+	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
+}
+
+int cmd_p2p(int argc, char **argv)
+{
+	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .body = p2p_body };
+	struct p2p_opts o;
+	char err[OPTS_ERR_MAX];
+	int rc = p2p_opts_parse(argc, argv, &o, err);
+
+	return cmd_measure(&stage, argc, argv, rc, err, &o.where, o.progress, &o);
 }

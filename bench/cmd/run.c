@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "coll/coll.h"
-#include "fabric/emit.h"
-#include "fabric/infer.h"
-#include "inventory/inventory_cmd.h"
 #include "core/launcher.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
-#include "p2p/p2p.h"
 #include "core/results.h"
 #include "core/run.h"
-#include "cmd.h"
-#include "fabric/topo_csv.h"
 #include "core/world.h"
+#include "fabric/emit.h"
+#include "fabric/infer.h"
+#include "fabric/topo_csv.h"
+#include "inventory/inventory_cmd.h"
+#include "p2p/p2p.h"
 
 static void run_usage(FILE *f)
 {
@@ -184,6 +184,6 @@ int cmd_run(int argc, char **argv)
 		rc = stage_opts(&c, err);
 	if (rc)
 		return launcher_usage_error("run", err);
-	return run_command(argc, argv, "run", &(struct run_where){ c.o.output, c.o.name, c.o.root },
+	return run_command(argc, argv, "run", &c.o.where,
 			   c.o.progress, run_check, run_body, &c);
 }

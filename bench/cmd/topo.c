@@ -8,13 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fabric/emit.h"
-#include "fabric/infer.h"
+#include "cmd.h"
 #include "core/log.h"
-#include "fabric/matrix.h"
 #include "core/opts.h"
 #include "core/results.h"
-#include "cmd.h"
+#include "fabric/emit.h"
+#include "fabric/infer.h"
+#include "fabric/matrix.h"
 #include "fabric/topo_csv.h"
 
 static void topo_usage(FILE *f)
@@ -34,8 +34,8 @@ static void topo_usage(FILE *f)
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
-	for (int i = 0; i < emit_nfiles; i++)
-		fprintf(f, "  %-24s %s\n", emit_files[i].name, emit_files[i].summary);
+	for (int i = 0; emit_registry[i]; i++)
+		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
 }
 
 int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers)
@@ -55,22 +55,22 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 		if (results_tmp_commit(f, dir, own[i].name))
 			return FP_ERUNTIME;
 	}
-	for (int i = 0; with_schedulers && i < emit_nfiles; i++) {
+	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
 		char err[EMIT_ERR_MAX] = "";
 
-		if (!(f = results_tmp_open(dir, emit_files[i].name)))
+		if (!(f = results_tmp_open(dir, emit_registry[i]->name)))
 			return FP_ERUNTIME;
-		if (emit_files[i].write(f, t, err)) {
+		if (emit_registry[i]->write(f, t, err)) {
 			/* a name this format cannot hold: no file rather than a corrupt one */
 			fclose(f);
-			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_files[i].name, err);
+			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_registry[i]->name, err);
 			char tmp[RESULTS_PATH_MAX + 64];
-			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_files[i].name);
+			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_registry[i]->name);
 			unlink(tmp);
 			rc = FP_EUSAGE;
 			continue;
 		}
-		if (results_tmp_commit(f, dir, emit_files[i].name))
+		if (results_tmp_commit(f, dir, emit_registry[i]->name))
 			return FP_ERUNTIME;
 	}
 	return rc;

@@ -17,7 +17,6 @@
 
 #include "coll.h"
 #include "core/csv.h"
-#include "core/launcher.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
 #include "core/run.h"
@@ -357,18 +356,3 @@ int coll_stage(struct world *w, struct run_out *ro, void *arg)
 	return rc;
 }
 
-int cmd_coll(int argc, char **argv)
-{
-	struct coll_opts o;
-	char err[OPTS_ERR_MAX];
-	int rc = coll_opts_parse(argc, argv, &o, err);
-
-	if (rc == 1) {
-		coll_usage(stdout);
-		return FP_EXIT_OK;
-	}
-	if (rc)
-		return launcher_usage_error("coll", err);
-	return run_command(argc, argv, "coll", &(struct run_where){ o.output, o.name, o.results_root }, 0,
-			   coll_check, coll_stage, &o);
-}

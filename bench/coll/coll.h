@@ -15,6 +15,7 @@
 
 #include "coll_math.h"
 #include "core/opts.h"
+#include "core/results.h"
 
 /* ---------------------------------------------------------------- ops, types, reductions */
 
@@ -101,7 +102,7 @@ struct coll_opts {
 	int redops[COLL_NREDOPS], nredops;
 	long root;               /* for broadcast and reduce */
 	int backends;            /* enum coll_backend_sel bits */
-	const char *output, *name, *results_root;
+	struct results_where where;  /* --output, --name, --results-root */
 	long test_corrupt_rank;  /* test only: corrupt one result element on this rank; -1 none */
 };
 
@@ -204,6 +205,5 @@ void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_st
 		     int nranks, int nnodes, char *const *env);
 
 /* `fabprobe coll`: the subcommand handler; returns the process exit code. */
-int cmd_coll(int argc, char **argv);
 
 #endif

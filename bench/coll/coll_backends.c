@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "coll.h"
+#include "core/registry.h"
+
+REGISTRY_SHAPE(struct coll_backend);
 
 #if !HAVE_NCCL
 static const struct coll_backend coll_backend_nccl_absent = {
@@ -24,8 +27,5 @@ const struct coll_backend *const coll_backends[] = {
 
 const struct coll_backend *coll_backend_find(const char *name)
 {
-	for (int i = 0; coll_backends[i]; i++)
-		if (!strcmp(coll_backends[i]->name, name))
-			return coll_backends[i];
-	return NULL;
+	return REGISTRY_FIND(struct coll_backend, coll_backends, name, (size_t)-1);
 }

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "coll.h"
+#include "core/clock.h"
 #include "core/mpi_util.h"
 
 /* MPI's conventions: in-place reduce-scatter leaves the result at the start of the buffer,

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "coll.h"
+#include "core/mpi_util.h"
 #include "cuda_util.h"
 #include "fill_check.h"
-#include "core/mpi_util.h"
 
 struct nccl_coll {
 	ncclComm_t comm;

@@ -10,18 +10,16 @@
 
 #include "log.h"
 
-#define FAIL(...) do { snprintf(err, OPTS_ERR_MAX, __VA_ARGS__); return FP_EUSAGE; } while (0)
-
 int opts_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err)
 {
 	const char *p = s;
 	uint64_t v = 0, mult = 1;
 
 	if (!s || !isdigit((unsigned char)*p))
-		FAIL("%s: '%s' is not a size (expected e.g. 8, 64K, 4M, 1G)", opt, s ? s : "");
+		OPTS_FAIL("%s: '%s' is not a size (expected e.g. 8, 64K, 4M, 1G)", opt, s ? s : "");
 	for (; isdigit((unsigned char)*p); p++) {
 		if (v > (UINT64_MAX - 9) / 10)
-			FAIL("%s: '%s' is too large", opt, s);
+			OPTS_FAIL("%s: '%s' is too large", opt, s);
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	switch (toupper((unsigned char)*p)) {
@@ -36,12 +34,12 @@ int opts_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64
 	if (*p == 'B' || (*p == 'b' && mult > 1))
 		p++;
 	if (*p)
-		FAIL("%s: '%s' is not a size (expected e.g. 8, 64K, 4M, 1G)", opt, s);
+		OPTS_FAIL("%s: '%s' is not a size (expected e.g. 8, 64K, 4M, 1G)", opt, s);
 	if (v > UINT64_MAX / mult)
-		FAIL("%s: '%s' is too large", opt, s);
+		OPTS_FAIL("%s: '%s' is too large", opt, s);
 	v *= mult;
 	if (v < min || v > max)
-		FAIL("%s: %s is out of range [%llu, %llu] bytes", opt, s, (unsigned long long)min,
+		OPTS_FAIL("%s: %s is out of range [%llu, %llu] bytes", opt, s, (unsigned long long)min,
 		     (unsigned long long)max);
 	*out = v;
 	return 0;
@@ -53,13 +51,13 @@ int opts_long(const char *opt, const char *s, long min, long max, long *out, cha
 	long v;
 
 	if (!s || !*s || isspace((unsigned char)*s))
-		FAIL("%s: expected an integer", opt);
+		OPTS_FAIL("%s: expected an integer", opt);
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (*end || errno)
-		FAIL("%s: '%s' is not an integer", opt, s);
+		OPTS_FAIL("%s: '%s' is not an integer", opt, s);
 	if (v < min || v > max)
-		FAIL("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
+		OPTS_FAIL("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
 	*out = v;
 	return 0;
 }
@@ -70,13 +68,13 @@ int opts_seconds(const char *opt, const char *s, double max, double *out, char *
 	double v;
 
 	if (!s || !*s || isspace((unsigned char)*s))
-		FAIL("%s: expected a number of seconds", opt);
+		OPTS_FAIL("%s: expected a number of seconds", opt);
 	errno = 0;
 	v = strtod(s, &end);
 	if (*end || errno || !isfinite(v))
-		FAIL("%s: '%s' is not a number of seconds", opt, s);
+		OPTS_FAIL("%s: '%s' is not a number of seconds", opt, s);
 	if (!(v > 0) || v > max)
-		FAIL("%s: %s is out of range (0, %g] seconds", opt, s, max);
+		OPTS_FAIL("%s: %s is out of range (0, %g] seconds", opt, s, max);
 	*out = v;
 	return 0;
 }
@@ -95,15 +93,15 @@ int opts_size_list(const char *opt, const char *s, uint64_t min, uint64_t max, u
 	int k = 0, j = 0;
 
 	if (!s || !*s)
-		FAIL("%s: expected a comma-separated list of sizes", opt);
+		OPTS_FAIL("%s: expected a comma-separated list of sizes", opt);
 	if (strlen(s) >= sizeof buf)
-		FAIL("%s: list is too long", opt);
+		OPTS_FAIL("%s: list is too long", opt);
 	strcpy(buf, s);
 	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-		FAIL("%s: '%.100s' has an empty item", opt, s);
+		OPTS_FAIL("%s: '%.100s' has an empty item", opt, s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (k == OPTS_LIST_MAX)
-			FAIL("%s: more than %d sizes", opt, OPTS_LIST_MAX);
+			OPTS_FAIL("%s: more than %d sizes", opt, OPTS_LIST_MAX);
 		if (opts_size(opt, tok, min, max, &out[k], err))
 			return FP_EUSAGE;
 		k++;
@@ -121,11 +119,11 @@ int opts_name(const char *opt, const char *s, char *err)
 	size_t len = s ? strlen(s) : 0;
 
 	if (len == 0 || len > 64)
-		FAIL("%s: a name must have 1 to 64 characters", opt);
+		OPTS_FAIL("%s: a name must have 1 to 64 characters", opt);
 	if (s[0] == '.')
-		FAIL("%s: '%s' must not start with '.'", opt, s);
+		OPTS_FAIL("%s: '%s' must not start with '.'", opt, s);
 	for (const char *p = s; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
-			FAIL("%s: '%s' may hold only letters, digits, '.', '_' and '-'", opt, s);
+			OPTS_FAIL("%s: '%s' may hold only letters, digits, '.', '_' and '-'", opt, s);
 	return 0;
 }

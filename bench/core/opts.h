@@ -5,9 +5,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "log.h"
 
 #define OPTS_ERR_MAX 256
 #define OPTS_LIST_MAX 64
+
+/* In a parser with `char *err`: write the reason (naming the option) and return FP_EUSAGE. */
+#define OPTS_FAIL(...)                                                        \
+	do {                                                                  \
+		snprintf(err, OPTS_ERR_MAX, __VA_ARGS__);                     \
+		return FP_EUSAGE;                                             \
+	} while (0)
 
 /* "8", "4K", "128M", "1G" (powers of 1024, optional trailing B/iB) in [min, max]. */
 int opts_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err);

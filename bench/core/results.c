@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "opts.h"
 
 static int mkdir_p(const char *path)
 {
@@ -165,4 +166,28 @@ void results_json_string(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+int results_where_opt(struct results_where *w, int opt, const char *arg, char *err)
+{
+	switch (opt) {
+	case RESULTS_OPT_OUTPUT: w->output = arg; return 0;
+	case RESULTS_OPT_ROOT: w->root = arg; return 0;
+	case RESULTS_OPT_NAME: w->name = arg; return opts_name("--name", arg, err);
+	default: OPTS_FAIL("internal: option %d is not a results option", opt);
+	}
+}
+
+int results_where_check(struct results_where *w, char *err)
+{
+	if (w->output && (w->name || w->root))
+		OPTS_FAIL("-o/--output names the directory itself; it cannot be combined with %s",
+			  w->name ? "--name" : "--results-root");
+	if (w->output && !*w->output)
+		OPTS_FAIL("-o/--output: empty directory name");
+	if (w->root && !*w->root)
+		OPTS_FAIL("--results-root: empty directory name");
+	if (!w->root && !w->output)
+		w->root = "results";
+	return 0;
 }

@@ -6,10 +6,31 @@
 #ifndef FP_RESULTS_H
 #define FP_RESULTS_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <time.h>
 
 #define RESULTS_PATH_MAX 4096
+
+/* Where a run's results go, as the user said: --output DIR (exactly DIR), or a new
+ * "<root>/<UTC time>[-<name>]" (--results-root, --name). Every measuring command takes these
+ * three options the same way. */
+struct results_where {
+	const char *output, *name, *root;
+};
+enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT };
+#define RESULTS_LONG_OPTIONS                                                   \
+	{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },            \
+	{ "name", required_argument, NULL, RESULTS_OPT_NAME },                \
+	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT }
+#define RESULTS_HELP                                                                        \
+	"  -o, --output DIR        write into DIR (new or empty)\n"                            \
+	"      --name NAME         name the new results directory <time>-NAME\n"               \
+	"      --results-root DIR  where new results directories go (default results)\n"
+/* Record one of the options (opt: RESULTS_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
+int results_where_opt(struct results_where *w, int opt, const char *arg, char *err);
+/* After parsing: --output excludes the other two; no empty names; root defaults to "results". */
+int results_where_check(struct results_where *w, char *err);
 
 /* Create the run directory. With `dir` set, use exactly it (created if missing, refused if it
  * exists and is not empty). Otherwise create "<root>/<UTC %Y%m%dT%H%M%SZ>[-<name>]" under

@@ -48,7 +48,7 @@ static void meta_write(const struct run_out *ro, const struct world *w, const ch
 	results_tmp_commit(f, ro->dir, "meta.json");
 }
 
-int run_begin(struct run_out *ro, const struct world *w, const struct run_where *where,
+int run_begin(struct run_out *ro, const struct world *w, const struct results_where *where,
 	      const char *command, int argc, char **argv, int progress)
 {
 	char err[512] = "";
@@ -90,7 +90,7 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 	return code;
 }
 
-int run_command(int argc, char **argv, const char *command, const struct run_where *where,
+int run_command(int argc, char **argv, const char *command, const struct results_where *where,
 		int progress, int (*check)(struct world *w, void *arg),
 		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
 {

@@ -21,20 +21,17 @@ struct run_out {
 	FILE *p2p_csv;         /* streamed rows, opened by the p2p stage */
 };
 
-struct run_where {
-	const char *output, *name, *root;
-};
 
 /* Create the directory (rank 0) and write meta.json with status "running". Returns 0, or
  * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
-int run_begin(struct run_out *ro, const struct world *w, const struct run_where *where,
+int run_begin(struct run_out *ro, const struct world *w, const struct results_where *where,
 	      const char *command, int argc, char **argv, int progress);
 /* A measuring command from start to end: MPI up, the world; check (optional: options that
  * could only be judged once the ranks are known; FP_EUSAGE after rank 0 said why); the results
  * directory; body on every rank (it returns 0, 1 for a failed check, or a negative FP_E*); then
  * every rank waits asleep for the others, meta.json is finished and the exit code agreed.
  * Returns that code. */
-int run_command(int argc, char **argv, const char *command, const struct run_where *where,
+int run_command(int argc, char **argv, const char *command, const struct results_where *where,
 		int progress, int (*check)(struct world *w, void *arg),
 		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
 

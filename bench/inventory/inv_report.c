@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "core/csv.h"
-#include "inventory_cmd.h"
 #include "core/log.h"
 #include "core/results.h"
+#include "inventory_cmd.h"
 
 #define NCOLS(t) ((int)(sizeof t / sizeof t[0]))
 

@@ -6,53 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory_cmd.h"
-#include "core/launcher.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "inventory_cmd.h"
 
 #define MISMATCH_MAX 4096
-
-void inv_usage(FILE *f)
-{
-	fputs("usage: [mpirun ...] fabprobe inventory [options]\n"
-	      "\n"
-	      "Each node's CPUs, NUMA nodes and memory, GPUs, NIC ports (kind, state, line rate,\n"
-	      "MTU, NUMA node, PCI address, GUID or MAC, IPv4, RoCE v2 GID), which NIC is nearest\n"
-	      "to each GPU (NCCL path class), and the paths later stages test. One rank per node\n"
-	      "probes it; rank 0 writes the files and lists the nodes that differ from the rest.\n"
-	      "\n"
-	      "Sources (for tests and offline inspection; %h = host name, %r = rank, %% = %):\n"
-	      "      --sysfs-root DIR    read DIR instead of /sys (a captured tree); with %r each\n"
-	      "                          rank reports as a node of its own\n"
-	      "      --hwloc-xml FILE    load this topology (lstopo --of xml) instead of the machine\n"
-	      "Output:\n"
-	      "  -o, --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
-	      "  -h, --help\n"
-	      "\n"
-	      "Writes nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv, meta.json.\n"
-	      "Exit: 0 the nodes agree, 1 some node differs from the majority, 2 usage error,\n"
-	      "3 runtime error.\n",
-	      f);
-}
-
-enum { O_SYSFS = 256, O_XML, O_NAME, O_ROOT };
-
-static const struct option long_opts[] = {
-	{ "sysfs-root", required_argument, NULL, O_SYSFS },
-	{ "hwloc-xml", required_argument, NULL, O_XML },
-	{ "output", required_argument, NULL, 'o' },
-	{ "name", required_argument, NULL, O_NAME },
-	{ "results-root", required_argument, NULL, O_ROOT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-#define FAIL(...) do { snprintf(err, OPTS_ERR_MAX, __VA_ARGS__); return FP_EUSAGE; } while (0)
 
 int inv_expand(const char *pattern, const char *host, int rank, char *out, size_t len)
 {
@@ -83,55 +43,6 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 }
 
 /* Non-empty, and every % starts %h, %r or %%. */
-static int pattern_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (*s == '%') {
-			if (!s[1] || !strchr("hr%", s[1]))
-				return 0;
-			s++;
-		}
-	return 1;
-}
-
-int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
-{
-	int c, rc = 0;
-
-	*o = (struct inv_opts){ .root = "results", .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
-	optind = 0;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case O_SYSFS: o->sysfs_root = optarg; break;
-		case O_XML: o->hwloc_xml = optarg; break;
-		case 'o': o->output = optarg; break;
-		case O_NAME: rc = opts_name("--name", optarg, err); o->name = optarg; break;
-		case O_ROOT: o->root = optarg; break;
-		case 'h': return 1;
-		case ':': FAIL("option %s needs a value", argv[optind - 1]);
-		default: FAIL("unknown option %s (see fabprobe inventory --help)", argv[optind - 1]);
-		}
-	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		FAIL("unexpected argument '%s' (see fabprobe inventory --help)", argv[optind]);
-	if (o->sysfs_root && !pattern_ok(o->sysfs_root))
-		FAIL("--sysfs-root: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->sysfs_root);
-	if (o->hwloc_xml && !pattern_ok(o->hwloc_xml))
-		FAIL("--hwloc-xml: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->hwloc_xml);
-	if (o->output && (o->name || strcmp(o->root, "results")))
-		FAIL("-o/--output names the directory itself; it cannot be combined with --name or --results-root");
-	if (o->output && !*o->output)
-		FAIL("-o/--output: empty directory name");
-	if (!*o->root)
-		FAIL("--results-root: empty directory name");
-	return 0;
-}
-
 /* ------------------------------------------------------------------ probing and gathering */
 
 /* This rank probes when it is the lowest rank of its node, or when the sources name the
@@ -256,20 +167,4 @@ int inventory_stage(struct world *w, struct run_out *ro, void *arg)
 	free(all);
 	free(ranks);
 	return rc;
-}
-
-int cmd_inventory(int argc, char **argv)
-{
-	struct inv_opts o;
-	char err[OPTS_ERR_MAX];
-	int rc = inv_opts_parse(argc, argv, &o, err);
-
-	if (rc == 1) {
-		inv_usage(stdout);
-		return FP_EXIT_OK;
-	}
-	if (rc)
-		return launcher_usage_error("inventory", err);
-	return run_command(argc, argv, "inventory", &(struct run_where){ o.output, o.name, o.root }, 0,
-			   NULL, inventory_stage, &o);
 }

@@ -4,13 +4,14 @@
 
 #include <stdio.h>
 
-#include "node/inventory.h"
 #include "core/opts.h"
+#include "core/results.h"
+#include "node/inventory.h"
 
 struct inv_opts {
 	const char *sysfs_root;   /* may hold %h (host name) and %r (world rank) */
 	const char *hwloc_xml;    /* idem; NULL = the running machine */
-	const char *output, *name, *root;
+	struct results_where where;  /* -o, --name, --results-root */
 	int have_nccl;            /* this build has NCCL: the nccl path exists where GPUs are */
 };
 
@@ -44,6 +45,5 @@ struct run_out;
 /* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
  * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
 int inventory_stage(struct world *w, struct run_out *ro, void *arg);
-int cmd_inventory(int argc, char **argv);
 
 #endif

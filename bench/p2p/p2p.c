@@ -14,15 +14,14 @@
 
 #include "core/clock.h"
 #include "core/csv.h"
-#include "core/launcher.h"
 #include "core/mpi_util.h"
-#include "p2p.h"
+#include "core/natsort.h"
 #include "core/results.h"
 #include "core/run.h"
-#include "sched.h"
 #include "core/stats.h"
 #include "core/world.h"
-#include "core/natsort.h"
+#include "p2p.h"
+#include "sched.h"
 
 struct p2p_run {
 	const struct p2p_opts *o;
@@ -417,23 +416,3 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 	return rc;
 }
 
-static int p2p_body(struct world *w, struct run_out *ro, void *arg)
-{
-	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
-}
-
-int cmd_p2p(int argc, char **argv)
-{
-	struct p2p_opts o;
-	char err[OPTS_ERR_MAX];
-	int rc = p2p_opts_parse(argc, argv, &o, err);
-
-	if (rc == 1) {
-		p2p_usage(stdout);
-		return FP_EXIT_OK;
-	}
-	if (rc)
-		return launcher_usage_error("p2p", err);
-	return run_command(argc, argv, "p2p", &(struct run_where){ o.output, o.name, o.root }, o.progress,
-			   NULL, p2p_body, &o);
-}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "core/opts.h"
+#include "core/results.h"
 #include "transport.h"
 
 #define P2P_PATHS_MAX 16
@@ -27,9 +28,7 @@ struct p2p_opts {
 	double pair_timeout;         /* seconds; 0 = derived from the estimate */
 	char paths[P2P_PATHS_MAX][P2P_PATH_MAX];
 	int npaths;
-	const char *output;          /* -o DIR, or NULL */
-	const char *name;            /* suffix of the default directory name, or NULL */
-	const char *root;            /* where default directories go */
+	struct results_where where;  /* -o, --name, --results-root */
 	long test_stall_rank;        /* test only: this world rank stalls in its first pair; -1 none */
 	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
 	long test_fault_rank;
@@ -111,7 +110,5 @@ struct run_out;
  * negative FP_E*. maps (rank 0, may be NULL) receives the first path's matrices. */
 int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps);
 
-/* `fabprobe p2p`: the subcommand handler; returns the process exit code. */
-int cmd_p2p(int argc, char **argv);
 
 #endif

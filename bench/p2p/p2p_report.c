@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/csv.h"
-#include "p2p.h"
 #include "core/stats.h"
+#include "p2p.h"
 
 /* ---------------------------------------------------------------- merging two views */
 

@@ -50,6 +50,7 @@ struct tr_conn {
 
 struct transport_ops {
 	const char *name;    /* the path prefix: "mpi", "tcp", … */
+	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary; /* one line for --help */
 	int (*open)(const struct tr_env *env, const char *arg, void **ctx, struct tr_port *port);
 	/* seq is the same on both sides and unique per pair within a path. */
@@ -66,9 +67,10 @@ struct transport_ops {
 	void (*close)(void *ctx);              /* accepts NULL */
 };
 
-/* The registry (transports.c): the transports compiled into this binary, NULL-terminated. */
+/* The registry (transports.c): every known transport, NULL-terminated; one not in this build
+ * has `absent` set. */
 extern const struct transport_ops *const transport_registry[];
-/* The transport named by a path ("tcp:eth0" → tcp), or NULL. */
+/* The transport named by a path ("tcp:eth0" → tcp), absent or not; NULL when unknown. */
 const struct transport_ops *transport_find(const char *path);
 
 extern const struct transport_ops transport_mpi;

@@ -248,7 +248,7 @@ static void test_opts(void)
 	CHECK(parse("-o all -d float,double,int32,half,bfloat16 -O all -r 1", &o) == 0);
 	CHECK(o.nops == COLL_NOPS && o.ndtypes == 5 && o.nredops == 4 && o.root == 1);
 	CHECK(parse("--op sendrecv,alltoall --backend nccl --output d", &o) == 0);
-	CHECK(o.nops == 2 && o.ops[0] == COLL_SENDRECV && o.backends == COLL_BE_NCCL && !strcmp(o.output, "d"));
+	CHECK(o.nops == 2 && o.ops[0] == COLL_SENDRECV && o.backends == COLL_BE_NCCL && !strcmp(o.where.output, "d"));
 	CHECK(parse("-h", &o) == 1);
 
 	static const struct { const char *line, *msg; } bad[] = {

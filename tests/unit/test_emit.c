@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fabric/emit.h"
 #include "core/log.h"
+#include "fabric/emit.h"
 
 #define N 12
 static const char *hosts[N] = { "n01", "n02", "n03", "n04", "n05", "n06",

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fabric/hostlist.h"
 #include "core/log.h"
+#include "fabric/hostlist.h"
 
 static char err[256];
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "node/inventory.h"
-#include "inventory/inventory_cmd.h"
 #include "core/log.h"
+#include "inventory/inventory_cmd.h"
+#include "node/inventory.h"
 
 #define FX "tests/fixtures/"
 
@@ -128,8 +128,8 @@ static void test_class_tree(void)
 
 static int have_hwloc(void)
 {
-	for (int i = 0; inv_probe_absent[i]; i++)
-		if (!strcmp(inv_probe_absent[i], "hwloc"))
+	for (int i = 0; inv_probe_registry[i]; i++)
+		if (inv_probe_registry[i]->absent && !strcmp(inv_probe_registry[i]->name, "hwloc"))
 			return 0;
 	return 1;
 }

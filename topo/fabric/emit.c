@@ -1,25 +1,90 @@
-/* emit.c — the table of emitted files, and the naming rules they share. */
+/* emit.c — the registry of emitted files (core/registry.h), and the naming rules they share. */
 #include "emit.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
-const struct emit_file emit_files[] = {
-	{ "node-order.txt", "hosts in tree order, one per line", emit_node_order },
-	{ "hostfile.openmpi", "Open MPI hostfile (host slots=N), tree order", emit_ompi_hostfile },
-	{ "rankfile.openmpi", "Open MPI rankfile (rank R=host slot=S)", emit_ompi_rankfile },
-	{ "machinefile.mpich", "MPICH/Hydra machinefile (host:N)", emit_mpich_machinefile },
-	{ "slurm-hostfile", "SLURM_HOSTFILE for srun --distribution=arbitrary (a line per task)",
-	  emit_slurm_hostfile },
-	{ "topology.conf", "Slurm topology/tree", emit_slurm_tree },
-	{ "topology-block.conf", "Slurm topology/block", emit_slurm_block },
-	{ "topology.yaml", "Slurm topology.yaml (tree, default; and block)", emit_slurm_yaml },
-	{ "k8s-node-labels.sh", "kubectl label commands, one per node", emit_k8s_label_cmds },
-	{ "k8s-node-labels.yaml", "Node objects for kubectl apply --server-side", emit_k8s_nodes },
-	{ "kueue-topology.yaml", "Kueue Topology over the tier labels", emit_kueue },
-	{ "volcano-hypernodes.yaml", "Volcano HyperNodes, tier 1 = leaf", emit_volcano },
+#include "core/registry.h"
+
+REGISTRY_SHAPE(struct emit_file);
+
+static const struct emit_file emit_node_order_file = {
+	.name = "node-order.txt",
+	.summary = "hosts in tree order, one per line",
+	.write = emit_node_order,
 };
-const int emit_nfiles = (int)(sizeof emit_files / sizeof emit_files[0]);
+static const struct emit_file emit_ompi_hostfile_file = {
+	.name = "hostfile.openmpi",
+	.summary = "Open MPI hostfile (host slots=N), tree order",
+	.write = emit_ompi_hostfile,
+};
+static const struct emit_file emit_ompi_rankfile_file = {
+	.name = "rankfile.openmpi",
+	.summary = "Open MPI rankfile (rank R=host slot=S)",
+	.write = emit_ompi_rankfile,
+};
+static const struct emit_file emit_mpich_machinefile_file = {
+	.name = "machinefile.mpich",
+	.summary = "MPICH/Hydra machinefile (host:N)",
+	.write = emit_mpich_machinefile,
+};
+static const struct emit_file emit_slurm_hostfile_file = {
+	.name = "slurm-hostfile",
+	.summary = "SLURM_HOSTFILE for srun --distribution=arbitrary (a line per task)",
+	.write = emit_slurm_hostfile,
+};
+static const struct emit_file emit_slurm_tree_file = {
+	.name = "topology.conf",
+	.summary = "Slurm topology/tree",
+	.write = emit_slurm_tree,
+};
+static const struct emit_file emit_slurm_block_file = {
+	.name = "topology-block.conf",
+	.summary = "Slurm topology/block",
+	.write = emit_slurm_block,
+};
+static const struct emit_file emit_slurm_yaml_file = {
+	.name = "topology.yaml",
+	.summary = "Slurm topology.yaml (tree, default; and block)",
+	.write = emit_slurm_yaml,
+};
+static const struct emit_file emit_k8s_label_cmds_file = {
+	.name = "k8s-node-labels.sh",
+	.summary = "kubectl label commands, one per node",
+	.write = emit_k8s_label_cmds,
+};
+static const struct emit_file emit_k8s_nodes_file = {
+	.name = "k8s-node-labels.yaml",
+	.summary = "Node objects for kubectl apply --server-side",
+	.write = emit_k8s_nodes,
+};
+static const struct emit_file emit_kueue_file = {
+	.name = "kueue-topology.yaml",
+	.summary = "Kueue Topology over the tier labels",
+	.write = emit_kueue,
+};
+static const struct emit_file emit_volcano_file = {
+	.name = "volcano-hypernodes.yaml",
+	.summary = "Volcano HyperNodes, tier 1 = leaf",
+	.write = emit_volcano,
+};
+
+const struct emit_file *const emit_registry[] = {
+	&emit_node_order_file,
+	&emit_ompi_hostfile_file,
+	&emit_ompi_rankfile_file,
+	&emit_mpich_machinefile_file,
+	&emit_slurm_hostfile_file,
+	&emit_slurm_tree_file,
+	&emit_slurm_block_file,
+	&emit_slurm_yaml_file,
+	&emit_k8s_label_cmds_file,
+	&emit_k8s_nodes_file,
+	&emit_kueue_file,
+	&emit_volcano_file,
+	NULL,
+};
 
 void emit_group_name(const struct emit_topo *t, int tier, int g, char *out)
 {

@@ -1,7 +1,7 @@
 /* emit.h — the files schedulers and launchers consume, from the host list, the tier tree and
  * the node order. Pure: each emitter writes one file's text to a FILE * and returns 0, or
  * FP_EUSAGE with a reason in err when a name cannot be written in that format (never a
- * corrupt file). The table emit_files[] lists them all, so that callers loop over data. */
+ * corrupt file). The registry emit_registry[] lists them all, so that callers loop over data. */
 #ifndef FP_EMIT_H
 #define FP_EMIT_H
 
@@ -23,12 +23,13 @@ struct emit_topo {
 
 struct emit_file {
 	const char *name;     /* file name in the results directory */
+	const char *absent;   /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary;
 	int (*write)(FILE *f, const struct emit_topo *t, char *err);
 };
 
-extern const struct emit_file emit_files[];
-extern const int emit_nfiles;
+/* The registry (emit.c): every emitted file, NULL-terminated. */
+extern const struct emit_file *const emit_registry[];
 
 /* "leaf03", "spine00", "core01", "tier3-02": the switch of group g at tier t. */
 void emit_group_name(const struct emit_topo *t, int tier, int g, char *out);

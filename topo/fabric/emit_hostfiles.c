@@ -2,8 +2,8 @@
  * that ranks fill each leaf before the next (NCCL rings follow rank order). */
 #include <string.h>
 
-#include "emit.h"
 #include "core/log.h"
+#include "emit.h"
 
 /* A name a launcher reads as one host: no white space, no ':' (MPICH's separator), not empty. */
 static int host_ok(const struct emit_topo *t, char *err)

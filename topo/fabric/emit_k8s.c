@@ -2,8 +2,8 @@
  * per tier: <prefix>/tier-0 = the leaf switch, <prefix>/tier-1 = the spine, … */
 #include <string.h>
 
-#include "emit.h"
 #include "core/log.h"
+#include "emit.h"
 
 static int names_ok(const struct emit_topo *t, char *err)
 {

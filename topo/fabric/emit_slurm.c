@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "emit.h"
 #include "hostlist.h"
-#include "core/log.h"
 
 /* The members of group g at tier t, as a hostlist expression: its hosts at tier 0, else the
  * names of its child switches; tier = ntiers is a root above every top group. *out is

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory.h"
 #include "core/log.h"
+#include "inventory.h"
 
 const char *inv_kind_name(int kind)
 {

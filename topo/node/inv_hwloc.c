@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "inv_probe.h"
 #include "core/log.h"
+#include "inv_probe.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_VENDOR_AMD 0x1002

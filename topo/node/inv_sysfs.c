@@ -17,9 +17,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "inv_probe.h"
 #include "core/log.h"
 #include "core/natsort.h"
+#include "inv_probe.h"
 
 /* ------------------------------------------------------------------ access under a root */
 

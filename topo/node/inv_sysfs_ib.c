@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inv_probe.h"
 #include "core/log.h"
+#include "inv_probe.h"
 
 struct ib_dev {
 	const char *root, *name;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "inv_probe.h"
 #include "core/log.h"
+#include "inv_probe.h"
 
 /* ibv calls return 0 or an errno value (some return -1 and set errno): warn naming the
  * call and where, give the code back */

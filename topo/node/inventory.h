@@ -105,6 +105,7 @@ struct inv_probe_ctx {
 
 struct inv_probe_ops {
 	const char *name;
+	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
 	/* Fill what this probe knows. Returns 0; 1 when it does not apply here (why says so:
 	 * "no RDMA devices"); or a negative FP_E* code after logging (why says what failed).
 	 * A failing probe does not stop the others; bad files are reported naming the file and
@@ -112,10 +113,9 @@ struct inv_probe_ops {
 	int (*probe)(const struct inv_probe_ctx *ctx, struct inv_node *node, char *why, int whylen);
 };
 
-/* The registry (probes.c), in the order they run, NULL-terminated; and the names of the
- * probes this build lacks, with why, NULL-terminated. */
+/* The registry (probes.c), in the order they run, NULL-terminated; a probe this build lacks
+ * is listed with `absent` set. */
 extern const struct inv_probe_ops *const inv_probe_registry[];
-extern const char *const inv_probe_absent[];
 
 /* Run every probe on a node set up by inv_node_init (host may be set first: the probes keep
  * it), then the locality analysis. Fills probes_used / probes_missing. Returns the number of
