@@ -162,14 +162,19 @@ static int validate(struct coll_opts *o, int seen_f, int seen_i, int seen_O, int
 	return 0;
 }
 
-int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
+void coll_opts_default(struct coll_opts *o)
 {
-	int c, rc = 0, seen_f = 0, seen_i = 0, seen_O = 0, seen_r = 0;
-
 	*o = (struct coll_opts){ .minbytes = 8, .maxbytes = 32ULL << 20, .stepfactor = 2, .iters = 20,
 				 .warmup = 5, .check = 1, .ops = { COLL_ALLREDUCE }, .nops = 1,
 				 .dtypes = { COLL_FLOAT }, .ndtypes = 1, .redops = { COLL_SUM },
 				 .nredops = 1, .backends = COLL_BE_ALL, .test_corrupt_rank = -1 };
+}
+
+int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
+{
+	int c, rc = 0, seen_f = 0, seen_i = 0, seen_O = 0, seen_r = 0;
+
+	coll_opts_default(o);
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:o:d:O:r:h", long_opts, NULL)) != -1) {

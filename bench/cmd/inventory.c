@@ -53,11 +53,16 @@ static int pattern_ok(const char *s)
 	return 1;
 }
 
+void inv_opts_default(struct inv_opts *o)
+{
+	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+}
+
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 {
 	int c, rc = 0;
 
-	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+	inv_opts_default(o);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {

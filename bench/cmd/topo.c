@@ -60,7 +60,14 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 
 		if (!(f = results_tmp_open(dir, emit_registry[i]->name)))
 			return FP_ERUNTIME;
-		if (emit_registry[i]->write(f, t, err)) {
+		int wrc = emit_registry[i]->write(f, t, err);
+
+		if (wrc == FP_ERUNTIME) {
+			fclose(f);
+			LOG_ERROR("%s: %s", emit_registry[i]->name, err);
+			return FP_ERUNTIME;
+		}
+		if (wrc) {
 			/* a name this format cannot hold: no file rather than a corrupt one */
 			fclose(f);
 			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_registry[i]->name, err);

@@ -109,6 +109,8 @@ struct coll_opts {
 /* Parse `fabprobe coll` options (argv[0] is "coll"). Returns 0, 1 for --help, or FP_EUSAGE
  * with a one-line reason in err. Pure. */
 int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err);
+/* The defaults coll_opts_parse starts from (sizes not yet swept). */
+void coll_opts_default(struct coll_opts *o);
 struct world;
 struct run_out;
 /* Options that depend on the rank count (roots, the corrupted rank): FP_EUSAGE after rank 0

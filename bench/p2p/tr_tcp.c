@@ -170,21 +170,23 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	ctx->max = env->max_size;
 	ctx->fault = env->fault;
 	ctx->addrs = calloc((size_t)env->nep, sizeof *ctx->addrs);
+	if (!ctx->addrs) {
+		free(ctx); /* a few bytes per endpoint: nothing can go on */
+		return FP_ERUNTIME;
+	}
 	ctx->sbuf = malloc(env->max_size);
 	ctx->rbuf = malloc(env->max_size);
-	if (!ctx->addrs || !ctx->sbuf || !ctx->rbuf) {
-		LOG_ERROR("out of memory for %zu-byte buffers", env->max_size);
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-	}
-	memset(ctx->sbuf, 0x5a, env->max_size);
-	memset(ctx->rbuf, 0, env->max_size);
 	snprintf(ctx->dev, sizeof ctx->dev, "%s", arg ? arg : "");
 	snprintf(port->dev, sizeof port->dev, "%s", ctx->dev);
 	port->rate_gbps = NAN;
-	if (!arg || !*arg || strlen(arg) >= IF_NAMESIZE)
+	if (!ctx->sbuf || !ctx->rbuf) /* this endpoint's pairs are skipped; the exchange goes on */
+		snprintf(port->why, TR_WHY_MAX, "out of memory for two %zu-byte buffers", env->max_size);
+	else if (!arg || !*arg || strlen(arg) >= IF_NAMESIZE)
 		snprintf(port->why, TR_WHY_MAX, "path tcp needs an interface: tcp:<netdev>");
 	else {
 		tcp_if_describe(NULL, ctx->dev, port->kind, sizeof port->kind, &port->rate_gbps);
+		memset(ctx->sbuf, 0x5a, env->max_size);
+		memset(ctx->rbuf, 0, env->max_size);
 		tcp_listen(ctx, &me, port);
 	}
 	/* the token: random on endpoint 0, the same everywhere */

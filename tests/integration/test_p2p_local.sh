@@ -80,7 +80,7 @@ usage_case "zero iterations" "--lat-iters: 0 is out of range" p2p -n 0
 usage_case "negative size" "--bw-sizes: '-4K' is not a size" p2p -s -4K
 usage_case "absurd size" "out of range" p2p -l 64G
 usage_case "-o with --name" "cannot be combined with --name" p2p -o x --name y
-usage_case "unknown path" "unknown or unavailable path 'eth9'" p2p --paths eth9
+usage_case "unknown path" "unknown path 'eth9'" p2p --paths eth9
 usage_case "unknown option" "unknown option --fast" p2p --fast
 usage_case "unknown command" "unknown command 'p3p'" p3p
 usage_case "command not yet built" "not in this version yet" report

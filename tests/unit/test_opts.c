@@ -4,6 +4,7 @@
 #include "check.h"
 #include "core/log.h"
 #include "core/opts.h"
+#include "cmd/cmd.h"
 #include "p2p/p2p.h"
 
 static char err[OPTS_ERR_MAX];
@@ -83,7 +84,7 @@ static int parse(const char *line, struct p2p_opts *o)
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
-	return p2p_opts_parse(argc, argv, o, err);
+	return p2p_opts_parse(argc, argv, o, NULL, err);
 }
 
 static void test_p2p_defaults_and_merge(void)
@@ -131,13 +132,25 @@ static void test_p2p_rejects(void)
 /* `run` takes p2p's options and the stages' own; p2p refuses those */
 static void test_run_options(void)
 {
-	struct p2p_opts o;
+	struct run_opts o;
 	char *argv[] = { "run", "--no-inventory", "--coll-max", "256K", "--slots", "4", "-c", "1", NULL };
 	char *bad[] = { "run", "--coll-max", "0", NULL };
+	char *p2p_only[] = { "p2p", "--slots", "4", NULL };
+	struct p2p_opts po;
 
-	CHECK(p2p_opts_parse(8, argv, &o, err) == 0);
-	CHECK(o.no_inventory && !o.no_coll && !strcmp(o.coll_max, "256K") && o.slots == 4 && o.concurrency == 1);
-	CHECK(p2p_opts_parse(3, bad, &o, err) == FP_EUSAGE && strstr(err, "--coll-max"));
+	CHECK(run_opts_parse(8, argv, &o, err) == 0);
+	CHECK(o.no_inventory);
+	CHECK(!o.no_coll);
+	CHECK(o.coll_max == 256 << 10);
+	CHECK(o.slots == 4);
+	CHECK(o.p2p.concurrency == 1);
+	/* the collectives stage: 8 B .. 256 KiB, x4 per step */
+	CHECK(o.coll.nsizes == 8);
+	CHECK(o.coll.sizes[0] == 8);
+	CHECK(o.coll.sizes[7] == 128 << 10);
+	CHECK(run_opts_parse(3, bad, &o, err) == FP_EUSAGE);
+	CHECK(strstr(err, "--coll-max") != NULL);
+	CHECK(p2p_opts_parse(3, p2p_only, &po, NULL, err) == FP_EUSAGE);
 }
 
 static void test_estimate(void)

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "core/log.h"
+#include "cmd/cmd.h"
 #include "p2p/p2p.h"
 #include "p2p/transport.h"
 #include "p2p/verbs_wire.h"
@@ -328,7 +329,7 @@ static void test_registry(void)
 	struct p2p_opts o;
 	char err[OPTS_ERR_MAX];
 	char *argv[] = { "p2p", "-p", "verbs:mlx5_0:1", NULL };
-	int rc = p2p_opts_parse(3, argv, &o, err);
+	int rc = p2p_opts_parse(3, argv, &o, NULL, err);
 
 #if HAVE_IBVERBS
 	CHECK(transport_find("verbs:mlx5_0:1") == &transport_verbs);
