@@ -72,9 +72,4 @@ struct run_opts {
 /* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);
 
-/* Write topology.csv, tiers.csv, suspects.csv and (with_schedulers) every scheduler file into
- * dir. A file whose format cannot hold a host name is not written (said on stderr):
- * FP_EUSAGE after the rest. */
-int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers);
-
 #endif
