@@ -35,9 +35,7 @@ void coll_usage(FILE *f)
 	      "      --backend B         mpi, nccl or all (default all; nccl without a GPU is\n"
 	      "                          skipped with a reason, not an error)\n"
 	      "Output (long options only: -o is the op):\n"
-	      "      --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
+	      RESULTS_HELP_LONG
 	      "Testing:\n"
 	      "      --test-corrupt RANK corrupt one result element on world rank RANK before each\n"
 	      "                          check (the check must catch it)\n"

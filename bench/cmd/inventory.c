@@ -19,9 +19,7 @@ void inv_usage(FILE *f)
 	      "                          rank reports as a node of its own\n"
 	      "      --hwloc-xml FILE    load this topology (lstopo --of xml) instead of the machine\n"
 	      "Output:\n"
-	      "  -o, --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
+	      RESULTS_HELP
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv, meta.json.\n"

@@ -34,9 +34,7 @@ void p2p_usage(FILE *f)
 	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
 	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
 	      "Output:\n"
-	      "  -o, --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
+	      RESULTS_HELP
 	      "      --progress, --no-progress  progress line on stderr (default: when a terminal)\n"
 	      "Testing:\n"
 	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
