@@ -88,8 +88,6 @@ double coll_load(int dtype, const void *p);
 #define COLL_SIZES_MAX 1024
 #define COLL_BYTES_MAX (32ULL << 30)
 
-enum coll_backend_sel { COLL_BE_MPI = 1, COLL_BE_NCCL = 2, COLL_BE_ALL = 3 };
-
 struct coll_opts {
 	uint64_t minbytes, maxbytes, stepbytes; /* stepbytes 0: geometric with stepfactor */
 	long stepfactor;
@@ -101,7 +99,7 @@ struct coll_opts {
 	int dtypes[COLL_NDTYPES], ndtypes;
 	int redops[COLL_NREDOPS], nredops;
 	long root;               /* for broadcast and reduce */
-	int backends;            /* enum coll_backend_sel bits */
+	const char *backend;     /* --backend: the registry entry's name; NULL for all */
 	struct results_where where;  /* --output, --name, --results-root */
 	long test_corrupt_rank;  /* test only: corrupt one result element on this rank; -1 none */
 };
@@ -115,7 +113,10 @@ struct run_out;
  * said why. Collective. */
 int coll_check(struct world *w, void *arg);
 /* The collectives stage inside a run (every rank; arg: const struct coll_opts *): the sweeps,
- * collectives.csv and the table. Returns 0, 1 when a result was wrong, or FP_E*. */
+ * collectives.csv and the table. Returns 0, 1 when a result was wrong, or FP_E*: on every
+ * rank together when a file or a backend's opening failed; FP_ERUNTIME on one rank alone
+ * when a backend call failed there, while the other ranks may wait in that collective for
+ * ever: the caller must then end the job (MPI_Abort), as only the command layer may. */
 int coll_stage(struct world *w, struct run_out *ro, void *arg);
 void coll_usage(FILE *f);
 /* The sweep: min, min x factor, … (or min, min + step, …) up to max inclusive. Returns the
@@ -145,6 +146,7 @@ typedef int (*coll_run_fn)(void *ctx, const struct coll_case *c);
 struct coll_backend {
 	const char *name;
 	const char *absent;     /* non-NULL: not in this build, and why (registry stub) */
+	int gpu;                /* runs on GPU buffers: every rank needs a GPU */
 	unsigned quirks;        /* COLL_Q_* */
 	/* collective: can this rank run it here? 0, or 1 with why filled (then it is skipped) */
 	int (*probe)(const struct coll_env *env, char *why, size_t len);
@@ -162,10 +164,13 @@ struct coll_backend {
 	void (*version)(char *out, size_t len);          /* library version */
 };
 
-/* The registry (coll_backends.c): every known backend, NULL-terminated; entries not in this
- * build have `absent` set. */
+/* The registry (coll_backends.c): every known backend (at most COLL_BACKENDS_MAX),
+ * NULL-terminated; entries not in this build have `absent` set. */
+#define COLL_BACKENDS_MAX 8
 extern const struct coll_backend *const coll_backends[];
 const struct coll_backend *coll_backend_find(const char *name);
+/* The first GPU backend this build has (the `nccl` path of paths.csv), NULL when none. */
+const char *coll_gpu_backend(void);
 extern const struct coll_backend coll_backend_mpi;
 extern const struct coll_backend coll_backend_nccl; /* only in builds with NCCL */
 

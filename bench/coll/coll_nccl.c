@@ -364,6 +364,7 @@ static void nccl_version(char *out, size_t len)
 
 const struct coll_backend coll_backend_nccl = {
 	.name = "nccl",
+	.gpu = 1,
 	.probe = nccl_probe,
 	.open = nccl_open,
 	.close = nccl_close,
