@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "coll/coll.h"
 #include "inventory/inventory_cmd.h"
 
 void inv_usage(FILE *f)
@@ -57,7 +58,7 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 {
 	int c, rc = 0;
 
-	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+	*o = (struct inv_opts){ .gpu_path = coll_gpu_backend() };
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {

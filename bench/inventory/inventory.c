@@ -139,8 +139,8 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 		LOG_ERROR("out of memory");
 		return FP_ERUNTIME;
 	}
-	r.npaths = inv_paths(nodes, n, o->have_nccl, paths, INV_PATHS_MAX);
-	r.nmm = inv_mismatches(nodes, n, o->have_nccl, mm, MISMATCH_MAX);
+	r.npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
+	r.nmm = inv_mismatches(nodes, n, o->gpu_path, mm, MISMATCH_MAX);
 	r.mm = mm;
 	rc = inv_report_write(&r);
 	inv_report_print(stdout, &r);

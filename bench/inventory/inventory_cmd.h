@@ -12,7 +12,8 @@ struct inv_opts {
 	const char *sysfs_root;   /* may hold %h (host name) and %r (world rank) */
 	const char *hwloc_xml;    /* idem; NULL = the running machine */
 	struct results_where where;  /* -o, --name, --results-root */
-	int have_nccl;            /* this build has NCCL: the nccl path exists where GPUs are */
+	const char *gpu_path;     /* the GPU collective backend of this build, a path where
+				     there are GPUs; NULL when none (given by the command layer) */
 };
 
 /* Parse `fabprobe inventory` options (argv[0] is "inventory"). Returns 0, 1 for --help, or

@@ -245,7 +245,7 @@ static void test_fixture_roce(void)
 	CHECK(n->ngpus == 2);
 	CHECK(n->gpus[0].path_class == INV_PHB && !strcmp(gpu_nic(n, 0), "mlx5_0:1"));
 	CHECK(n->gpus[1].path_class == INV_PXB && !strcmp(gpu_nic(n, 1), "mlx5_1:1"));
-	CHECK(inv_node_has_path(n, "nccl", 1) && !inv_node_has_path(n, "nccl", 0));
+	CHECK(inv_node_has_path(n, "nccl", "nccl") && !inv_node_has_path(n, "nccl", NULL));
 	free(n);
 }
 
@@ -260,9 +260,9 @@ static void test_fixture_eth25(void)
 	CHECK(isnan(nic(n, "eth1")->rate_gbps)); /* speed -1: unknown, not 0 */
 	CHECK(!strcmp(nic(n, "eth1")->state, "down") && nic(n, "eth1")->numa == 0);
 	CHECK(nic(n, "docker0")->is_virtual && nic(n, "veth12ab")->is_virtual && nic(n, "lo")->is_virtual);
-	CHECK(inv_node_has_path(n, "tcp:eth0", 1));
-	CHECK(!inv_node_has_path(n, "tcp:eth1", 1) && !inv_node_has_path(n, "tcp:veth12ab", 1));
-	CHECK(n->ngpus == 0 && !inv_node_has_path(n, "nccl", 1));
+	CHECK(inv_node_has_path(n, "tcp:eth0", "nccl"));
+	CHECK(!inv_node_has_path(n, "tcp:eth1", "nccl") && !inv_node_has_path(n, "tcp:veth12ab", "nccl"));
+	CHECK(n->ngpus == 0 && !inv_node_has_path(n, "nccl", "nccl"));
 	CHECK(strstr(n->probes_missing, "hwloc") != NULL);
 	free(n);
 }
@@ -325,7 +325,7 @@ static void test_paths_and_mismatches(void)
 	nodes[2].nics[6].rate_gbps = 100;                      /* mlx5_5:1 */
 	strcpy(nodes[2].nics[8].netdev_state, "down");         /* ib7: its tcp path is gone */
 	CHECK_STR(nodes[2].nics[4].device, "mlx5_3");
-	np = inv_paths(nodes, 3, 1, p, INV_PATHS_MAX);
+	np = inv_paths(nodes, 3, "nccl", p, INV_PATHS_MAX);
 	CHECK(np == 1 + 9 + 8); /* mpi, tcp eth0 ib0-7, verbs x8; no GPUs without hwloc XML */
 	CHECK_STR(p[0].name, "mpi");
 	CHECK_STR(p[1].name, "tcp:eth0");
@@ -333,7 +333,7 @@ static void test_paths_and_mismatches(void)
 	CHECK_STR(p[9].name, "tcp:ib7");
 	CHECK(p[9].nnodes == 2 && p[9].kind == INV_KIND_INFINIBAND);
 	CHECK_STR(p[10].name, "verbs:mlx5_0:1");
-	nm = inv_mismatches(nodes, 3, 1, m, 64);
+	nm = inv_mismatches(nodes, 3, "nccl", m, 64);
 	CHECK(nm == 3);
 	for (int i = 0; i < nm; i++) {
 		CHECK(m[i].node == 2 && !m[i].tie);
@@ -345,10 +345,10 @@ static void test_paths_and_mismatches(void)
 	      !strcmp(m[1].value, "100") && !strcmp(m[1].majority, "200"));
 	CHECK(nm == 3 && !strcmp(m[2].item, "path tcp:ib7") && !strcmp(m[2].value, "no"));
 	/* two nodes that differ: a tie, the first node is the reference */
-	nm = inv_mismatches(nodes + 1, 2, 1, m, 64);
+	nm = inv_mismatches(nodes + 1, 2, "nccl", m, 64);
 	CHECK(nm == 3 && m[0].node == 1 && m[0].tie);
-	CHECK(inv_mismatches(nodes, 2, 1, m, 64) == 0);
-	CHECK(inv_mismatches(nodes, 1, 1, m, 64) == 0);
+	CHECK(inv_mismatches(nodes, 2, "nccl", m, 64) == 0);
+	CHECK(inv_mismatches(nodes, 1, "nccl", m, 64) == 0);
 	free(a);
 	free(nodes);
 }

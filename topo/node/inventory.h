@@ -179,16 +179,17 @@ void inv_locality(struct inv_node *node);
 
 struct inv_path {
 	char name[INV_PATH_MAX];    /* "mpi", "tcp:eth0", "verbs:mlx5_0:1", "nccl" */
-	int kind;                   /* enum inv_kind; INV_KIND_UNKNOWN for mpi and nccl */
+	int kind;                   /* enum inv_kind; INV_KIND_UNKNOWN for mpi and the GPU path */
 	int nnodes;                 /* nodes that have it */
 	char subnet[24];            /* tcp: "10.0.0.0/24" of the first node; "" */
 	int subnet_differs;         /* tcp: some node has it on another subnet */
 };
 
-/* The paths found on n nodes; nccl only when have_nccl. Returns the count (≤ max). */
-int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_path *out, int max);
+/* The paths found on n nodes. gpu_path: the GPU collective backend this build has ("nccl"),
+ * a path on every node with a GPU; NULL when none. Returns the count (≤ max). */
+int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct inv_path *out, int max);
 /* 1 when node has path p. */
-int inv_node_has_path(const struct inv_node *node, const char *path, int have_nccl);
+int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path);
 
 struct inv_mismatch {
 	int node;                   /* index in nodes */
@@ -201,8 +202,8 @@ struct inv_mismatch {
 
 /* Nodes that differ from the majority: GPU count, each physical NIC's presence, state, rate,
  * width, MTU and firmware, and each path's presence. Returns the count (≤ max). */
-int inv_mismatches(const struct inv_node *nodes, int n, int have_nccl, struct inv_mismatch *out,
-		   int max);
+int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
+		   struct inv_mismatch *out, int max);
 
 /* ------------------------------------------------------------------ sysfs access */
 
