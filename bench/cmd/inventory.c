@@ -4,7 +4,7 @@
 
 #include "cmd.h"
 #include "coll/coll.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
 
 void inv_usage(FILE *f)
 {

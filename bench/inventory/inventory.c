@@ -2,7 +2,6 @@
  * inventories (MPI_Gatherv of struct inv_node bytes), writes the CSVs, prints the table and
  * judges the nodes against the majority. Without a launcher it inventories this node (MPI
  * singleton). */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +9,8 @@
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "inventory_cmd.h"
+#include "inv_report.h"
+#include "inv_stage.h"
 
 #define MISMATCH_MAX 4096
 
@@ -42,7 +42,6 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 	return 0;
 }
 
-/* Non-empty, and every % starts %h, %r or %%. */
 /* ------------------------------------------------------------------ probing and gathering */
 
 /* This rank probes when it is the lowest rank of its node, or when the sources name the

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
 #include "node/inventory.h"
 
 #define FX "tests/fixtures/"
