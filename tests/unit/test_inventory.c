@@ -331,7 +331,7 @@ static void test_paths_and_mismatches(void)
 	CHECK_STR(p[1].name, "tcp:eth0");
 	CHECK(p[1].kind == INV_KIND_ETHERNET && !strcmp(p[1].subnet, "192.168.1.0/24") && p[1].nnodes == 3);
 	CHECK_STR(p[9].name, "tcp:ib7");
-	CHECK(p[9].nnodes == 2 && p[9].kind == INV_KIND_INFINIBAND);
+	CHECK(p[9].nnodes == 2 && p[9].kind == INV_KIND_IPOIB); /* tcp over ib7: as the tcp transport says */
 	CHECK_STR(p[10].name, "verbs:mlx5_0:1");
 	nm = inv_mismatches(nodes, 3, "nccl", m, 64);
 	CHECK(nm == 3);
@@ -372,6 +372,41 @@ static void test_expand_and_opts(void)
 	CHECK(inv_opts_parse(3, bad3, &o, err) == FP_EUSAGE && strstr(err, "unknown option --paths"));
 }
 
+/* The one netdev reader (the sysfs probe and the tcp transport): kinds named as the tcp
+ * transport writes them into p2p.csv. */
+static void test_netdev_read(void)
+{
+	struct inv_netdev d;
+
+	inv_netdev_read(FX "ib-hdr/sysfs", "ib0", &d);
+	CHECK(d.kind == INV_KIND_IPOIB && !d.is_virtual && d.mtu == 4092 && d.bad == 0);
+	CHECK_STR(inv_kind_name(d.kind), "ipoib");
+	CHECK_NEAR(d.rate_gbps, 200, 0);
+	inv_netdev_read(FX "eth25/sysfs", "eth0", &d);
+	CHECK(d.kind == INV_KIND_ETHERNET && !d.is_virtual && d.mtu == 9000);
+	CHECK_STR(inv_kind_name(d.kind), "ethernet");
+	CHECK_STR(d.operstate, "up");
+	CHECK_STR(d.address, "b8:59:9f:25:00:10");
+	CHECK_NEAR(d.rate_gbps, 25, 0);
+	inv_netdev_read(FX "eth25/sysfs", "eth1", &d);
+	CHECK(isnan(d.rate_gbps)); /* speed -1: unknown, not 0 */
+	inv_netdev_read(FX "eth25/sysfs", "veth12ab", &d);
+	CHECK(d.kind == INV_KIND_ETHERNET && d.is_virtual);
+	inv_netdev_read(FX "eth25/sysfs", "lo", &d);
+	CHECK(d.kind == INV_KIND_LOOPBACK && d.is_virtual);
+	CHECK_STR(inv_kind_name(d.kind), "loopback");
+	inv_netdev_read(FX "bad/sysfs", "eth0", &d);
+	CHECK(d.bad == INV_NETDEV_BAD_SPEED && isnan(d.rate_gbps));
+	inv_netdev_read(FX "eth25/sysfs", "nosuch0", &d);
+	CHECK(d.kind == INV_KIND_UNKNOWN && d.is_virtual && d.mtu == -1 && isnan(d.rate_gbps));
+	CHECK(d.bad == INV_NETDEV_BAD_OPERSTATE);
+	CHECK_STR(inv_kind_name(d.kind), "");
+	/* a port's netdev: RoCE runs over ethernet, InfiniBand over ipoib */
+	CHECK(inv_kind_netdev(INV_KIND_ROCE) == INV_KIND_ETHERNET);
+	CHECK(inv_kind_netdev(INV_KIND_INFINIBAND) == INV_KIND_IPOIB);
+	CHECK(inv_kind_netdev(INV_KIND_ETHERNET) == INV_KIND_ETHERNET);
+}
+
 int main(void)
 {
 	RUN(test_width_and_speed);
@@ -383,6 +418,7 @@ int main(void)
 	RUN(test_fixture_eth25);
 	RUN(test_fixture_degraded);
 	RUN(test_fixture_bad);
+	RUN(test_netdev_read);
 	RUN(test_paths_and_mismatches);
 	RUN(test_expand_and_opts);
 	CHECK_EXIT();

@@ -95,8 +95,8 @@ int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct 
 				subnet_of(nic, sub, sizeof sub);
 				if (p[0])
 					np = path_add(out, np, max, p,
-						      /* TCP on a RoCE port's netdev is plain Ethernet */
-						      w == 0 && nic->kind == INV_KIND_ROCE ? INV_KIND_ETHERNET : nic->kind,
+						      /* tcp: the netdev's own kind (ethernet, ipoib) */
+						      w == 0 ? inv_kind_netdev(nic->kind) : nic->kind,
 						      w == 0 ? sub : NULL);
 			}
 	for (int k = 0; gpu_path && k < n; k++)

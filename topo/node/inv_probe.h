@@ -7,6 +7,10 @@
 
 #define INV_DIR_MAX 128 /* entries of one sysfs directory examined */
 
+/* Read the first line of "<root>/<rel>" (rel after printf formatting) into buf, without
+ * the newline. Returns 0, or -errno without logging (absence is often normal). */
+int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Entries of "<root>/<rel>" (not . and ..), in natural order. Returns the count, or -errno. */
 int inv_sysfs_list(const char *root, const char *rel, char (*names)[INV_NAME_MAX], int max);
 /* The PCI address ("0000:17:00.0") that the device link "<root>/<rel>" resolves to (the last

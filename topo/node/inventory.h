@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "inv_link.h"
+
 #define INV_HOST_MAX 256
-#define INV_NAME_MAX 32     /* device, netdev, state names */
 #define INV_TEXT_MAX 128    /* models, versions */
 #define INV_PCI_MAX 16      /* "0000:17:00.0" */
 #define INV_NICS_MAX 40
@@ -24,10 +25,7 @@
 #define INV_LOC_MAX 192     /* objects of the locality tree */
 #define INV_NOTES_MAX 12
 #define INV_NOTE_MAX 160
-#define INV_GIDS_MAX 16     /* GID table entries examined per port */
 
-enum inv_kind { INV_KIND_UNKNOWN, INV_KIND_INFINIBAND, INV_KIND_ROCE, INV_KIND_ETHERNET,
-		INV_KIND_LOOPBACK };
 /* NCCL's path classes between a GPU and a NIC, nearest first (REFERENCE.md). */
 enum inv_class { INV_PIX, INV_PXB, INV_PHB, INV_NODE, INV_SYS, INV_CLASS_UNKNOWN };
 /* Kinds of objects of the locality tree. */
@@ -132,29 +130,11 @@ struct inv_nic *inv_nic_get(struct inv_node *node, const char *device, int port,
 
 /* ------------------------------------------------------------------ decoding (pure) */
 
-const char *inv_kind_name(int kind);
 const char *inv_class_name(int cls);
-/* verbs active_width → lanes (1,2,4,8,16 → 1,4,8,12,2); -1 for other values. */
-int inv_width_lanes(int active_width);
-/* verbs active_speed → Gb/s per lane; NAN for other values. name gets "HDR" etc. or "". */
-double inv_speed_lane_gbps(int active_speed, const char **name);
 /* sysfs rate "200 Gb/sec (4X HDR)" → 200 Gb/s, lanes 4, speed "HDR". 0 or FP_EUSAGE. */
 int inv_rate_parse(const char *s, double *gbps, int *lanes, char *speed, int speed_len);
 /* sysfs state "4: ACTIVE" → "active"; 0 or FP_EUSAGE. */
 int inv_state_parse(const char *s, char *out, int len);
-/* A GID as sysfs writes it ("fe80:0000:…", 8 groups of 4 hex digits) → 16 bytes. */
-int inv_gid_parse(const char *s, uint8_t gid[16]);
-/* 1 when all 16 bytes are zero (an unset GID table entry). */
-int inv_gid_is_zero(const uint8_t *g);
-
-struct inv_gid {
-	int index;
-	uint8_t gid[16];
-	int roce_v2;      /* gid_attrs/types says "RoCE v2" */
-};
-/* The GID perftest would pick: RoCE v2, IPv4-mapped over IPv6, never link-local or zero.
- * Returns its index, or -1 when no RoCE v2 GID qualifies. */
-int inv_gid_pick(const struct inv_gid *g, int n);
 
 /* ------------------------------------------------------------------ locality (pure) */
 
@@ -204,12 +184,5 @@ struct inv_mismatch {
  * width, MTU and firmware, and each path's presence. Returns the count (≤ max). */
 int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
 		   struct inv_mismatch *out, int max);
-
-/* ------------------------------------------------------------------ sysfs access */
-
-/* Read the first line of "<root>/<rel>" (rel after printf formatting) into buf, without
- * the newline. Returns 0, or -errno without logging (absence is often normal). */
-int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 #endif
