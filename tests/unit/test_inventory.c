@@ -7,6 +7,7 @@
 #include "check.h"
 #include "core/log.h"
 #include "inventory/inv_stage.h"
+#include "node/inv_probe.h"
 #include "node/inventory.h"
 
 #define FX "tests/fixtures/"

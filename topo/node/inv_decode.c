@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "inventory.h"
+#include "inv_probe.h"
 
 const char *inv_class_name(int cls)
 {

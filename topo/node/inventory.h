@@ -4,10 +4,11 @@
  * travels between ranks as bytes (MPI_Gatherv of struct inv_node) and can be written as is.
  * Unknown values: NAN doubles, -1 integers, "" strings.
  *
- * Discovery is done by probes (probes.c): each is a const struct inv_probe_ops that fills
- * what it can of one struct inv_node; a probe whose library is absent is not compiled in,
- * and the node says so (inv_node.probes_missing). The decoding and the analysis below
- * (rates, GIDs, locality classes, rails, paths, mismatches) are pure functions. */
+ * Discovery is done by probes (inv_probe.h, the probes' contract and what their files share):
+ * inv_probe_all runs every probe of the registry on one struct inv_node; a probe whose
+ * library is absent is not compiled in, and the node says so (inv_node.probes_missing). The
+ * analysis below (locality classes, rails, paths, mismatches) is pure. What a transport
+ * needs of a port (kinds, rate codes, netdev and GID readers) is inv_link.h, included here. */
 #ifndef FP_INVENTORY_H
 #define FP_INVENTORY_H
 
@@ -101,20 +102,6 @@ struct inv_probe_ctx {
 	const char *hwloc_xml;
 };
 
-struct inv_probe_ops {
-	const char *name;
-	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
-	/* Fill what this probe knows. Returns 0; 1 when it does not apply here (why says so:
-	 * "no RDMA devices"); or a negative FP_E* code after logging (why says what failed).
-	 * A failing probe does not stop the others; bad files are reported naming the file and
-	 * skipped. */
-	int (*probe)(const struct inv_probe_ctx *ctx, struct inv_node *node, char *why, int whylen);
-};
-
-/* The registry (probes.c), in the order they run, NULL-terminated; a probe this build lacks
- * is listed with `absent` set. */
-extern const struct inv_probe_ops *const inv_probe_registry[];
-
 /* Run every probe on a node set up by inv_node_init (host may be set first: the probes keep
  * it), then the locality analysis. Fills probes_used / probes_missing. Returns the number of
  * probes that failed. */
@@ -122,19 +109,11 @@ int inv_probe_all(const struct inv_probe_ctx *ctx, struct inv_node *node);
 void inv_node_init(struct inv_node *node);
 /* Copy src into the fixed field dst of size len, cut to fit, always terminated. */
 void inv_copy(char *dst, const char *src, size_t len);
-/* Append a warning to node->notes (dropped beyond INV_NOTES_MAX). */
-void inv_note(struct inv_node *node, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The NIC with this RDMA device and port, or this netdev (port -1); appended when absent
- * (NULL when full). */
-struct inv_nic *inv_nic_get(struct inv_node *node, const char *device, int port, const char *netdev);
 
-/* ------------------------------------------------------------------ decoding (pure) */
+/* ------------------------------------------------------------------ names (pure) */
 
+/* "PIX", "PXB", "PHB", "NODE", "SYS"; "" for unknown. (Link kinds: inv_link.h.) */
 const char *inv_class_name(int cls);
-/* sysfs rate "200 Gb/sec (4X HDR)" → 200 Gb/s, lanes 4, speed "HDR". 0 or FP_EUSAGE. */
-int inv_rate_parse(const char *s, double *gbps, int *lanes, char *speed, int speed_len);
-/* sysfs state "4: ACTIVE" → "active"; 0 or FP_EUSAGE. */
-int inv_state_parse(const char *s, char *out, int len);
 
 /* ------------------------------------------------------------------ locality (pure) */
 
@@ -146,11 +125,6 @@ int inv_loc_find(const struct inv_loc_tree *t, const char *pci);
 int inv_nic_usable(const struct inv_nic *n);
 /* "mlx5_0:1" for an RDMA port, the netdev name otherwise. */
 void inv_nic_label(const struct inv_nic *n, char *buf, int len);
-/* For each GPU its nearest usable NIC (RDMA ports preferred; ties go to the NIC with
- * fewer GPUs so far), and the warnings: two GPUs sharing a NIC while another is idle, a
- * GPU whose nearest NIC is across the socket, a port running at fewer lanes than its
- * peers. */
-void inv_locality(struct inv_node *node);
 
 /* ------------------------------------------------------------------ paths, mismatches (pure) */
 
