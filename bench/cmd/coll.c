@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "coll/coll.h"
+#include "coll/coll_backend.h"
 #include "core/log.h"
 
 /* "mpi, nccl": every backend of the registry, in this build or not */

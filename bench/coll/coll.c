@@ -18,7 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coll.h"
+#include "coll_backend.h"
+#include "coll_report.h"
 #include "core/csv.h"
 #include "core/mpi_util.h"
 #include "core/results.h"

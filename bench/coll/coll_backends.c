@@ -3,7 +3,7 @@
  * for it gives a reason instead of "unknown". */
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 #include "core/registry.h"
 
 REGISTRY_SHAPE(struct coll_backend);

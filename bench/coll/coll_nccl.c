@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 #include "core/mpi_util.h"
 #include "cuda_util.h"
 #include "fill_check.h"

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "coll/coll.h"
+#include "coll/coll_backend.h"
+#include "coll/coll_report.h"
 #include "core/log.h"
 
 static const int rank_counts[] = { 1, 2, 3, 4, 8 };
