@@ -1,4 +1,4 @@
-/* coll.c — the collective engine and the `fabprobe coll` subcommand.
+/* coll.c — the collective engine and its stage (coll_stage; the subcommand is bench/cmd/coll.c).
  *
  * For each backend, op, datatype and reduction, each size of the sweep is measured out of
  * place then in place, the same way for every op and backend:
