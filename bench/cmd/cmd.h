@@ -9,7 +9,7 @@
 #include "coll/coll.h"
 #include "core/results.h"
 #include "fabric/emit.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
 #include "p2p/p2p.h"
 
 /* A subcommand: registry shape (core/registry.h); main returns the process exit code. */

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "inventory/inventory_cmd.h"
+#include "coll/coll.h"
+#include "inventory/inv_stage.h"
 
 void inv_usage(FILE *f)
 {
@@ -53,7 +54,7 @@ static int pattern_ok(const char *s)
 
 void inv_opts_default(struct inv_opts *o)
 {
-	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+	*o = (struct inv_opts){ .gpu_path = coll_gpu_backend() };
 }
 
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)

@@ -15,7 +15,7 @@
 #include "fabric/emit.h"
 #include "fabric/infer.h"
 #include "fabric/topo_csv.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
 #include "p2p/p2p.h"
 
 static void run_usage(FILE *f)

@@ -60,10 +60,19 @@ expect "corrupted result: the message names op, size and first bad index" \
 expect "corrupted result: the table shows #wrong 1" grep -Eq '^ +4096 +1024 +float +sum +-1 .* 1 .* 1$' "$tmp/bad.log"
 expect "corrupted result: meta.json says failed" grep -q '"status": "failed"' "$tmp/bad/meta.json"
 
-# nccl: without a GPU (or without NCCL in the build) it is skipped with one line, exit 0
+# nccl named in a build without NCCL: refused with the reason (exit 2); with NCCL but without
+# a GPU it is skipped with one line, exit 0
+if $FP --version | grep -q 'nccl=no'; then
+	"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend nccl -e 1K --output "$tmp/nonccl" > "$tmp/nonccl.log" 2>&1
+	rc=$?
+	expect "--backend nccl in a build without NCCL: exit 2, the reason said once" \
+		sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'built without NCCL' '$tmp/nonccl.log') -eq 1 ]"
+fi
 NCCL_FP_TEST=1 "${MPIRUN_LOCAL[@]}" -x NCCL_FP_TEST -np 2 $FP coll --backend nccl -e 1K --output "$tmp/nccl" > "$tmp/nccl.log" 2>&1
 rc=$?
-if grep -q '^coll nccl: skipped: ' "$tmp/nccl.log"; then
+if $FP --version | grep -q 'nccl=no'; then
+	skip "nccl without a GPU" "this build has no NCCL (refused above)"
+elif grep -q '^coll nccl: skipped: ' "$tmp/nccl.log"; then
 	expect "nccl without a GPU: exit 0" [ "$rc" -eq 0 ]
 	expect "nccl without a GPU: one line says why" [ "$(grep -c '^coll nccl: skipped: ' "$tmp/nccl.log")" -eq 1 ]
 	expect "nccl without a GPU: no rows" [ "$(wc -l < "$tmp/nccl/collectives.csv")" -eq 1 ]

@@ -6,7 +6,8 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
+#include "node/inv_probe.h"
 #include "node/inventory.h"
 
 #define FX "tests/fixtures/"
@@ -245,7 +246,7 @@ static void test_fixture_roce(void)
 	CHECK(n->ngpus == 2);
 	CHECK(n->gpus[0].path_class == INV_PHB && !strcmp(gpu_nic(n, 0), "mlx5_0:1"));
 	CHECK(n->gpus[1].path_class == INV_PXB && !strcmp(gpu_nic(n, 1), "mlx5_1:1"));
-	CHECK(inv_node_has_path(n, "nccl", 1) && !inv_node_has_path(n, "nccl", 0));
+	CHECK(inv_node_has_path(n, "nccl", "nccl") && !inv_node_has_path(n, "nccl", NULL));
 	free(n);
 }
 
@@ -260,9 +261,9 @@ static void test_fixture_eth25(void)
 	CHECK(isnan(nic(n, "eth1")->rate_gbps)); /* speed -1: unknown, not 0 */
 	CHECK(!strcmp(nic(n, "eth1")->state, "down") && nic(n, "eth1")->numa == 0);
 	CHECK(nic(n, "docker0")->is_virtual && nic(n, "veth12ab")->is_virtual && nic(n, "lo")->is_virtual);
-	CHECK(inv_node_has_path(n, "tcp:eth0", 1));
-	CHECK(!inv_node_has_path(n, "tcp:eth1", 1) && !inv_node_has_path(n, "tcp:veth12ab", 1));
-	CHECK(n->ngpus == 0 && !inv_node_has_path(n, "nccl", 1));
+	CHECK(inv_node_has_path(n, "tcp:eth0", "nccl"));
+	CHECK(!inv_node_has_path(n, "tcp:eth1", "nccl") && !inv_node_has_path(n, "tcp:veth12ab", "nccl"));
+	CHECK(n->ngpus == 0 && !inv_node_has_path(n, "nccl", "nccl"));
 	CHECK(strstr(n->probes_missing, "hwloc") != NULL);
 	free(n);
 }
@@ -325,15 +326,15 @@ static void test_paths_and_mismatches(void)
 	nodes[2].nics[6].rate_gbps = 100;                      /* mlx5_5:1 */
 	strcpy(nodes[2].nics[8].netdev_state, "down");         /* ib7: its tcp path is gone */
 	CHECK_STR(nodes[2].nics[4].device, "mlx5_3");
-	np = inv_paths(nodes, 3, 1, p, INV_PATHS_MAX);
+	np = inv_paths(nodes, 3, "nccl", p, INV_PATHS_MAX);
 	CHECK(np == 1 + 9 + 8); /* mpi, tcp eth0 ib0-7, verbs x8; no GPUs without hwloc XML */
 	CHECK_STR(p[0].name, "mpi");
 	CHECK_STR(p[1].name, "tcp:eth0");
 	CHECK(p[1].kind == INV_KIND_ETHERNET && !strcmp(p[1].subnet, "192.168.1.0/24") && p[1].nnodes == 3);
 	CHECK_STR(p[9].name, "tcp:ib7");
-	CHECK(p[9].nnodes == 2 && p[9].kind == INV_KIND_INFINIBAND);
+	CHECK(p[9].nnodes == 2 && p[9].kind == INV_KIND_IPOIB); /* tcp over ib7: as the tcp transport says */
 	CHECK_STR(p[10].name, "verbs:mlx5_0:1");
-	nm = inv_mismatches(nodes, 3, 1, m, 64);
+	nm = inv_mismatches(nodes, 3, "nccl", m, 64);
 	CHECK(nm == 3);
 	for (int i = 0; i < nm; i++) {
 		CHECK(m[i].node == 2 && !m[i].tie);
@@ -345,10 +346,10 @@ static void test_paths_and_mismatches(void)
 	      !strcmp(m[1].value, "100") && !strcmp(m[1].majority, "200"));
 	CHECK(nm == 3 && !strcmp(m[2].item, "path tcp:ib7") && !strcmp(m[2].value, "no"));
 	/* two nodes that differ: a tie, the first node is the reference */
-	nm = inv_mismatches(nodes + 1, 2, 1, m, 64);
+	nm = inv_mismatches(nodes + 1, 2, "nccl", m, 64);
 	CHECK(nm == 3 && m[0].node == 1 && m[0].tie);
-	CHECK(inv_mismatches(nodes, 2, 1, m, 64) == 0);
-	CHECK(inv_mismatches(nodes, 1, 1, m, 64) == 0);
+	CHECK(inv_mismatches(nodes, 2, "nccl", m, 64) == 0);
+	CHECK(inv_mismatches(nodes, 1, "nccl", m, 64) == 0);
 	free(a);
 	free(nodes);
 }
@@ -372,6 +373,41 @@ static void test_expand_and_opts(void)
 	CHECK(inv_opts_parse(3, bad3, &o, err) == FP_EUSAGE && strstr(err, "unknown option --paths"));
 }
 
+/* The one netdev reader (the sysfs probe and the tcp transport): kinds named as the tcp
+ * transport writes them into p2p.csv. */
+static void test_netdev_read(void)
+{
+	struct inv_netdev d;
+
+	inv_netdev_read(FX "ib-hdr/sysfs", "ib0", &d);
+	CHECK(d.kind == INV_KIND_IPOIB && !d.is_virtual && d.mtu == 4092 && d.bad == 0);
+	CHECK_STR(inv_kind_name(d.kind), "ipoib");
+	CHECK_NEAR(d.rate_gbps, 200, 0);
+	inv_netdev_read(FX "eth25/sysfs", "eth0", &d);
+	CHECK(d.kind == INV_KIND_ETHERNET && !d.is_virtual && d.mtu == 9000);
+	CHECK_STR(inv_kind_name(d.kind), "ethernet");
+	CHECK_STR(d.operstate, "up");
+	CHECK_STR(d.address, "b8:59:9f:25:00:10");
+	CHECK_NEAR(d.rate_gbps, 25, 0);
+	inv_netdev_read(FX "eth25/sysfs", "eth1", &d);
+	CHECK(isnan(d.rate_gbps)); /* speed -1: unknown, not 0 */
+	inv_netdev_read(FX "eth25/sysfs", "veth12ab", &d);
+	CHECK(d.kind == INV_KIND_ETHERNET && d.is_virtual);
+	inv_netdev_read(FX "eth25/sysfs", "lo", &d);
+	CHECK(d.kind == INV_KIND_LOOPBACK && d.is_virtual);
+	CHECK_STR(inv_kind_name(d.kind), "loopback");
+	inv_netdev_read(FX "bad/sysfs", "eth0", &d);
+	CHECK(d.bad == INV_NETDEV_BAD_SPEED && isnan(d.rate_gbps));
+	inv_netdev_read(FX "eth25/sysfs", "nosuch0", &d);
+	CHECK(d.kind == INV_KIND_UNKNOWN && d.is_virtual && d.mtu == -1 && isnan(d.rate_gbps));
+	CHECK(d.bad == INV_NETDEV_BAD_OPERSTATE);
+	CHECK_STR(inv_kind_name(d.kind), "");
+	/* a port's netdev: RoCE runs over ethernet, InfiniBand over ipoib */
+	CHECK(inv_kind_netdev(INV_KIND_ROCE) == INV_KIND_ETHERNET);
+	CHECK(inv_kind_netdev(INV_KIND_INFINIBAND) == INV_KIND_IPOIB);
+	CHECK(inv_kind_netdev(INV_KIND_ETHERNET) == INV_KIND_ETHERNET);
+}
+
 int main(void)
 {
 	RUN(test_width_and_speed);
@@ -383,6 +419,7 @@ int main(void)
 	RUN(test_fixture_eth25);
 	RUN(test_fixture_degraded);
 	RUN(test_fixture_bad);
+	RUN(test_netdev_read);
 	RUN(test_paths_and_mismatches);
 	RUN(test_expand_and_opts);
 	CHECK_EXIT();

@@ -98,13 +98,13 @@ static void test_gid_choose_fixture(void)
 
 	/* types: 0 v1 link-local, 1 v2 link-local, 2 v1 fd00::21, 3 v2 fd00::21, 4 v1 ::ffff:10.2.0.21,
 	 * 5 v2 ::ffff:10.2.0.21, 6 zero (no type): the IPv4-mapped RoCE v2 one wins */
-	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 1, gid) == 5);
+	CHECK(inv_gid_choose(FX "roce/sysfs", "mlx5_0", 1, gid) == 5);
 	CHECK(!memcmp(gid, v4, 16));
-	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 1, NULL) == 5);
+	CHECK(inv_gid_choose(FX "roce/sysfs", "mlx5_0", 1, NULL) == 5);
 	/* InfiniBand ports have no RoCE v2 GID; absent devices and ports have none */
-	CHECK(verbs_gid_choose(FX "ib-hdr/sysfs", "mlx5_0", 1, NULL) == -1);
-	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_9", 1, NULL) == -1);
-	CHECK(verbs_gid_choose(FX "roce/sysfs", "mlx5_0", 2, NULL) == -1);
+	CHECK(inv_gid_choose(FX "ib-hdr/sysfs", "mlx5_0", 1, NULL) == -1);
+	CHECK(inv_gid_choose(FX "roce/sysfs", "mlx5_9", 1, NULL) == -1);
+	CHECK(inv_gid_choose(FX "roce/sysfs", "mlx5_0", 2, NULL) == -1);
 }
 
 static void test_mtu_and_psn(void)
