@@ -3,6 +3,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,4 +193,99 @@ int results_where_check(struct results_where *w, char *err)
 	if (!w->root && !w->output)
 		w->root = "results";
 	return 0;
+}
+
+/* ---------------------------------------------------------------- how a run ended */
+
+/* The raw text of "key": <value> in a JSON text (a string without its quotes, escapes kept;
+ * or a number). Our meta.json's keys are unique. 0, or -1 when absent. */
+static int json_value(const char *text, const char *key, char *out, size_t len)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	if (!(p = strstr(text, pat)))
+		return -1;
+	for (p += strlen(pat); *p == ' '; p++)
+		;
+	if (*p == '"')
+		for (p++; *p && *p != '"' && n + 1 < len; p++) {
+			if (*p == '\\' && p[1])
+				out[n++] = *p++;
+			if (n + 1 < len)
+				out[n++] = *p;
+		}
+	else
+		while (*p && strchr("-0123456789", *p) && n + 1 < len)
+			out[n++] = *p++;
+	out[n] = 0;
+	return 0;
+}
+
+void results_boot_id(char *out, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* 1 when process pid on this machine (booted as boot_id) still runs. */
+static int pid_alive(long pid, const char *boot_id)
+{
+	char now[64];
+
+	results_boot_id(now, sizeof now);
+	if (*boot_id && *now && strcmp(boot_id, now))
+		return 0; /* the machine rebooted since */
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+const char *results_run_state(const char *dir, char *why, size_t len)
+{
+	char path[RESULTS_PATH_MAX], text[16384], status[32], pid[24], host[300], boot[64], me[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%s/meta.json", dir);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || json_value((text[n] = 0, text), "status", status, sizeof status)) {
+		snprintf(why, len, "%s: no readable meta.json", dir);
+		return "unknown";
+	}
+	if (strcmp(status, "running")) {
+		static const char *const ended[] = { "ok", "failed", "error", "interrupted" };
+
+		snprintf(why, len, "meta.json says %s", status);
+		for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
+			if (!strcmp(status, ended[i]))
+				return ended[i];
+		return "unknown";
+	}
+	if (json_value(text, "pid", pid, sizeof pid) || json_value(text, "pid_host", host, sizeof host)) {
+		snprintf(why, len, "meta.json says running, and not which process writes it");
+		return "running";
+	}
+	if (json_value(text, "boot_id", boot, sizeof boot))
+		boot[0] = 0;
+	if (gethostname(me, sizeof me) || strcmp(me, host)) {
+		snprintf(why, len, "meta.json says running, on host %.200s (pid %s): cannot tell from here "
+			 "whether it still runs", host, pid);
+		return "running";
+	}
+	if (pid_alive(atol(pid), boot)) {
+		snprintf(why, len, "running: process %s on this host", pid);
+		return "running";
+	}
+	snprintf(why, len, "meta.json says running, but process %s on this host is gone (killed, or "
+		 "it could not write meta.json: a full disk?): the rows it wrote are kept", pid);
+	return "incomplete";
 }

@@ -53,4 +53,14 @@ int results_close(FILE *f, const char *dir, const char *file);
 /* Write s as a JSON string literal (quoted, escaped). */
 void results_json_string(FILE *f, const char *s);
 
+/* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",
+ * "error", "interrupted" (a signal; the rows written before it are whole), "running" (its
+ * process is alive, or it ran on another host, where this one cannot look), "incomplete"
+ * (meta.json says running, but the process that wrote it is gone: killed, or its disk
+ * filled), or "unknown" (no readable meta.json). why (len bytes) gets one line for a person. */
+const char *results_run_state(const char *dir, char *why, size_t len);
+/* This machine's boot id ("" when unknown), recorded in meta.json beside the pid so that a
+ * pid from before a reboot is never taken for a live one. */
+void results_boot_id(char *out, size_t len);
+
 #endif

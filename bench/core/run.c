@@ -11,7 +11,7 @@
 
 static void meta_write(const struct run_out *ro, const struct world *w, const char *status, int exit_code)
 {
-	char lib[MPI_MAX_LIBRARY_VERSION_STRING], when[32], end[32];
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING], when[32], end[32], boot[64];
 	int len = 0, ver, sub;
 	time_t now = time(NULL);
 	FILE *f = results_tmp_open(ro->dir, "meta.json");
@@ -35,8 +35,13 @@ static void meta_write(const struct run_out *ro, const struct world *w, const ch
 	fprintf(f, "],\n  \"started_utc\": \"%s\",\n", when);
 	if (strcmp(status, "running"))
 		fprintf(f, "  \"finished_utc\": \"%s\",\n  \"exit_code\": %d,\n", end, exit_code);
-	fprintf(f, "  \"status\": \"%s\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"endpoints\": %d,\n",
-		status, w->size, w->nnodes, w->nep);
+	fprintf(f, "  \"status\": \"%s\",\n  \"pid\": %ld,\n  \"pid_host\": ", status, (long)getpid());
+	results_json_string(f, w->host);
+	results_boot_id(boot, sizeof boot);
+	fputs(",\n  \"boot_id\": ", f);
+	results_json_string(f, boot);
+	fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"endpoints\": %d,\n",
+		w->size, w->nnodes, w->nep);
 	fputs("  \"mpi_library\": ", f);
 	results_json_string(f, lib);
 	fprintf(f, ",\n  \"mpi_standard\": \"%d.%d\",\n  \"hosts\": [", ver, sub);
