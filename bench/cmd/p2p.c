@@ -96,11 +96,13 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 		if (o->npaths == P2P_PATHS_MAX)
 			OPTS_FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
 		if (strlen(tok) >= P2P_PATH_MAX)
-			OPTS_FAIL("--paths: '%s' is too long", tok);
+			OPTS_FAIL("--paths: '%.60s…' is too long", tok);
 		const struct transport_ops *tr = transport_find(tok);
+		const char *arg = strchr(tok, ':') ? strchr(tok, ':') + 1 : NULL;
+		char why[TR_WHY_MAX];
 
 		if (!tr) {
-			char known[256] = "";
+			char known[128] = "";
 
 			for (int i = 0; transport_registry[i]; i++)
 				snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
@@ -108,7 +110,10 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 			OPTS_FAIL("--paths: unknown path '%s' (known: %s)", tok, known);
 		}
 		if (tr->absent)
-			OPTS_FAIL("--paths: '%s': %s", tok, tr->absent);
+			OPTS_FAIL("--paths: '%s': %.180s", tok, tr->absent);
+		/* a malformed spec is refused here, before any rank starts */
+		if (tr->check && tr->check(arg, why))
+			OPTS_FAIL("--paths: '%s': %.180s", tok, why);
 		for (int i = 0; i < o->npaths; i++)
 			if (!strcmp(o->paths[i], tok))
 				OPTS_FAIL("--paths: '%s' is given twice", tok);

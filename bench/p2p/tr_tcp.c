@@ -157,6 +157,24 @@ static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port 
 	port->usable = 1;
 }
 
+/* tcp:<netdev>: a Linux interface name (1..15 bytes, no '/', no white space, not . or ..) */
+static int tcp_check(const char *arg, char *why)
+{
+	size_t len = arg ? strlen(arg) : 0;
+
+	if (len == 0) {
+		snprintf(why, TR_WHY_MAX, "path tcp needs an interface: tcp:<netdev>, e.g. tcp:eth0");
+		return FP_EUSAGE;
+	}
+	if (len >= IF_NAMESIZE || !strcmp(arg, ".") || !strcmp(arg, "..") || strchr(arg, '/') ||
+	    strpbrk(arg, " \t\r\n:")) {
+		snprintf(why, TR_WHY_MAX, "'%.40s' is not an interface name (1 to %d characters, no '/', ':' "
+			 "or white space)", arg, IF_NAMESIZE - 1);
+		return FP_EUSAGE;
+	}
+	return 0;
+}
+
 static int tcp_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
 {
 	struct tcp_ctx *ctx = calloc(1, sizeof *ctx);
@@ -381,6 +399,7 @@ static int tcp_stream_recv(struct tr_conn *base, size_t size, int window, double
 const struct transport_ops transport_tcp = {
 	.name = "tcp",
 	.summary = "raw TCP over one interface, tcp:<netdev> (Ethernet, IPoIB)",
+	.check = tcp_check,
 	.open = tcp_open,
 	.connect = tcp_connect,
 	.roundtrip = tcp_roundtrip,

@@ -52,6 +52,9 @@ struct transport_ops {
 	const char *name;    /* the path prefix: "mpi", "tcp", … */
 	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary; /* one line for --help */
+	/* Before launch (pure): the path's argument ("eth0" of tcp:eth0; NULL when the path has
+	 * no ':') is well formed. 0, or FP_EUSAGE with why. NULL: any argument. */
+	int (*check)(const char *arg, char *why);
 	int (*open)(const struct tr_env *env, const char *arg, void **ctx, struct tr_port *port);
 	/* seq is the same on both sides and unique per pair within a path. */
 	int (*connect)(void *ctx, int peer, unsigned seq, double deadline, struct tr_conn **conn,
