@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
-FP=./fabprobe
+FP=${FABPROBE:-./fabprobe}
 FIX=tests/fixtures/topo
 tmp=$(mktemp -d /tmp/fp-hostile-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,5 +50,17 @@ expect "3: '\"' in a name: no topology.yaml, no host files" sh -c "[ $rc -eq 2 ]
 sed 's/node03/node01/g' $FIX/racks332.csv > "$tmp/dup.csv"
 run $FP topo "$tmp/dup.csv" -o "$tmp/dup"
 expect "3: a host name twice: exit 2, nothing written" sh -c "[ $rc -eq 2 ] && grep -q \"'node01' appears twice\" '$tmp/out' && [ ! -e '$tmp/dup' ]"
+
+# ---- 8: unusable captured sources are a usage error, before any directory is made
+run $FP inventory --sysfs-root /dev/null -o "$tmp/inv1"
+expect "8: --sysfs-root /dev/null: exit 2, said, no results directory" sh -c "[ $rc -eq 2 ] && grep -q 'sysfs-root /dev/null: not a directory' '$tmp/out' && [ ! -e '$tmp/inv1' ]"
+run $FP inventory --hwloc-xml /nonexistent.xml -o "$tmp/inv2"
+expect "8: --hwloc-xml /nonexistent.xml: exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'hwloc-xml /nonexistent.xml' '$tmp/out'"
+mkdir -p "$tmp/fifo/class/net/eth0"
+mkfifo "$tmp/fifo/class/net/eth0/mtu"
+printf '100000000000000000000000\n' > "$tmp/fifo/class/net/eth0/speed"
+printf 'up\n' > "$tmp/fifo/class/net/eth0/operstate"
+run timeout 30 $FP inventory --sysfs-root "$tmp/fifo" -o "$tmp/inv3"
+expect "8: a FIFO in a captured tree: no hang; rate 10^23 Mb/s left empty with a warning" sh -c "[ $rc -eq 0 ] && grep -q 'outside (0, 10000\]: left empty' '$tmp/out' && [ \"\$(awk -F, 'NR == 2 { print \$10 \$13 }' '$tmp/inv3/nics.csv')\" = '' ]"
 
 exit $((FAILED > 0))

@@ -199,7 +199,9 @@ static void test_info_round_trip(void)
 	verbs_info_encode(&in, buf);
 	CHECK(buf[0] == 0x66 && buf[1] == 0x70 && buf[2] == 0x76 && buf[3] == 0x62); /* "fpvb", big-endian */
 	CHECK(verbs_info_decode(buf, sizeof buf, &out, why) == 0);
-	CHECK(!memcmp(&in, &out, sizeof in));
+	uint8_t again[VERBS_INFO_BYTES]; /* fields, not the struct's padding bytes */
+	verbs_info_encode(&out, again);
+	CHECK(!memcmp(buf, again, sizeof buf));
 	/* truncated, or longer (another version): refused by length */
 	CHECK(verbs_info_decode(buf, sizeof buf - 1, &out, why) == FP_EPEER && strstr(why, "truncated"));
 	CHECK(verbs_info_decode(buf, 0, &out, why) == FP_EPEER);
