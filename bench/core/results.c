@@ -110,10 +110,119 @@ static FILE *open_path(const char *dir, const char *file, const char *suffix, co
 	return f;
 }
 
+/* ---------------------------------------------------------------- streamed files: whole rows */
+
+/* A streamed file's rows reach the disk whole or not at all: what stdio hands over is held
+ * until a row ends (an LF outside double quotes, RFC 4180), and only whole rows are written;
+ * a failed or short write (a full disk) is cut back to the last whole row, so that the file
+ * always ends where a row ends, and the stream reports the error. */
+struct rows {
+	int fd;
+	off_t good;       /* bytes on disk, all of them whole rows */
+	char *pend;       /* bytes since the last whole row */
+	size_t npend, cap;
+	size_t scanned;   /* bytes of pend examined for row ends */
+	int quoted;       /* inside a quoted field at pend[scanned] */
+	int failed;       /* a write failed: nothing more is written */
+};
+
+/* write len bytes at r->good; on failure cut the file back to r->good */
+static int rows_put(struct rows *r, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(r->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : ENOSPC;
+
+			if (ftruncate(r->fd, r->good) == 0)
+				lseek(r->fd, r->good, SEEK_SET);
+			errno = e;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	r->good += (off_t)len;
+	return 0;
+}
+
+static ssize_t rows_write(void *cookie, const char *buf, size_t size)
+{
+	struct rows *r = cookie;
+	size_t end = 0;
+
+	if (r->failed) {
+		errno = EIO;
+		return -1;
+	}
+	if (r->npend + size > r->cap) {
+		size_t cap = (r->npend + size) * 2;
+		char *p = realloc(r->pend, cap);
+
+		if (!p)
+			return -1;
+		r->pend = p;
+		r->cap = cap;
+	}
+	memcpy(r->pend + r->npend, buf, size);
+	r->npend += size;
+	for (size_t i = r->scanned; i < r->npend; i++) {
+		if (r->pend[i] == '"')
+			r->quoted = !r->quoted;
+		else if (r->pend[i] == '\n' && !r->quoted)
+			end = i + 1;
+	}
+	r->scanned = r->npend;
+	if (end) {
+		if (rows_put(r, r->pend, end)) {
+			r->failed = 1;
+			return -1;
+		}
+		memmove(r->pend, r->pend + end, r->npend - end);
+		r->npend -= end;
+		r->scanned = r->npend;
+	}
+	return (ssize_t)size;
+}
+
+static int rows_close(void *cookie)
+{
+	struct rows *r = cookie;
+	int rc = r->failed ? -1 : 0;
+
+	if (r->npend && !r->failed) /* a row never ended: the file stays at its last whole row */
+		LOG_WARN("a row of %zu bytes was not ended: not written", r->npend);
+	if (close(r->fd) && rc == 0)
+		rc = -1;
+	free(r->pend);
+	free(r);
+	return rc;
+}
+
 FILE *results_open(const char *dir, const char *file)
 {
-	/* "x": the run directory is new, so an existing file here is a bug, never overwritten */
-	return open_path(dir, file, "", "wx");
+	static const cookie_io_functions_t io = { .write = rows_write, .close = rows_close };
+	char path[RESULTS_PATH_MAX];
+	struct rows *r = calloc(1, sizeof *r);
+	FILE *f = NULL;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	/* O_EXCL: the run directory is new, so an existing file here is a bug, never overwritten */
+	if (!r || (r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
+		LOG_ERROR("cannot open %s: %s", path, r ? strerror(errno) : "out of memory");
+		free(r);
+		return NULL;
+	}
+	if (!(f = fopencookie(r, "w", io))) {
+		LOG_ERROR("cannot open %s: out of memory", path);
+		close(r->fd);
+		free(r);
+	}
+	return f;
 }
 
 FILE *results_tmp_open(const char *dir, const char *file)

@@ -43,7 +43,10 @@ int results_dir_create(const char *root, const char *name, const char *dir, time
 
 /* Open "<dir>/<file>" for writing: for a streamed file use results_open; for a derived file
  * write to the stream from results_tmp_open and publish it with results_tmp_commit (which
- * checks every write error). Both return NULL / FP_ERUNTIME after logging. */
+ * checks every write error). Both return NULL / FP_ERUNTIME after logging.
+ * A streamed file's rows reach the disk whole or not at all: a row (ended by an LF outside
+ * quotes) is written only once it is complete, and a failed write (a full disk) cuts the file
+ * back to its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
 FILE *results_tmp_open(const char *dir, const char *file);
 int results_tmp_commit(FILE *f, const char *dir, const char *file);
