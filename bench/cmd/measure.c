@@ -37,6 +37,7 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 		MPI_Finalize();
 		return exit_code_of(rc);
 	}
+	run_interrupts(&ro, &w);
 	rc = s->body(&w, &ro, opts);
 	if (rc == FP_ETIMEDOUT) {
 		/* a rank is hung in a collective wait: the job cannot end together. The rows

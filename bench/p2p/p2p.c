@@ -15,6 +15,7 @@
 
 #include "core/clock.h"
 #include "core/csv.h"
+#include "core/interrupt.h"
 #include "core/mpi_util.h"
 #include "core/natsort.h"
 #include "core/results.h"
@@ -199,7 +200,11 @@ static int agree(struct p2p_run *run, int rc, const char *where)
 {
 	MPI_Request req;
 	double limit = 3 * run->timeout + 30;
-	int wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
+	int wrc;
+
+	if (rc == 0 && interrupt_pending())
+		rc = FP_EINTR; /* SIGINT/SIGTERM: every endpoint stops here, the rows so far are whole */
+	wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
 
 	if (wrc == 0 && (wrc = mpi_wait_sleepy(&req, clock_now() + limit)) == FP_ETIMEDOUT)
 		LOG_ERROR("%s: other endpoints did not arrive within %.0f s: an endpoint is hung "

@@ -63,4 +63,57 @@ printf 'up\n' > "$tmp/fifo/class/net/eth0/operstate"
 run timeout 30 $FP inventory --sysfs-root "$tmp/fifo" -o "$tmp/inv3"
 expect "8: a FIFO in a captured tree: no hang; rate 10^23 Mb/s left empty with a warning" sh -c "[ $rc -eq 0 ] && grep -q 'outside (0, 10000\]: left empty' '$tmp/out' && [ \"\$(awk -F, 'NR == 2 { print \$10 \$13 }' '$tmp/inv3/nics.csv')\" = '' ]"
 
+# ---- 5: interrupted runs say so; a run whose process is gone is reported incomplete
+LONG=(p2p -n 200000 -s none -c 1 --no-progress)   # 4 endpoints, 6 steps of ~1 s each here
+wait_meta() { for _ in $(seq 100); do [ -s "$1/meta.json" ] && return 0; sleep 0.1; done; return 1; }
+meta_pid() { grep -o '"pid": [0-9]*' "$1/meta.json" | grep -o '[0-9]*$'; }
+whole_rows() { awk -F, -v n=21 'NF != n { bad++ } END { exit bad > 0 || NR < 1 }' "$1"; }
+
+timeout 120 "${MPIRUN_LOCAL[@]}" -np 4 $FP "${LONG[@]}" -o "$tmp/term" > "$tmp/term.out" 2>&1 &
+job=$!
+wait_meta "$tmp/term" && sleep 2 && kill -TERM "$(meta_pid "$tmp/term")"
+wait $job
+rc=$?
+expect "5: SIGTERM to rank 0: meta.json says interrupted, SIGTERM, exit code 143" sh -c "grep -q '\"status\": \"interrupted\"' '$tmp/term/meta.json' && grep -q '\"signal\": \"SIGTERM\"' '$tmp/term/meta.json' && grep -q '\"exit_code\": 143' '$tmp/term/meta.json'"
+expect "5: SIGTERM to rank 0: the job ends (not the 100 s it would take), non-zero" sh -c "[ $rc -ne 0 ] && [ $rc -ne 124 ]"
+expect "5: SIGTERM to rank 0: p2p.csv holds whole rows only" whole_rows "$tmp/term/p2p.csv"
+
+timeout 120 "${MPIRUN_LOCAL[@]}" -np 4 $FP "${LONG[@]}" -o "$tmp/int" > "$tmp/int.out" 2>&1 &
+job=$!
+wait_meta "$tmp/int" && sleep 2 && kill -INT $job
+wait $job
+expect "5: SIGINT to mpirun: meta.json says interrupted (the ranks got SIGTERM from mpirun)" grep -q '"status": "interrupted"' "$tmp/int/meta.json"
+
+timeout 120 "${MPIRUN_LOCAL[@]}" -np 4 $FP "${LONG[@]}" -o "$tmp/kill" > "$tmp/kill.out" 2>&1 &
+job=$!
+wait_meta "$tmp/kill" && sleep 3 && kill -KILL "$(meta_pid "$tmp/kill")"
+wait $job
+run $FP topo "$tmp/kill" -o "$tmp/kill-topo"
+expect "5: rank 0 killed: meta.json still says running, topo reports the run incomplete" sh -c "grep -q '\"status\": \"running\"' '$tmp/kill/meta.json' && grep -q 'incomplete' '$tmp/out'"
+
+# ---- 6: a full disk never tears a row; readers take what is there. A 16 KiB tmpfs (root):
+# meta.json and the first rows fit, the sweep's rows do not.
+mkdir -p "$tmp/small"
+if mount -t tmpfs -o size=16k tmpfs "$tmp/small" 2>/dev/null; then
+	trap 'umount "$tmp/small" 2>/dev/null; rm -rf "$tmp"' EXIT
+	"${MPIRUN_LOCAL[@]}" -np 4 $FP p2p -n 20 -l 8,16,32,64,128,256,512,1K,2K,4K,8K,16K,32K,64K -s none \
+		--no-progress -o "$tmp/small/full" > "$tmp/full.out" 2>&1
+	rc=$?
+	expect "6: disk full mid-run: exit 3, the write error said" sh -c "[ $rc -eq 3 ] && grep -q 'writing.*p2p.csv: No space left' '$tmp/full.out'"
+	expect "6: disk full mid-run: p2p.csv holds whole rows only, ending in a newline" sh -c "awk -F, 'NF != 21 { bad++ } END { exit bad > 0 || NR < 2 }' '$tmp/small/full/p2p.csv' && [ \"\$(tail -c 1 '$tmp/small/full/p2p.csv' | od -An -c | tr -d ' ')\" = '\\n' ]"
+	cp -r "$tmp/small/full" "$tmp/full"
+	umount "$tmp/small"
+	run $FP topo "$tmp/full" -o "$tmp/full-topo"
+	expect "6: topo reads the rows written before the disk filled" sh -c "[ $rc -ne 3 ] && [ -s '$tmp/full-topo/topology.csv' ] && ! grep -q 'cells, expected' '$tmp/out'"
+else
+	skip "6: disk full mid-run" "cannot mount a small tmpfs here (not root?)"
+fi
+{ cat "$tmp/concat.csv"; printf '\n\n'; } > "$tmp/blank.csv"
+run $FP topo "$tmp/blank.csv" -o "$tmp/blank"
+expect "6: trailing blank lines: accepted with a warning" sh -c "[ -s '$tmp/blank/topology.csv' ] && grep -q 'blank lines at the end' '$tmp/out'"
+head -c -1 "$tmp/concat.csv" > "$tmp/nonl.csv"
+printf 'r,mpi,,n-a,n,0,1,,8,10,9' >> "$tmp/nonl.csv"
+run $FP topo "$tmp/nonl.csv" -o "$tmp/nonl"
+expect "6: a torn last row: ignored with a warning, the rest read" sh -c "[ -s '$tmp/nonl/topology.csv' ] && grep -q 'last row is cut short' '$tmp/out'"
+
 exit $((FAILED > 0))
