@@ -382,6 +382,8 @@ static size_t ep_sort_unique(struct ep *v, size_t n)
 {
 	size_t k = 0;
 
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof *v, ep_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (k && !ep_cmp(&v[k - 1], &v[i])) {
