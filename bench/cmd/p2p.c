@@ -39,7 +39,7 @@ void p2p_usage(FILE *f)
 	      "Testing:\n"
 	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
 	      "      --test-fault F:RANK world rank RANK acts out a transport fault F: bad-token,\n"
-	      "                          no-connect, reset (tcp)\n"
+	      "                          no-connect, reset, stranger (tcp)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Sizes take K, M, G suffixes (powers of 1024). Rates are reported in GB/s (10^9 B/s).\n"
@@ -126,15 +126,15 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 
 static int parse_fault(const char *s, struct p2p_opts *o, char *err)
 {
-	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset" };
+	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset", "stranger" };
 	const char *colon = strchr(s, ':');
 
-	for (int k = 1; colon && k <= TR_FAULT_RESET; k++)
+	for (int k = 1; colon && k <= TR_FAULT_STRANGER; k++)
 		if (strlen(kinds[k]) == (size_t)(colon - s) && !strncmp(s, kinds[k], (size_t)(colon - s))) {
 			o->test_fault = k;
 			return opts_long("--test-fault", colon + 1, 0, 10000000, &o->test_fault_rank, err);
 		}
-	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK or reset:RANK, got '%.100s'", s);
+	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK, reset:RANK or stranger:RANK, got '%.100s'", s);
 }
 
 /* The merged, sorted size sweep from the two lists. */

@@ -20,8 +20,10 @@
 #define TR_KIND_MAX 16
 #define TR_WHY_MAX 256
 
-/* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). */
-enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET };
+/* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). STRANGER
+ * (tcp): before each dial, two connections to the peer's listener that never say a whole
+ * hello (one silent, one half), held open through the pair. */
+enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET, TR_FAULT_STRANGER };
 
 struct tr_env {
 	MPI_Comm comm;      /* endpoints only; ranks are endpoint indices */
