@@ -65,8 +65,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
 		switch (c) {
-		case O_SYSFS: o->sysfs_root = optarg; break;
-		case O_XML: o->hwloc_xml = optarg; break;
+		case O_SYSFS: o->sysfs_root = optarg; rc = opts_value("--sysfs-root", optarg, err); break;
+		case O_XML: o->hwloc_xml = optarg; rc = opts_value("--hwloc-xml", optarg, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
 		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
 			rc = results_where_opt(&o->where, c, optarg, err);

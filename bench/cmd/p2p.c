@@ -244,9 +244,23 @@ static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 	return rc < 0 ? rc : wrc ? FP_ERUNTIME : rc;
 }
 
+/* Before the run: two endpoints at least, or there is nothing to measure (every rank knows
+ * the endpoints alike, so every rank decides alike). */
+static int p2p_check(struct world *w, void *arg)
+{
+	(void)arg;
+	if (w->nep >= 2)
+		return 0;
+	if (w->rank == 0)
+		fprintf(stderr, "fabprobe p2p: one endpoint (%s): nothing to measure; run 2 or more ranks "
+			"(mpirun -np 2 … on one node, or one rank per node)\n", w->host);
+	return FP_EUSAGE;
+}
+
 int cmd_p2p(int argc, char **argv)
 {
-	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .body = p2p_body };
+	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .check = p2p_check,
+						.body = p2p_body };
 	struct p2p_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = p2p_opts_parse(argc, argv, &o, NULL, err);

@@ -59,8 +59,8 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'p': o->path = optarg; break;
+		case 'o': o->output = optarg; rc = opts_value("-o/--output", optarg, err); break;
+		case 'p': o->path = optarg; rc = opts_value("--path", optarg, err); break;
 		case 's': rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err); break;
 		case 'L':
 			o->label_prefix = optarg;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,7 +15,7 @@
 /* What the handler may touch: a signal handler reaches no struct passed down, so this is the
  * program's second piece of file-level state (log.c's identity is the first). Set before the
  * handlers are installed, cleared after they are removed. */
-static volatile sig_atomic_t interrupt_sig;
+static atomic_int interrupt_sig; /* lock-free: two threads may take two signals at once */
 static const char *volatile interrupt_dir, *volatile interrupt_head, *volatile interrupt_tail;
 
 const char *interrupt_name(int sig)
@@ -106,12 +107,12 @@ static void meta_interrupted(int sig)
 
 static void on_signal(int sig)
 {
-	int saved = errno;
+	int saved = errno, none = 0;
 
-	if (!interrupt_sig) {
-		interrupt_sig = sig;
+	/* the first signal only (SIGINT from a terminal and SIGTERM from the launcher may reach
+	 * two threads at once): one writer of meta.json */
+	if (atomic_compare_exchange_strong(&interrupt_sig, &none, sig))
 		meta_interrupted(sig);
-	}
 	errno = saved;
 }
 
@@ -149,5 +150,6 @@ void interrupt_uninstall(void)
 
 int interrupt_pending(void)
 {
-	return interrupt_sig;
+	return atomic_load(&interrupt_sig);
 }
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handler needs a lock-free int");

@@ -58,9 +58,15 @@ int results_dir_create(const char *root, const char *name, const char *dir, time
 	int rc;
 
 	if (dir) {
-		if ((rc = mkdir_p(dir)) < 0) {
-			snprintf(err, errlen, "cannot create results directory %s: %s", dir, strerror(-rc));
-			return FP_ERUNTIME;
+		struct stat st;
+
+		if ((rc = mkdir_p(dir)) < 0 || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			/* a file where the directory should be (or on its way) is a usage error */
+			int usage = rc == -ENOTDIR || rc == -EEXIST || rc == 0;
+
+			snprintf(err, errlen, "cannot create results directory %s: %s", dir,
+				 rc == 0 || rc == -EEXIST ? "a file of that name exists" : strerror(-rc));
+			return usage ? FP_EUSAGE : FP_ERUNTIME;
 		}
 		if ((rc = dir_is_empty(dir)) <= 0) {
 			snprintf(err, errlen, rc == 0 ? "results directory %s is not empty: refusing to "
@@ -283,9 +289,11 @@ void results_json_string(FILE *f, const char *s)
 int results_where_opt(struct results_where *w, int opt, const char *arg, char *err)
 {
 	switch (opt) {
-	case RESULTS_OPT_OUTPUT: w->output = arg; return 0;
-	case RESULTS_OPT_ROOT: w->root = arg; return 0;
-	case RESULTS_OPT_NAME: w->name = arg; return opts_name("--name", arg, err);
+	case RESULTS_OPT_OUTPUT: w->output = arg; return opts_value("-o/--output", arg, err);
+	case RESULTS_OPT_ROOT: w->root = arg; return opts_value("--results-root", arg, err);
+	case RESULTS_OPT_NAME:
+		w->name = arg;
+		return opts_value("--name", arg, err) ? FP_EUSAGE : opts_name("--name", arg, err);
 	default: OPTS_FAIL("internal: option %d is not a results option", opt);
 	}
 }

@@ -61,7 +61,9 @@ double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 
 double p2p_default_timeout(const struct p2p_opts *o)
 {
-	return 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+	double t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+
+	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
 }
 
 /* ---------------------------------------------------------------- measuring one pair */

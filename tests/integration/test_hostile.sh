@@ -105,6 +105,12 @@ if mount -t tmpfs -o size=16k tmpfs "$tmp/small" 2>/dev/null; then
 	umount "$tmp/small"
 	run $FP topo "$tmp/full" -o "$tmp/full-topo"
 	expect "6: topo reads the rows written before the disk filled" sh -c "[ $rc -ne 3 ] && [ -s '$tmp/full-topo/topology.csv' ] && ! grep -q 'cells, expected' '$tmp/out'"
+	# 9: topo that cannot write its files says so, exit 3, and no "results: DIR"
+	mount -t tmpfs -o size=16k tmpfs "$tmp/small"
+	dd if=/dev/zero of="$tmp/small/fill" bs=1k count=64 2> /dev/null
+	run $FP topo $FIX/racks332.csv -o "$tmp/small/out"
+	expect "9: topo on a full disk: exit 3, and never 'results: DIR'" sh -c "[ $rc -eq 3 ] && ! grep -q '^results:' '$tmp/out'"
+	umount "$tmp/small"
 else
 	skip "6: disk full mid-run" "cannot mount a small tmpfs here (not root?)"
 fi
@@ -115,5 +121,36 @@ head -c -1 "$tmp/concat.csv" > "$tmp/nonl.csv"
 printf 'r,mpi,,n-a,n,0,1,,8,10,9' >> "$tmp/nonl.csv"
 run $FP topo "$tmp/nonl.csv" -o "$tmp/nonl"
 expect "6: a torn last row: ignored with a warning, the rest read" sh -c "[ -s '$tmp/nonl/topology.csv' ] && grep -q 'last row is cut short' '$tmp/out'"
+
+# ---- 9: the smaller findings
+for spec in tcp: verbs:: verbs:x:99999999999 mpi:x; do
+	run "${MPIRUN_LOCAL[@]}" -np 2 $FP p2p -p "$spec" -o "$tmp/spec"
+	expect "9: -p $spec: exit 2 before any rank measures, nothing written" sh -c "[ $rc -eq 2 ] && [ ! -e '$tmp/spec' ]"
+done
+run $FP p2p -o "$tmp/one"
+expect "9: p2p on one endpoint: exit 2, said, nothing written" sh -c "[ $rc -eq 2 ] && grep -q 'nothing to measure' '$tmp/out' && [ ! -e '$tmp/one' ]"
+touch "$tmp/afile"
+run $FP topo $FIX/racks332.csv -o "$tmp/afile"
+expect "9: -o naming an existing file: exit 2 (a usage error), not 3" sh -c "[ $rc -eq 2 ] && grep -q 'a file of that name exists' '$tmp/out'"
+(cd "$tmp" && "$OLDPWD/$FP" inventory --results-root --lat > "$tmp/out" 2>&1; echo $? > "$tmp/rc")
+expect "9: --results-root --lat: refused (exit 2), no directory '--lat'" sh -c "[ \$(cat '$tmp/rc') -eq 2 ] && [ ! -e '$tmp/--lat' ] && grep -q 'looks like an option' '$tmp/out'"
+printf '\xef\xbb\xbfHOST,a,b,c\na,,5,50\nb,5,,50\nc,50,50,\n' > "$tmp/bom.csv"
+run $FP topo "$tmp/bom.csv" -o "$tmp/bom"
+expect "9: a square matrix with a BOM and a HOST corner is read" sh -c "[ $rc -eq 0 ] && [ -s '$tmp/bom/topology.conf' ]"
+printf ',a,b,c\na,,5,50\nb,5,,50\nc,50,50,\n' > "$tmp/pandas.csv"
+run $FP topo "$tmp/pandas.csv" -o "$tmp/pandas"
+expect "9: a square matrix with an empty corner (pandas) is read" [ $rc -eq 0 ]
+printf 'host,a\na,\n' > "$tmp/onehost.csv"
+run $FP topo "$tmp/onehost.csv" -o "$tmp/onehost"
+expect "7: one host: exit 2, said" sh -c "[ $rc -eq 2 ] && grep -q 'one host only' '$tmp/out'"
+printf 'host,a,b\na,,1e39\nb,1,\n' > "$tmp/huge.csv"
+run $FP topo "$tmp/huge.csv" -o "$tmp/huge"
+expect "7: a cell above FLT_MAX: exit 2 naming the cell" sh -c "[ $rc -eq 2 ] && grep -q \"huge.csv:2: column 3 ('b'): '1e39' is too large\" '$tmp/out'"
+printf 'host,a,b\na,,0x10\nb,1,\n' > "$tmp/hex.csv"
+run $FP topo "$tmp/hex.csv" -o "$tmp/hex"
+expect "7: hex is not a number here: exit 2" [ $rc -eq 2 ]
+printf 'host,a,b\na,,1e-400\nb,1 ,\n' > "$tmp/tiny.csv"
+run $FP topo "$tmp/tiny.csv" -o "$tmp/tiny"
+expect "7: 1e-400 and a trailing blank are read (as leading blanks are)" [ $rc -eq 0 ]
 
 exit $((FAILED > 0))
