@@ -32,6 +32,7 @@
 
 #define HELLO_MAGIC 0x66707462u /* "fptb" */
 #define SPIN_TRIES 2000         /* non-blocking tries before sleeping in poll() */
+#define HELLO_SECONDS 2.0       /* a peer's hello follows its connect within microseconds */
 
 struct tcp_addr { /* what each endpoint publishes at open */
 	uint32_t ip;      /* network order; 0 = not usable here */
@@ -248,6 +249,8 @@ static void strangers_connect(struct tcp_conn *c, const struct sockaddr_in *dst,
 			(void)!send(fd, h, sizeof *h / 2, MSG_NOSIGNAL);
 		c->strangers[k] = fd;
 	}
+	/* long enough for the listener to give up on them before our own connection arrives */
+	clock_sleep_us((long)((HELLO_SECONDS + 0.5) * 1e6));
 }
 
 /* lower endpoint: connect from our own address on the device, say hello, wait for the byte */
@@ -304,7 +307,6 @@ static int tcp_dial(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, doubl
  * closes, or stays silent is a stranger: logged at once and closed, while the real peer's
  * connection is served as soon as its hello arrives. */
 
-#define HELLO_SECONDS 2.0   /* a peer's hello follows its connect within microseconds */
 #define PENDING_MAX 32      /* connections waiting to say their hello */
 
 struct pending {
@@ -357,6 +359,30 @@ static int hello_read(struct tcp_ctx *ctx, struct pending *p, int peer, unsigned
 	return -1;
 }
 
+/* Pending connections silent for too long are strangers; returns when the next one's time is
+ * up (or the deadline). */
+static double expire(struct tcp_ctx *ctx, struct pending *p, int *np, double now, double deadline, int peer,
+		     unsigned seq)
+{
+	double wake = deadline;
+	int k = 0;
+
+	for (int i = 0; i < *np; i++) {
+		if (now >= p[i].until) {
+			char what[64];
+
+			snprintf(what, sizeof what, "no hello within %.0f s (%zu of %zu bytes)", HELLO_SECONDS,
+				 p[i].got, sizeof p[i].h);
+			stranger(ctx, &p[i], peer, seq, what);
+			continue;
+		}
+		wake = p[i].until < wake ? p[i].until : wake;
+		p[k++] = p[i];
+	}
+	*np = k;
+	return wake;
+}
+
 /* higher endpoint: the connection of the expected peer with the right hello */
 static int tcp_answer(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, double deadline)
 {
@@ -365,22 +391,9 @@ static int tcp_answer(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, dou
 
 	for (;;) {
 		struct pollfd pfd[1 + PENDING_MAX] = { { ctx->lfd, POLLIN, 0 } };
-		double now = clock_now(), wake = deadline;
-		int k = 0;
+		double now = clock_now(), wake = expire(ctx, p, &np, now, deadline, peer, seq);
+		int k;
 
-		for (int i = 0; i < np; i++) { /* silent too long: a stranger */
-			if (now >= p[i].until) {
-				char what[64];
-
-				snprintf(what, sizeof what, "no hello within %.0f s (%zu of %zu bytes)", HELLO_SECONDS,
-					 p[i].got, sizeof p[i].h);
-				stranger(ctx, &p[i], peer, seq, what);
-				continue;
-			}
-			wake = p[i].until < wake ? p[i].until : wake;
-			p[k++] = p[i];
-		}
-		np = k;
 		if (now >= deadline) {
 			for (int i = 0; i < np; i++)
 				stranger(ctx, &p[i], peer, seq, "no hello before the pair deadline");

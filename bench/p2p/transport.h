@@ -22,7 +22,8 @@
 
 /* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). STRANGER
  * (tcp): before each dial, two connections to the peer's listener that never say a whole
- * hello (one silent, one half), held open through the pair. */
+ * hello (one silent, one half), held open through the pair, and a pause past the listener's
+ * hello time before the real connection. */
 enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET, TR_FAULT_STRANGER };
 
 struct tr_env {
