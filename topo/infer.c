@@ -1,18 +1,23 @@
-/* infer.c — see infer.h. */
+/* infer.c — see infer.h: the pipeline, the pair values, the noise and the first offsets, the
+ * node order. Average linkage is in infer_link.c, tier boundaries in infer_tier.c, the tier
+ * model and the suspects in infer_model.c. */
 #include "infer.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer_int.h"
+#include "infer_model.h"
 #include "log.h"
 #include "natsort.h"
 
-#define SUSPECTS_MAX 10000 /* a list longer than this says the grouping itself is in doubt */
+#define NEAR_K 4        /* neighbours per node for the noise and the first offsets */
+#define NEAR_COLS 512   /* columns their rows are compared over, at most */
 
 void infer_opts_default(struct infer_opts *o)
 {
-	*o = (struct infer_opts){ .abs_floor_us = 0.05, .rel_noise = 0.03, .alpha = 6, .min_ratio = 1.2 };
+	*o = (struct infer_opts){ .rel_noise = 0.01, .sep_z = 5, .sep_step = 1.5 };
 }
 
 const char *infer_suspect_kind_name(int kind)
@@ -26,7 +31,7 @@ const char *infer_suspect_kind_name(int kind)
 /* ---------------------------------------------------------------- small tools */
 
 /* k-th smallest of a[0..n-1] (0-based, no NANs); reorders a. Expected O(n) (Hoare). */
-static float select_k(float *a, size_t n, size_t k)
+float infer_select(float *a, size_t n, size_t k)
 {
 	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
 
@@ -58,193 +63,258 @@ static float select_k(float *a, size_t n, size_t k)
 
 static double median_of(float *a, size_t n)
 {
-	return n ? select_k(a, n, (n - 1) / 2) : NAN;
+	return n ? infer_select(a, n, (n - 1) / 2) : NAN;
 }
 
-static int uf_find(int *p, int x)
-{
-	while (p[x] != x)
-		x = p[x] = p[p[x]];
-	return x;
-}
-
-struct infer_ctx {
-	int n;
-	const struct infer_opts *o;
-	float *s;      /* symmetrised latency */
-	float *d;      /* s minus the per-node offsets */
-	float *tmp;    /* n floats */
-	int *nn;       /* nearest neighbour */
-	double noise;
-};
-
-static double noise_at(const struct infer_ctx *c, double w)
-{
-	double x = c->o->rel_noise * fabs(w);
-
-	return x > c->noise ? x : c->noise;
-}
-
-/* ---------------------------------------------------------------- steps 1-2 */
-
-static void symmetrise(struct infer_ctx *c, const float *lat)
+void ctx_rows(const struct infer_ctx *c, int i0, int i1)
 {
 	int n = c->n;
 
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			float a = lat[(size_t)i * n + j], b = lat[(size_t)j * n + i];
-
-			c->s[(size_t)i * n + j] = i == j ? NAN : isnan(a) ? b : isnan(b) ? a : (a + b) / 2;
-		}
-}
-
-/* nearest neighbours and the noise: the spread of the lowest plateau (every node's nearest
- * distance), never below the configured floors or the measured noise */
-static void nearest_and_noise(struct infer_ctx *c)
-{
-	int n = c->n, k = 0;
-	double med, mad;
-
-	for (int i = 0; i < n; i++) {
-		float best = INFINITY;
-
-		c->nn[i] = -1;
-		for (int j = 0; j < n; j++) {
-			float v = c->s[(size_t)i * n + j];
-
-			if (v < best) {
-				best = v;
-				c->nn[i] = j;
-			}
-		}
-		if (c->nn[i] >= 0)
-			c->tmp[k++] = best;
+	for (int i = i0; i < i1; i++) {
+		memcpy(c->rows + (size_t)(i - i0) * n, c->d + tri(i, 0), sizeof *c->rows * (size_t)i);
+		c->rows[(size_t)(i - i0) * n + i] = NAN;
 	}
-	med = median_of(c->tmp, (size_t)k);
-	for (int i = 0; i < k; i++)
-		c->tmp[i] = fabsf(c->tmp[i] - (float)med);
-	mad = k ? 1.4826 * median_of(c->tmp, (size_t)k) : 0;
-	c->noise = c->o->abs_floor_us;
-	if (k && c->o->rel_noise * med > c->noise)
-		c->noise = c->o->rel_noise * med;
-	if (mad > c->noise)
-		c->noise = mad;
-	if (c->o->noise_us > c->noise)
-		c->noise = c->o->noise_us;
+	for (int j = i0 + 1; j < n; j++) {
+		const float *col = c->d + tri(j, 0);
+		int end = j < i1 ? j : i1;
+
+		for (int i = i0; i < end; i++)
+			c->rows[(size_t)(i - i0) * n + j] = col[i];
+	}
 }
 
-/* Offset of node i: when its distance to everyone is its nearest neighbour j's plus a
- * constant (to within the noise, for 90% of the others), that constant; else 0. A node alone
- * on its switch fails the test (its distances differ from j's by j's own group), so it keeps
- * offset 0 and is not pulled into j's group. */
-static double offset_of(struct infer_ctx *c, int i)
+/* ---------------------------------------------------------------- the pair values */
+
+/* d = log(sym - off_i - off_j), sym the mean of the measured directions; tile by tile, so
+ * that the transposed reads stay in cache. */
+static void pairs_build(struct infer_ctx *c)
 {
-	int n = c->n, j = c->nn[i], k = 0, close = 0;
-	const float *si = c->s + (size_t)i * n, *sj = c->s + (size_t)j * n;
-	double off;
+	int n = c->n, B = INFER_BLOCK;
 
-	if (j < 0)
-		return 0;
-	for (int x = 0; x < n; x++)
-		if (x != i && x != j && !isnan(si[x]) && !isnan(sj[x]))
-			c->tmp[k++] = si[x] - sj[x];
-	if (k < 2)
-		return 0;
-	off = median_of(c->tmp, (size_t)k);
-	if (off <= 0)
-		return 0;
-	for (int x = 0; x < n; x++)
-		if (x != i && x != j && !isnan(si[x]) && !isnan(sj[x]))
-			close += fabs(si[x] - sj[x] - off) <= 3 * noise_at(c, si[x] > sj[x] ? si[x] : sj[x]);
-	return close >= 0.9 * k ? off : 0;
+	c->missing = 0;
+	for (int I = 0; I < n; I += B)
+		for (int J = 0; J <= I; J += B)
+			for (int i = I; i < I + B && i < n; i++) {
+				float *di = c->d + tri(i, 0);
+
+				for (int j = J; j < J + B && j < i; j++) {
+					float a = c->lat[(size_t)i * n + j], b = c->lat[(size_t)j * n + i];
+					double s = isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b), x;
+
+					if (isnan(s)) {
+						di[j] = NAN;
+						c->missing = 1;
+						continue;
+					}
+					s = fmax(s, 1e-3);
+					x = s - c->off[i] - c->off[j];
+					di[j] = (float)log(x > 0.1 * s ? x : 0.1 * s);
+				}
+			}
 }
 
-/* ---------------------------------------------------------------- steps 3-4 */
+/* ---------------------------------------------------------------- noise, first offsets */
 
-struct edge {
-	int u, v;
-	float w;
+struct near {
+	int *j;       /* [i * NEAR_K + k]: candidates, nearest first; -1 = none */
+	float *v;
+	float *dus;   /* row difference i - j in µs (median over the columns) */
+	float *se;    /* its standard error */
+	float *mad;   /* spread of the log row difference */
 };
 
-static int cmp_edge(const void *a, const void *b)
+/* The NEAR_K smallest d of every row, in one walk of the triangle. */
+static void near_find(const struct infer_ctx *c, struct near *nb)
 {
-	float x = ((const struct edge *)a)->w, y = ((const struct edge *)b)->w;
+	int n = c->n;
 
-	return (x > y) - (x < y);
-}
-
-/* Dense Prim over c->d, NAN = no edge. Writes the finite tree edges, returns their count. */
-static int mst(struct infer_ctx *c, struct edge *e)
-{
-	int n = c->n, m = 0;
-	float *key = c->tmp;
-	int *from = malloc(sizeof *from * (size_t)n);
-	char *in = calloc((size_t)n, 1);
-
-	if (!from || !in) {
-		free(from);
-		free(in);
-		return -1;
+	for (size_t k = 0; k < (size_t)n * NEAR_K; k++) {
+		nb->j[k] = -1;
+		nb->v[k] = INFINITY;
 	}
-	for (int i = 0; i < n; i++) {
-		key[i] = INFINITY;
-		from[i] = -1;
-	}
-	for (int step = 0; step < n; step++) {
-		int u = -1;
+	for (int i = 1; i < n; i++) {
+		const float *row = c->d + tri(i, 0);
 
-		for (int i = 0; i < n; i++)
-			if (!in[i] && (u < 0 || key[i] < key[u]))
-				u = i;
-		in[u] = 1;
-		if (from[u] >= 0)
-			e[m++] = (struct edge){ from[u], u, key[u] };
-		/* key[u] infinite: u starts a new component (no measured path to the others) */
-		for (int v = 0; v < n; v++) {
-			float w = c->d[(size_t)u * n + v];
+		for (int j = 0; j < i; j++) {
+			float x = row[j];
 
-			if (!in[v] && !isnan(w) && w < key[v]) {
-				key[v] = w;
-				from[v] = u;
+			for (int side = 0; side < 2 && !isnan(x); side++) {
+				int a = side ? j : i, b = side ? i : j, k = NEAR_K - 1;
+				int *nj = nb->j + (size_t)a * NEAR_K;
+				float *nv = nb->v + (size_t)a * NEAR_K;
+
+				if (!(x < nv[k]))
+					continue;
+				for (; k > 0 && nv[k - 1] > x; k--) {
+					nv[k] = nv[k - 1];
+					nj[k] = nj[k - 1];
+				}
+				nv[k] = x;
+				nj[k] = b;
 			}
 		}
 	}
-	free(from);
-	free(in);
-	return m;
 }
 
-/* Tier boundaries: the steps of the sorted tree edges clearly above the noise. */
-static int boundaries(const struct infer_ctx *c, const struct edge *e, int m, double *theta)
+/* Rows i and j over the sampled columns (the compared pairs' values into buf: log
+ * difference, µs difference, smaller latency). sigma == 0: the spread (MAD) of the log
+ * difference into *out. sigma > 0: the difference in µs, each column weighted by its
+ * precision (1/latency²) and its deviation from the median clipped at 3 of its sigmas, into
+ * *out, and its standard error into *se. Returns the columns compared (0: fewer than 3). */
+static int row_compare(const struct infer_ctx *c, int i, int j, double sigma, float *buf, float *out, float *se)
 {
-	int nb = 0;
+	int n = c->n, stride = n > NEAR_COLS ? n / NEAR_COLS : 1, k = 0;
+	float *lg = buf, *us = buf + NEAR_COLS + 1, *lo = us + NEAR_COLS + 1;
 
-	for (int k = 0; k + 1 < m && nb < INFER_TIERS_MAX - 1; k++) {
-		double lo = e[k].w, hi = e[k + 1].w, step = hi - lo;
+	for (int x = (i + j) % stride; x < n && k <= NEAR_COLS; x += stride) {
+		float a, b;
 
-		if (step > c->o->abs_floor_us && step > c->o->alpha * noise_at(c, lo) &&
-		    hi >= c->o->min_ratio * (lo > 0 ? lo : 0))
-			theta[nb++] = (lo + hi) / 2;
+		if (x == i || x == j || isnan(a = ctx_d(c, i, x)) || isnan(b = ctx_d(c, j, x)))
+			continue;
+		double sa = exp(a) + c->off[i] + c->off[x], sb = exp(b) + c->off[j] + c->off[x];
+		lg[k] = a - b;
+		lo[k] = (float)fmin(sa, sb);
+		us[k++] = (float)(sa - sb);
 	}
-	return nb;
+	if (k < 3)
+		return 0;
+	if (sigma <= 0) {
+		float med = (float)median_of(lg, (size_t)k);
+
+		for (int q = 0; q < k; q++)
+			lg[q] = fabsf(lg[q] - med);
+		*out = (float)median_of(lg, (size_t)k);
+		return k;
+	}
+	memcpy(lg, us, sizeof *lg * (size_t)k);
+	double med = median_of(lg, (size_t)k), sw = 0, sd = 0;
+	for (int q = 0; q < k; q++) {
+		double w = 1 / ((double)lo[q] * lo[q]), cap = 3 * M_SQRT2 * sigma * lo[q];
+
+		sw += w;
+		sd += w * fmax(-cap, fmin(cap, us[q] - med));
+	}
+	*out = (float)(med + sd / sw);
+	*se = (float)(M_SQRT2 * sigma / sqrt(sw));
+	return k;
 }
 
-/* group[t*n+i] = a representative of i's component among edges below theta[t] */
-static void cut(const struct edge *e, int m, const double *theta, int ntiers, int n, int *group, int *uf)
+/* sigma: the median over nodes of the noise seen between a node's row and its nearest
+ * neighbour's (the difference of two pairs: sqrt 2 x a pair's sigma). The nearest by its one
+ * pair, not the most alike row: choosing by the spread itself would bias it low. */
+static double near_noise(const struct infer_ctx *c, struct near *nb, float *buf, float *sig)
 {
-	for (int t = 0; t < ntiers; t++) {
-		for (int i = 0; i < n; i++)
-			uf[i] = i;
-		for (int k = 0; k < m && (t == ntiers - 1 || e[k].w < theta[t]); k++) {
-			int a = uf_find(uf, e[k].u), b = uf_find(uf, e[k].v);
+	int n = c->n, k = 0;
 
-			if (a != b)
-				uf[a] = b;
+	for (int i = 0; i < n; i++)
+		for (int q = 0; q < NEAR_K; q++) {
+			size_t at = (size_t)i * NEAR_K + q;
+
+			nb->mad[at] = INFINITY;
+			if (nb->j[at] >= 0 && row_compare(c, i, nb->j[at], 0, buf, &nb->mad[at], NULL) && q == 0)
+				sig[k++] = (float)(1.4826 * nb->mad[at] / M_SQRT2);
+		}
+	return k ? median_of(sig, (size_t)k) : 0;
+}
+
+/* The row differences in µs to the neighbours whose rows are alike (within 1.5x the most
+ * alike one's spread); the others are dropped (mad = inf). */
+static void near_diffs(const struct infer_ctx *c, struct near *nb, float *buf)
+{
+	for (int i = 0; i < c->n; i++) {
+		float *mad = nb->mad + (size_t)i * NEAR_K, best = INFINITY;
+
+		for (int q = 0; q < NEAR_K; q++)
+			best = fminf(best, mad[q]);
+		for (int q = 0; q < NEAR_K; q++) {
+			size_t at = (size_t)i * NEAR_K + q;
+
+			if (!(mad[q] <= 1.5f * best + 1e-6f) ||
+			    !row_compare(c, i, nb->j[at], c->sigma, buf, &nb->dus[at], &nb->se[at]))
+				mad[q] = INFINITY;
+		}
+	}
+}
+
+/* Offsets from the alike neighbours: o_i = median over them of (row difference + o_j),
+ * relaxed with damping, median node 0; then shrunk by their standard error. */
+static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, float *se)
+{
+	int n = c->n;
+	double *o = c->off;
+
+	for (int i = 0; i < n; i++) {
+		float v[NEAR_K];
+		int k = 0;
+
+		for (int q = 0; q < NEAR_K; q++)
+			if (isfinite(nb->mad[(size_t)i * NEAR_K + q]))
+				v[k++] = nb->se[(size_t)i * NEAR_K + q];
+		se[i] = k ? (float)median_of(v, (size_t)k) : INFINITY;
+	}
+
+	for (int round = 0; round < 12; round++) {
+		for (int i = 0; i < n; i++) {
+			float v[NEAR_K];
+			int k = 0;
+
+			for (int q = 0; q < NEAR_K; q++)
+				if (isfinite(nb->mad[(size_t)i * NEAR_K + q]))
+					v[k++] = nb->dus[(size_t)i * NEAR_K + q] + (float)o[nb->j[(size_t)i * NEAR_K + q]];
+			buf[i] = k ? (float)(0.5 * (o[i] + median_of(v, (size_t)k))) : (float)o[i];
 		}
 		for (int i = 0; i < n; i++)
-			group[(size_t)t * n + i] = uf_find(uf, i);
+			o[i] = buf[i];
+		double med = median_of(buf, (size_t)n);
+		for (int i = 0; i < n; i++)
+			o[i] -= med;
 	}
+	infer_shrink(o, se, n);
+}
+
+void infer_shrink(double *o, const float *se, int n)
+{
+	for (int i = 0; i < n; i++)
+		o[i] = copysign(fmax(0, fabs(o[i]) - 0 * se[i]), o[i]);
+}
+
+static int near_step(struct infer_ctx *c, double floor_)
+{
+	int n = c->n, rc = FP_ERUNTIME;
+	struct near nb = { 0 };
+	float *buf = malloc(sizeof *buf * (size_t)(2 * n + 3 * NEAR_COLS + 6));
+
+	nb.j = malloc(sizeof *nb.j * (size_t)n * NEAR_K);
+	nb.se = malloc(sizeof *nb.se * (size_t)n * NEAR_K);
+	nb.v = malloc(sizeof *nb.v * (size_t)n * NEAR_K);
+	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
+	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
+	if (buf && nb.j && nb.v && nb.dus && nb.mad && nb.se) {
+		near_find(c, &nb);
+		c->sigma = fmax(floor_, near_noise(c, &nb, buf, nb.v));
+		near_diffs(c, &nb, buf);
+		near_offsets(c, &nb, buf, buf + n + 1);
+		rc = 0;
+	}
+	free(buf);
+	free(nb.se);
+	free(nb.j);
+	free(nb.v);
+	free(nb.dus);
+	free(nb.mad);
+	return rc;
+}
+
+/* The noise floor: rel_noise, and noise_us at the lowest latency. */
+static double noise_floor(const struct infer_ctx *c)
+{
+	double lo = INFINITY, fl = c->o->rel_noise;
+
+	for (size_t k = 0; k < tri(c->n, 0); k++)
+		lo = fmin(lo, c->d[k]);
+	if (c->o->noise_us > 0 && isfinite(lo))
+		fl = fmax(fl, c->o->noise_us / exp(lo));
+	return fl;
 }
 
 /* ---------------------------------------------------------------- order */
@@ -253,7 +323,7 @@ struct order_ctx {
 	int n, ntiers;
 	const int *group;  /* renumbered or not: only equality matters */
 	const int *rank;   /* natural-order rank of each node's name */
-	const int *gmin;   /* [t*n + g]: smallest name rank in group g (g = a representative) */
+	const int *gmin;   /* [t*n + g]: smallest name rank in group g */
 };
 
 /* depth-first order of the tree with siblings sorted by their smallest name: compare the
@@ -279,7 +349,8 @@ static int cmp_name(const void *pa, const void *pb, void *arg)
 	return natsort_cmp(names[*(const int *)pa], names[*(const int *)pb]);
 }
 
-/* Fill r->order, then renumber each tier's groups 0.. in that order. */
+/* Fill r->order, then renumber each tier's groups 0.. in that order. Group numbers in
+ * r->group must be below n. */
 static int order_nodes(struct infer_result *r, const char *const *names)
 {
 	int n = r->n, T = r->ntiers;
@@ -329,180 +400,96 @@ static int order_nodes(struct infer_result *r, const char *const *names)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- tiers, suspects */
-
-/* lowest tier at which i and j share a group; ntiers when they never do */
-static int pair_tier(const struct infer_result *r, int i, int j)
-{
-	for (int t = 0; t < r->ntiers; t++)
-		if (r->group[(size_t)t * r->n + i] == r->group[(size_t)t * r->n + j])
-			return t;
-	return r->ntiers;
-}
-
-static void suspect_add(struct infer_result *r, int kind, int a, int b, double value, double expected,
-			int tier)
-{
-	if (r->nsuspects < SUSPECTS_MAX)
-		r->suspects[r->nsuspects++] = (struct infer_suspect){ kind, a, b, value, expected, tier };
-}
-
-/* Median latency (and bandwidth) of the pairs of each tier. */
-static int tier_stats(struct infer_result *r, const float *s, const float *bw)
-{
-	int n = r->n;
-	size_t cap = (size_t)n * (n > 1 ? n - 1 : 1), fill[INFER_TIERS_MAX + 1] = { 0 };
-	float *v = malloc(sizeof *v * cap);
-
-	if (!v)
-		return FP_ERUNTIME;
-	for (int k = 0; k < 2; k++) {
-		const float *m = k ? bw : s;
-		size_t start[INFER_TIERS_MAX + 1], cnt[INFER_TIERS_MAX + 1] = { 0 }, at = 0;
-
-		if (!m) {
-			for (int t = 0; t < r->ntiers; t++)
-				r->bw_p50_GBps[t] = NAN;
-			continue;
-		}
-		/* bucket the values by tier: count, then place */
-		for (int i = 0; i < n; i++)
-			for (int j = k ? 0 : i + 1; j < n; j++)
-				if (i != j && !isnan(m[(size_t)i * n + j]))
-					cnt[pair_tier(r, i, j)]++;
-		for (int t = 0; t <= r->ntiers; t++) {
-			start[t] = fill[t] = at;
-			at += cnt[t];
-		}
-		for (int i = 0; i < n; i++)
-			for (int j = k ? 0 : i + 1; j < n; j++)
-				if (i != j && !isnan(m[(size_t)i * n + j]))
-					v[fill[pair_tier(r, i, j)]++] = m[(size_t)i * n + j];
-		for (int t = 0; t < r->ntiers; t++) {
-			double med = median_of(v + start[t], cnt[t]);
-
-			if (k)
-				r->bw_p50_GBps[t] = med;
-			else {
-				r->lat_p50_us[t] = med;
-				r->npairs[t] = (int)cnt[t];
-			}
-		}
-	}
-	free(v);
-	return 0;
-}
-
-/* Pairs whose measured latency disagrees with their tier; nodes and links with low bandwidth. */
-static int find_suspects(struct infer_result *r, const struct infer_ctx *c, const float *bw)
-{
-	int n = r->n;
-	float *ratio = c->tmp;
-
-	for (int i = 0; i < n; i++)
-		if (r->offset_us[i] > 4 * c->noise)
-			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, r->offset_us[i], 0, -1);
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++) {
-			float d = c->d[(size_t)i * n + j];
-			int t = pair_tier(r, i, j);
-
-			if (isnan(d)) {
-				suspect_add(r, SUSPECT_UNMEASURED, i, j, NAN, NAN, t);
-				continue;
-			}
-			if (t < r->ntiers - 1 && d > r->threshold_us[t])
-				suspect_add(r, SUSPECT_SLOW_LINK, i, j, c->s[(size_t)i * n + j], r->lat_p50_us[t], t);
-			else if (t > 0 && t < r->ntiers && d < r->threshold_us[t - 1])
-				suspect_add(r, SUSPECT_FAST_LINK, i, j, c->s[(size_t)i * n + j], r->lat_p50_us[t], t);
-		}
-	if (!bw)
-		return 0;
-	/* a node whose pairs (both directions) run well below their tier's median: the node or its
-	 * NIC; its links are then not listed one by one */
-	char *low = calloc((size_t)n, 1);
-	if (!low)
-		return FP_ERUNTIME;
-	for (int i = 0; i < n; i++) {
-		int k = 0;
-
-		for (int j = 0; j < n; j++) {
-			int t = pair_tier(r, i, j);
-
-			if (j == i || t >= r->ntiers || !(r->bw_p50_GBps[t] > 0))
-				continue;
-			if (!isnan(bw[(size_t)i * n + j]))
-				ratio[k++] = bw[(size_t)i * n + j] / r->bw_p50_GBps[t];
-			if (!isnan(bw[(size_t)j * n + i]))
-				ratio[k++] = bw[(size_t)j * n + i] / r->bw_p50_GBps[t];
-		}
-		double med = median_of(ratio, (size_t)k);
-		if (k && med < 0.7) {
-			low[i] = 1;
-			suspect_add(r, SUSPECT_LOW_BW_NODE, i, -1, med, 1, -1);
-		}
-	}
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			int t = pair_tier(r, i, j);
-			float b = bw[(size_t)i * n + j];
-
-			if (i != j && !low[i] && !low[j] && t < r->ntiers && !isnan(b) && b < 0.5 * r->bw_p50_GBps[t])
-				suspect_add(r, SUSPECT_LOW_BW_LINK, i, j, b, r->bw_p50_GBps[t], t);
-		}
-	free(low);
-	return 0;
-}
-
 /* ---------------------------------------------------------------- the whole */
+
+/* Tree, tiers, tier model: one round, with the offsets in c->off. */
+static int round_once(struct infer_ctx *c, struct infer_tiers *ti, struct infer_model *m)
+{
+	struct infer_tree tree;
+	int rc;
+
+	pairs_build(c);
+	if (infer_link(c, &tree))
+		return FP_ERUNTIME;
+	pairs_build(c);
+	rc = infer_tiers_choose(c, &tree, ti);
+	infer_tree_free(&tree);
+	return rc ? rc : infer_model_fit(c, ti, m);
+}
+
+static int analyse(struct infer_ctx *c, const float *bw, const char *const *names, struct infer_result *r)
+{
+	struct infer_tiers ti = { .group = r->group };
+	struct infer_model m = { 0 };
+	double floor_;
+	int rc;
+
+	pairs_build(c);
+	floor_ = noise_floor(c);
+	if ((rc = near_step(c, floor_)))
+		return rc;
+	if (getenv("INFER_DEBUG"))
+		fprintf(stderr, "sigma0 %g floor %g\n", c->sigma, floor_);
+	m.off = malloc(sizeof *m.off * (size_t)c->n);
+	m.se = malloc(sizeof *m.se * (size_t)c->n);
+	if (!m.off || !m.se) {
+		free(m.off);
+		free(m.se);
+		return FP_ERUNTIME;
+	}
+	for (int round = 0; round < 2; round++) {
+		if (round) { /* again, with the model's offsets and noise */
+			memcpy(c->off, m.off, sizeof *c->off * (size_t)c->n);
+			infer_shrink(c->off, m.se, c->n);
+			c->sigma = fmax(floor_, fmin(c->sigma, m.sigma));
+		}
+		if (getenv("INFER_DEBUG"))
+			fprintf(stderr, "round %d sigma %g (model %g)\n", round, c->sigma, m.sigma);
+		if ((rc = round_once(c, &ti, &m)))
+			goto out;
+	}
+	r->ntiers = ti.ntiers;
+	r->structure = ti.ntiers > 1;
+	for (int t = 0; t < ti.ntiers; t++) {
+		r->threshold_us[t] = exp(ti.theta[t]);
+		r->level_us[t] = m.level[t];
+		r->sep_z[t] = ti.sep_z[t];
+		r->sep_step[t] = ti.sep_step[t];
+		r->sep_pairs[t] = ti.sep_pairs[t];
+		r->sep_within[t] = ti.sep_within[t];
+	}
+	r->noise = c->sigma;
+	r->noise_us = c->sigma * (isfinite(m.level[0]) ? m.level[0] : 0);
+	memcpy(r->offset_us, m.off, sizeof *r->offset_us * (size_t)c->n);
+	if ((rc = order_nodes(r, names)) || (rc = infer_suspects(c, &m, bw, r)))
+		goto out;
+out:
+	free(m.off);
+	free(m.se);
+	return rc;
+}
 
 int infer_tiers(const float *lat, const float *bw, int n, const char *const *names,
 		const struct infer_opts *o, struct infer_result *r)
 {
-	struct infer_ctx c = { .n = n, .o = o };
-	struct edge *e = NULL;
-	int *uf = NULL, m, rc = FP_ERUNTIME;
-	size_t nn2 = (size_t)n * n;
+	struct infer_ctx c = { .n = n, .lat = lat, .o = o };
+	size_t np = tri(n, 0);
+	int rc = FP_ERUNTIME;
 
 	memset(r, 0, sizeof *r);
 	r->n = n;
-	c.s = malloc(sizeof *c.s * nn2);
-	c.d = malloc(sizeof *c.d * nn2);
-	c.tmp = malloc(sizeof *c.tmp * 2 * (size_t)n + 1);
-	c.nn = malloc(sizeof *c.nn * (size_t)n);
-	e = malloc(sizeof *e * (size_t)n);
-	uf = malloc(sizeof *uf * (size_t)n);
-	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX);
-	r->offset_us = calloc((size_t)n, sizeof *r->offset_us);
-	r->order = malloc(sizeof *r->order * (size_t)n);
-	r->suspects = malloc(sizeof *r->suspects * SUSPECTS_MAX);
-	if (!c.s || !c.d || !c.tmp || !c.nn || !e || !uf || !r->group || !r->offset_us || !r->order ||
-	    !r->suspects)
-		goto out;
-	symmetrise(&c, lat);
-	nearest_and_noise(&c);
-	r->noise_us = c.noise;
-	for (int i = 0; i < n; i++)
-		r->offset_us[i] = offset_of(&c, i);
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			c.d[(size_t)i * n + j] = c.s[(size_t)i * n + j] - (float)(r->offset_us[i] + r->offset_us[j]);
-	if ((m = mst(&c, e)) < 0)
-		goto out;
-	qsort(e, (size_t)m, sizeof *e, cmp_edge);
-	r->ntiers = boundaries(&c, e, m, r->threshold_us) + 1;
-	r->threshold_us[r->ntiers - 1] = INFINITY;
-	cut(e, m, r->threshold_us, r->ntiers, n, r->group, uf);
-	if (order_nodes(r, names) || tier_stats(r, c.s, bw) || find_suspects(r, &c, bw))
-		goto out;
-	rc = 0;
-out:
-	free(c.s);
+	c.d = malloc(sizeof *c.d * (np ? np : 1));
+	c.off = calloc((size_t)n + 1, sizeof *c.off);
+	c.rows = malloc(sizeof *c.rows * (size_t)INFER_BLOCK * (n ? n : 1));
+	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX + 1);
+	r->offset_us = calloc((size_t)n + 1, sizeof *r->offset_us);
+	r->order = malloc(sizeof *r->order * (size_t)n + 1);
+	r->suspects = malloc(sizeof *r->suspects * INFER_SUSPECTS_MAX);
+	if (c.d && c.off && c.rows && r->group && r->offset_us && r->order && r->suspects)
+		rc = analyse(&c, bw, names, r);
 	free(c.d);
-	free(c.tmp);
-	free(c.nn);
-	free(e);
-	free(uf);
+	free(c.off);
+	free(c.rows);
 	if (rc)
 		infer_result_free(r);
 	return rc;

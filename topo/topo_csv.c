@@ -56,7 +56,7 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 		char kind[EMIT_NAME_MAX];
 
 		tier_kind(t, k, kind);
-		fprintf(f, "%d,%s,%d,%d", k, kind, r->ngroups[k], r->npairs[k]);
+		fprintf(f, "%d,%s,%d,%lld", k, kind, r->ngroups[k], r->npairs[k]);
 		num(f, r->lat_p50_us[k], 3);
 		num(f, r->bw_p50_GBps[k], 4);
 		num(f, r->threshold_us[k], 3);
