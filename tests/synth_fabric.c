@@ -347,12 +347,12 @@ static void write_truth(const struct synth_fabric *f, FILE *out)
 	fputs("host", out);
 	for (int lvl = 0; lvl < f->nsw; lvl++)
 		fprintf(out, ",level%d", lvl);
-	fputs(",slow\n", out);
+	fputs(",slow,offset_us\n", out);
 	for (int i = 0; i < f->n; i++) {
 		fputs(f->name[i], out);
 		for (int lvl = 0; lvl < f->nsw; lvl++)
 			fprintf(out, ",%d", f->grp[(size_t)lvl * f->n + i]);
-		fprintf(out, ",%d\n", f->slow[i]);
+		fprintf(out, ",%d,%.4f\n", f->slow[i], f->off[i]);
 	}
 }
 

@@ -11,13 +11,17 @@
 #include "infer_model.h"
 #include "log.h"
 #include "natsort.h"
+#include <time.h>
+static double tnow(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+#define TICK(what) do { if (getenv("INFER_DEBUG")) fprintf(stderr, "  t %-12s %.3f\n", what, tnow()); } while (0)
 
 #define NEAR_K 4        /* neighbours per node for the noise and the first offsets */
-#define NEAR_COLS 512   /* columns their rows are compared over, at most */
+#define NEAR_COLS 256   /* columns their rows are compared over, at most */
+#define NOISE_PRIOR 20  /* pairs that rel_noise is worth against the measured noise */
 
 void infer_opts_default(struct infer_opts *o)
 {
-	*o = (struct infer_opts){ .rel_noise = 0.01, .sep_z = 5, .sep_step = 1.5 };
+	*o = (struct infer_opts){ .rel_noise = 0.03, .sep_z = 5, .sep_step = 1.5 };
 }
 
 const char *infer_suspect_kind_name(int kind)
@@ -61,9 +65,18 @@ float infer_select(float *a, size_t n, size_t k)
 	return a[kk];
 }
 
+/* the median (the mean of the middle two of an even count); reorders a */
 static double median_of(float *a, size_t n)
 {
-	return n ? infer_select(a, n, (n - 1) / 2) : NAN;
+	if (!n)
+		return NAN;
+	double lo = infer_select(a, n, (n - 1) / 2);
+	if (n % 2)
+		return lo;
+	float hi = a[n / 2];
+	for (size_t k = n / 2 + 1; k < n; k++) /* after the select, the upper half is above (n-1)/2 */
+		hi = fminf(hi, a[k]);
+	return (lo + hi) / 2;
 }
 
 void ctx_rows(const struct infer_ctx *c, int i0, int i1)
@@ -108,7 +121,7 @@ static void pairs_build(struct infer_ctx *c)
 					}
 					s = fmax(s, 1e-3);
 					x = s - c->off[i] - c->off[j];
-					di[j] = (float)log(x > 0.1 * s ? x : 0.1 * s);
+					di[j] = logf((float)(x > 0.1 * s ? x : 0.1 * s));
 				}
 			}
 }
@@ -119,9 +132,29 @@ struct near {
 	int *j;       /* [i * NEAR_K + k]: candidates, nearest first; -1 = none */
 	float *v;
 	float *dus;   /* row difference i - j in µs (median over the columns) */
-	float *se;    /* its standard error */
 	float *mad;   /* spread of the log row difference */
+	float *cols;  /* [i * ncol + q]: d of i and the q-th sampled column (a node) */
+	int *colx, ncol;
 };
+
+/* The columns rows are compared over: every stride-th node, at most NEAR_COLS, in a
+ * compact n x ncol copy (so that comparing rows reads memory in order). */
+static int near_cols(const struct infer_ctx *c, struct near *nb)
+{
+	int n = c->n, stride = n > NEAR_COLS ? (n + NEAR_COLS - 1) / NEAR_COLS : 1;
+
+	nb->ncol = (n + stride - 1) / stride;
+	nb->colx = malloc(sizeof *nb->colx * (size_t)nb->ncol);
+	nb->cols = malloc(sizeof *nb->cols * (size_t)n * nb->ncol);
+	if (!nb->colx || !nb->cols)
+		return -1;
+	for (int q = 0; q < nb->ncol; q++)
+		nb->colx[q] = q * stride;
+	for (int i = 0; i < n; i++)
+		for (int q = 0; q < nb->ncol; q++)
+			nb->cols[(size_t)i * nb->ncol + q] = nb->colx[q] == i ? NAN : ctx_d(c, i, nb->colx[q]);
+	return 0;
+}
 
 /* The NEAR_K smallest d of every row, in one walk of the triangle. */
 static void near_find(const struct infer_ctx *c, struct near *nb)
@@ -160,30 +193,38 @@ static void near_find(const struct infer_ctx *c, struct near *nb)
  * difference, µs difference, smaller latency). sigma == 0: the spread (MAD) of the log
  * difference into *out. sigma > 0: the difference in µs, each column weighted by its
  * precision (1/latency²) and its deviation from the median clipped at 3 of its sigmas, into
- * *out, and its standard error into *se. Returns the columns compared (0: fewer than 3). */
-static int row_compare(const struct infer_ctx *c, int i, int j, double sigma, float *buf, float *out, float *se)
+ * *out. Returns the columns compared (0: fewer than 3). */
+static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, int j, double sigma, float *buf,
+		       float *out)
 {
-	int n = c->n, stride = n > NEAR_COLS ? n / NEAR_COLS : 1, k = 0;
+	int k = 0, K = nb->ncol;
 	float *lg = buf, *us = buf + NEAR_COLS + 1, *lo = us + NEAR_COLS + 1;
+	const float *ri = nb->cols + (size_t)i * K, *rj = nb->cols + (size_t)j * K;
 
-	for (int x = (i + j) % stride; x < n && k <= NEAR_COLS; x += stride) {
-		float a, b;
+	for (int q = 0; q < K; q++) {
+		int x = nb->colx[q];
 
-		if (x == i || x == j || isnan(a = ctx_d(c, i, x)) || isnan(b = ctx_d(c, j, x)))
+		if (x == i || x == j || isnan(ri[q]) || isnan(rj[q]))
 			continue;
-		double sa = exp(a) + c->off[i] + c->off[x], sb = exp(b) + c->off[j] + c->off[x];
-		lg[k] = a - b;
-		lo[k] = (float)fmin(sa, sb);
-		us[k++] = (float)(sa - sb);
+		lg[k] = ri[q] - rj[q];
+		if (sigma > 0) {
+			float sa = expf(ri[q]) + (float)(c->off[i] + c->off[x]), sb = expf(rj[q]) + (float)(c->off[j] + c->off[x]);
+
+			lo[k] = fminf(sa, sb);
+			us[k] = sa - sb;
+		}
+		k++;
 	}
 	if (k < 3)
 		return 0;
 	if (sigma <= 0) {
+		/* small samples: a MAD's bias factor (Croux and Rousseeuw 1992) */
+		static const float b[] = { 1, 1, 1.196f, 1.495f, 1.363f, 1.206f, 1.200f, 1.140f, 1.129f, 1.107f };
 		float med = (float)median_of(lg, (size_t)k);
 
 		for (int q = 0; q < k; q++)
 			lg[q] = fabsf(lg[q] - med);
-		*out = (float)median_of(lg, (size_t)k);
+		*out = (float)median_of(lg, (size_t)k) * (k < 10 ? b[k] : k / (k - 0.8f));
 		return k;
 	}
 	memcpy(lg, us, sizeof *lg * (size_t)k);
@@ -195,25 +236,31 @@ static int row_compare(const struct infer_ctx *c, int i, int j, double sigma, fl
 		sd += w * fmax(-cap, fmin(cap, us[q] - med));
 	}
 	*out = (float)(med + sd / sw);
-	*se = (float)(M_SQRT2 * sigma / sqrt(sw));
 	return k;
 }
 
 /* sigma: the median over nodes of the noise seen between a node's row and its nearest
  * neighbour's (the difference of two pairs: sqrt 2 x a pair's sigma). The nearest by its one
- * pair, not the most alike row: choosing by the spread itself would bias it low. */
-static double near_noise(const struct infer_ctx *c, struct near *nb, float *buf, float *sig)
+ * pair, not the most alike row: choosing by the spread itself would bias it low. *nu: the
+ * pairs it rests on (0: too few nodes or columns to say). */
+static double near_noise(const struct infer_ctx *c, struct near *nb, float *buf, float *sig, double *nu)
 {
 	int n = c->n, k = 0;
+	double cols = 0;
 
 	for (int i = 0; i < n; i++)
 		for (int q = 0; q < NEAR_K; q++) {
 			size_t at = (size_t)i * NEAR_K + q;
 
 			nb->mad[at] = INFINITY;
-			if (nb->j[at] >= 0 && row_compare(c, i, nb->j[at], 0, buf, &nb->mad[at], NULL) && q == 0)
+			int got = nb->j[at] >= 0 ? row_compare(c, nb, i, nb->j[at], 0, buf, &nb->mad[at]) : 0;
+
+			if (got && q == 0) {
 				sig[k++] = (float)(1.4826 * nb->mad[at] / M_SQRT2);
+				cols += got;
+			}
 		}
+	*nu = k >= 3 ? fmin(cols, (double)tri(n, 0)) : 0;
 	return k ? median_of(sig, (size_t)k) : 0;
 }
 
@@ -229,31 +276,30 @@ static void near_diffs(const struct infer_ctx *c, struct near *nb, float *buf)
 		for (int q = 0; q < NEAR_K; q++) {
 			size_t at = (size_t)i * NEAR_K + q;
 
-			if (!(mad[q] <= 1.5f * best + 1e-6f) ||
-			    !row_compare(c, i, nb->j[at], c->sigma, buf, &nb->dus[at], &nb->se[at]))
+			if (!isfinite(mad[q]) || !(mad[q] <= 1.5f * best + 1e-6f) ||
+			    !row_compare(c, nb, i, nb->j[at], c->sigma, buf, &nb->dus[at]))
 				mad[q] = INFINITY;
 		}
 	}
 }
 
-/* Offsets from the alike neighbours: o_i = median over them of (row difference + o_j),
- * relaxed with damping, median node 0; then shrunk by their standard error. */
-static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, float *se)
+static int uf_find(int *p, int x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
+/* Offsets from the alike neighbours: o_i = median over them of (row difference + o_j), relaxed
+ * with damping. Those fix offsets only relative to each other, within each connected part of
+ * the neighbour graph (mostly a leaf): each part is then centred on 0, so that it keeps its
+ * own mean offset (which the tier model finds) rather than an arbitrary one. */
+static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, int *part)
 {
 	int n = c->n;
-	double *o = c->off;
+	double *o = c->off, *sum = c->off + n; /* n + 1 more doubles there (see infer_tiers) */
 
-	for (int i = 0; i < n; i++) {
-		float v[NEAR_K];
-		int k = 0;
-
-		for (int q = 0; q < NEAR_K; q++)
-			if (isfinite(nb->mad[(size_t)i * NEAR_K + q]))
-				v[k++] = nb->se[(size_t)i * NEAR_K + q];
-		se[i] = k ? (float)median_of(v, (size_t)k) : INFINITY;
-	}
-
-	for (int round = 0; round < 12; round++) {
+	for (int round = 0; round < 16; round++) {
 		for (int i = 0; i < n; i++) {
 			float v[NEAR_K];
 			int k = 0;
@@ -265,56 +311,70 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
 		}
 		for (int i = 0; i < n; i++)
 			o[i] = buf[i];
-		double med = median_of(buf, (size_t)n);
-		for (int i = 0; i < n; i++)
-			o[i] -= med;
 	}
-	infer_shrink(o, se, n);
-}
-
-void infer_shrink(double *o, const float *se, int n)
-{
 	for (int i = 0; i < n; i++)
-		o[i] = copysign(fmax(0, fabs(o[i]) - 0 * se[i]), o[i]);
+		part[i] = i;
+	for (size_t k = 0; k < (size_t)n * NEAR_K; k++)
+		if (isfinite(nb->mad[k]))
+			part[uf_find(part, (int)(k / NEAR_K))] = uf_find(part, nb->j[k]);
+	for (int i = 0; i < n; i++) {
+		sum[i] = 0;
+		buf[i] = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		sum[uf_find(part, i)] += o[i];
+		buf[uf_find(part, i)] += 1;
+	}
+	for (int i = 0; i < n; i++)
+		o[i] -= sum[uf_find(part, i)] / buf[uf_find(part, i)];
 }
 
-static int near_step(struct infer_ctx *c, double floor_)
+
+/* The noise to work with: the estimates (est[k] worth nu[k] pairs), pooled with rel_noise as
+ * though that had been seen on NOISE_PRIOR pairs (a few nodes cannot say much about their
+ * noise), and never below noise_us at the lowest latency. */
+static double noise_blend(const struct infer_ctx *c, const double *est, const double *nu, int k)
+{
+	double lo = INFINITY, fl = 0, pr = c->o->rel_noise, s = NOISE_PRIOR * pr * pr, w = NOISE_PRIOR;
+
+	for (size_t x = 0; x < tri(c->n, 0); x++)
+		lo = fmin(lo, c->d[x]);
+	if (c->o->noise_us > 0 && isfinite(lo))
+		fl = c->o->noise_us / exp(lo);
+	for (int q = 0; q < k; q++)
+		if (nu[q] > 0) {
+			s += nu[q] * est[q] * est[q];
+			w += nu[q];
+		}
+	return fmax(fl, sqrt(s / w));
+}
+
+static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 {
 	int n = c->n, rc = FP_ERUNTIME;
 	struct near nb = { 0 };
 	float *buf = malloc(sizeof *buf * (size_t)(2 * n + 3 * NEAR_COLS + 6));
 
 	nb.j = malloc(sizeof *nb.j * (size_t)n * NEAR_K);
-	nb.se = malloc(sizeof *nb.se * (size_t)n * NEAR_K);
 	nb.v = malloc(sizeof *nb.v * (size_t)n * NEAR_K);
 	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
-	if (buf && nb.j && nb.v && nb.dus && nb.mad && nb.se) {
+	if (buf && nb.j && nb.v && nb.dus && nb.mad && !near_cols(c, &nb)) {
 		near_find(c, &nb);
-		c->sigma = fmax(floor_, near_noise(c, &nb, buf, nb.v));
+		*sigma = near_noise(c, &nb, buf, nb.v, nu);
+		c->sigma = noise_blend(c, sigma, nu, 1);
 		near_diffs(c, &nb, buf);
-		near_offsets(c, &nb, buf, buf + n + 1);
+		near_offsets(c, &nb, buf, (int *)nb.v);
 		rc = 0;
 	}
 	free(buf);
-	free(nb.se);
 	free(nb.j);
 	free(nb.v);
 	free(nb.dus);
 	free(nb.mad);
+	free(nb.cols);
+	free(nb.colx);
 	return rc;
-}
-
-/* The noise floor: rel_noise, and noise_us at the lowest latency. */
-static double noise_floor(const struct infer_ctx *c)
-{
-	double lo = INFINITY, fl = c->o->rel_noise;
-
-	for (size_t k = 0; k < tri(c->n, 0); k++)
-		lo = fmin(lo, c->d[k]);
-	if (c->o->noise_us > 0 && isfinite(lo))
-		fl = fmax(fl, c->o->noise_us / exp(lo));
-	return fl;
 }
 
 /* ---------------------------------------------------------------- order */
@@ -408,28 +468,44 @@ static int round_once(struct infer_ctx *c, struct infer_tiers *ti, struct infer_
 	struct infer_tree tree;
 	int rc;
 
+	TICK("round");
 	pairs_build(c);
+	TICK("built");
 	if (infer_link(c, &tree))
 		return FP_ERUNTIME;
+	TICK("linked");
 	pairs_build(c);
+	TICK("built");
 	rc = infer_tiers_choose(c, &tree, ti);
+	TICK("tiers");
 	infer_tree_free(&tree);
-	return rc ? rc : infer_model_fit(c, ti, m);
+	rc = rc ? rc : infer_model_fit(c, ti, m);
+	TICK("fit");
+	return rc;
 }
 
 static int analyse(struct infer_ctx *c, const float *bw, const char *const *names, struct infer_result *r)
 {
 	struct infer_tiers ti = { .group = r->group };
 	struct infer_model m = { 0 };
-	double floor_;
+	double est[2] = { 0 }, nu[2] = { 0 };
 	int rc;
 
 	pairs_build(c);
-	floor_ = noise_floor(c);
-	if ((rc = near_step(c, floor_)))
+	TICK("start");
+	pairs_build(c);
+	TICK("built");
+	if ((rc = near_step(c, &est[0], &nu[0])))
 		return rc;
+	TICK("near");
 	if (getenv("INFER_DEBUG"))
-		fprintf(stderr, "sigma0 %g floor %g\n", c->sigma, floor_);
+		fprintf(stderr, "sigma0 %g est %g nu %g\n", c->sigma, est[0], nu[0]);
+	if (getenv("INFER_OFF")) {
+		FILE *f = fopen(getenv("INFER_OFF"), "w");
+		for (int i = 0; i < c->n; i++)
+			fprintf(f, "%s,%g\n", names[i], c->off[i]);
+		fclose(f);
+	}
 	m.off = malloc(sizeof *m.off * (size_t)c->n);
 	m.se = malloc(sizeof *m.se * (size_t)c->n);
 	if (!m.off || !m.se) {
@@ -440,8 +516,9 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 	for (int round = 0; round < 2; round++) {
 		if (round) { /* again, with the model's offsets and noise */
 			memcpy(c->off, m.off, sizeof *c->off * (size_t)c->n);
-			infer_shrink(c->off, m.se, c->n);
-			c->sigma = fmax(floor_, fmin(c->sigma, m.sigma));
+			est[1] = m.sigma;
+			nu[1] = m.dof;
+			c->sigma = noise_blend(c, est, nu, 2);
 		}
 		if (getenv("INFER_DEBUG"))
 			fprintf(stderr, "round %d sigma %g (model %g)\n", round, c->sigma, m.sigma);
@@ -463,6 +540,7 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 	memcpy(r->offset_us, m.off, sizeof *r->offset_us * (size_t)c->n);
 	if ((rc = order_nodes(r, names)) || (rc = infer_suspects(c, &m, bw, r)))
 		goto out;
+	TICK("suspects");
 out:
 	free(m.off);
 	free(m.se);
@@ -479,7 +557,7 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 	memset(r, 0, sizeof *r);
 	r->n = n;
 	c.d = malloc(sizeof *c.d * (np ? np : 1));
-	c.off = calloc((size_t)n + 1, sizeof *c.off);
+	c.off = calloc(2 * (size_t)n + 1, sizeof *c.off);
 	c.rows = malloc(sizeof *c.rows * (size_t)INFER_BLOCK * (n ? n : 1));
 	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX + 1);
 	r->offset_us = calloc((size_t)n + 1, sizeof *r->offset_us);

@@ -25,7 +25,7 @@
 
 struct infer_opts {
 	double noise_us;  /* latency noise to assume at least (µs, at the lowest tier), 0 = estimate */
-	double rel_noise; /* pair noise assumed at least this fraction of a latency (default 0.01) */
+	double rel_noise; /* pair noise assumed before the pairs say otherwise, relative (default 0.03) */
 	double sep_z;     /* a group must stand this many standard errors from its nearest (default 5) */
 	double sep_step;  /* …and this many pair sigmas above its tier's level (default 1.5) */
 };

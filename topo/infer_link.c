@@ -28,12 +28,10 @@ static inline double pairs_of(const struct link_state *s, int a, int b)
 	return s->cnt ? s->cnt[at(a, b)] : (double)s->size[a] * s->size[b];
 }
 
-/* distance, +inf when no pair between them was measured */
+/* distance: d holds +inf where no pair between the two clusters was measured */
 static inline float dist(const struct link_state *s, int a, int b)
 {
-	size_t k = at(a, b);
-
-	return s->cnt && s->cnt[k] == 0 ? INFINITY : s->d[k];
+	return s->d[at(a, b)];
 }
 
 /* The active cluster nearest to a; prev (the chain's previous element, or -1) wins ties, so
@@ -41,19 +39,20 @@ static inline float dist(const struct link_state *s, int a, int b)
 static int nearest(const struct link_state *s, int a, int prev, float *dmin)
 {
 	float best = prev >= 0 ? dist(s, a, prev) : INFINITY;
-	int bk = prev >= 0 && isfinite(best) ? prev : -1;
+	int bk = prev >= 0 && isfinite(best) ? prev : -1, x = 0;
 	const float *row = s->d + tri(a, 0);
 
-	for (int x = 0; x < s->na; x++) {
+	for (; x < s->na && s->act[x] < a; x++) /* the active list is sorted: row a first */
+		if (row[s->act[x]] < best) {
+			best = row[s->act[x]];
+			bk = s->act[x];
+		}
+	if (x < s->na && s->act[x] == a)
+		x++;
+	for (; x < s->na; x++) { /* then column a of the rows below */
 		int k = s->act[x];
-		float v;
+		float v = s->d[tri(k, a)];
 
-		if (k == a)
-			continue;
-		if (k < a)
-			v = s->cnt && s->cnt[tri(a, k)] == 0 ? INFINITY : row[k];
-		else
-			v = dist(s, k, a);
 		if (v < best) {
 			best = v;
 			bk = k;
@@ -105,8 +104,15 @@ static void merge(struct link_state *s, struct infer_tree *t, int a, int b)
 			wa = s->cnt[ka];
 			wb = s->cnt[kb];
 			s->cnt[ka] = (float)(wa + wb);
+			if (!(wa + wb > 0))
+				continue; /* still +inf */
+			if (!(wa > 0))
+				s->d[ka] = s->d[kb];
+			else if (wb > 0)
+				s->d[ka] = (float)((s->d[ka] * wa + s->d[kb] * wb) / (wa + wb));
+			continue;
 		}
-		s->d[ka] = wa + wb > 0 ? (float)((s->d[ka] * wa + s->d[kb] * wb) / (wa + wb)) : 0;
+		s->d[ka] = (float)((s->d[ka] * wa + s->d[kb] * wb) / (wa + wb));
 	}
 	s->size[a] += s->size[b];
 	s->node[a] = tn;
@@ -170,7 +176,7 @@ int infer_link(struct infer_ctx *c, struct infer_tree *t)
 	for (size_t k = 0; s.cnt && k < np; k++) {
 		s.cnt[k] = isnan(s.d[k]) ? 0 : 1;
 		if (isnan(s.d[k]))
-			s.d[k] = 0;
+			s.d[k] = INFINITY;
 	}
 	for (int i = 0; i < n; i++) {
 		s.size[i] = t->size[i] = 1;

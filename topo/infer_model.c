@@ -1,22 +1,21 @@
 /* infer_model.c — see infer_model.h. */
 #include "infer_model.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 
-#define FIT_ROUNDS 3
+#define FIT_ROUNDS 2
 #define HUBER 2.0          /* pairs beyond HUBER sigmas weigh less (robust to slow links) */
 #define SAMPLE_MAX 65536   /* residuals sampled for the spread */
-#define HIST_BINS 65536    /* log-latency bins for exact medians in two passes */
-#define HIST_LO (-7.0)
-#define HIST_HI 16.0
+#define HIST_BINS (1 << 18) /* value bins (see bin_of) for exact medians in two passes */
 
 /* µs of pair (i, j) from d and the offsets it was built with */
 static inline double pair_us(const struct infer_ctx *c, float x, int i, int j)
 {
-	return exp(x) + c->off[i] + c->off[j];
+	return expf(x) + c->off[i] + c->off[j];
 }
 
 /* ---------------------------------------------------------------- the fit */
@@ -27,6 +26,7 @@ struct fit_acc {
 	double *p, *q, *rt;                             /* per node: same over 1/model², per tier */
 	float *sample;
 	int ns;
+	long long np;   /* pairs measured */
 };
 
 /* One walk of the pairs: residuals of the model as it stands. */
@@ -42,6 +42,7 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 	memset(f->q, 0, sizeof *f->q * (size_t)n);
 	memset(f->rt, 0, sizeof *f->rt * (size_t)n * T);
 	f->ns = 0;
+	f->np = 0;
 	for (int i = 1; i < n; i++) {
 		const float *row = c->d + tri(i, 0);
 
@@ -54,8 +55,9 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 			mod = fmax(mod, 0.05 * s);
 			double e = s - mod, r = e / mod, w = fabs(r) <= cut ? 1 : cut / fabs(r), wm = w / (mod * mod);
 
+			f->np++;
 			if (k % stride == 0 && f->ns < SAMPLE_MAX)
-				f->sample[f->ns++] = (float)fabs(log(s / mod));
+				f->sample[f->ns++] = fabsf(logf((float)(s / mod)));
 			f->a[t] += w * e;
 			f->b[t] += w;
 			f->p[i] += wm * e;
@@ -147,6 +149,10 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 	}
 	/* the spread left: from the residuals of the last pass (median |r| of a normal: 0.6745 sigma) */
 	m->sigma = f.ns ? infer_select(f.sample, (size_t)f.ns, (size_t)f.ns / 2) / 0.6745 : 0;
+	/* the model took n + T parameters out of the pairs: the residuals are that much smaller */
+	double np = (double)f.np, dof = np - n - T;
+	m->sigma = dof >= 1 ? m->sigma * sqrt(np / dof) : 0;
+	m->dof = dof >= 1 ? dof : 0;
 	/* an offset's standard error: the pairs' relative noise over its summed weights 1/model² */
 	for (int i = 0; i < n; i++)
 		m->se[i] = f.q[i] > 0 ? (float)(fmax(m->sigma, c->sigma) / sqrt(f.q[i])) : INFINITY;
@@ -172,11 +178,13 @@ static inline double pair_value(const struct infer_ctx *c, const float *bw, int 
 	return isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b);
 }
 
+/* The bits of a positive float are in the order of its values: the top ones make bins of
+ * 2^-10 relative width (the exponent and 10 bits of the mantissa). */
 static inline int bin_of(double v)
 {
-	double x = (log(fmax(v, 1e-300)) - HIST_LO) / (HIST_HI - HIST_LO) * HIST_BINS;
+	union { float f; uint32_t u; } x = { .f = (float)fmax(v, 0) };
 
-	return x < 0 ? 0 : x >= HIST_BINS ? HIST_BINS - 1 : (int)x;
+	return (int)(x.u >> 13);
 }
 
 /* Median per tier of the pair values (latency, or bandwidth when bw), exactly: a histogram,
@@ -281,7 +289,7 @@ static void odd_pairs(const struct infer_ctx *c, const struct infer_model *m, st
 			if (t >= T)
 				continue;
 			double s = pair_us(c, x, i, j), mod = fmax(m->level[t] + m->off[i] + m->off[j], 0.05 * s);
-			double lr = log(s / mod);
+			double lr = logf((float)(s / mod));
 			if (lr > k * sig)
 				suspect_add(r, SUSPECT_SLOW_LINK, j, i, s, mod, t);
 			else if (lr < -k * sig)

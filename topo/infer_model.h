@@ -14,6 +14,7 @@ struct infer_model {
 	double *off;                   /* µs per node (n), the median node 0 */
 	float *se;                     /* their standard errors */
 	double sigma;                  /* spread of the pairs around the model, log units */
+	double dof;                    /* pairs less parameters: what sigma rests on */
 };
 
 /* Fit the model to the pairs in c->d (built with c->off) under the tiers ti. */

@@ -16,10 +16,13 @@
 
 #include "infer_int.h"
 #include "log.h"
+#include <time.h>
+static double tnow2(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 #define CAND_MAX 48      /* widest gaps tried */
 #define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
 #define SWEEPS_MAX 4
+#define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
 
 struct tier_eval {
 	const struct infer_ctx *c;
@@ -150,7 +153,7 @@ static int cut_units(struct tier_eval *e, int p)
 /* Number the groups 0..g-1 in order of first use; returns g. */
 static int compact(struct tier_eval *e)
 {
-	int *map = e->gsize, g = 0, cap = e->nunit + e->g;
+	int *map = e->gsize, g = 0, cap = e->g;
 
 	for (int k = 0; k < cap; k++)
 		map[k] = -1;
@@ -185,12 +188,17 @@ static void place(struct tier_eval *e, int u, double theta, int *fresh)
 	e->newg[u] = own;
 	if (!fresh)
 		return;
-	/* two units alone and nearest to each other: the one of the higher group joins */
-	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || !(aown <= abest)) &&
+	/* a unit in a group moves only when it is clearly closer to the other (else two halves
+	 * of one switch would trade nodes for ever); two units alone and nearest to each other:
+	 * the one of the higher group joins */
+	int clearly = !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
+	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly) &&
 	    !(e->gsize[own] == 1 && e->gsize[best] == 1 && own < best))
 		e->newg[u] = best;               /* closer to another group on average */
 	else if (e->gsize[own] > 1 && !(aown < theta))
 		e->newg[u] = g + (*fresh)++;     /* far from its group, near none: alone */
+	if (getenv("INFER_DEBUG2") && e->newg[u] != own)
+		fprintf(stderr, "        unit %d: own %d (size %d, %.4f) best %d (size %d, %.4f) theta %.4f -> %d\n", u, own, e->gsize[own], aown, best, best >= 0 ? e->gsize[best] : 0, abest, theta, e->newg[u]);
 }
 
 /* Sums of unit u (tier >= 1) to each group, from the unit-pair matrix. */
@@ -297,6 +305,8 @@ static int refine(struct tier_eval *e, double *theta)
 		if (compact(e) > GROUPS_MAX || grow(e, e->g))
 			return -1;
 		moves = sweep(e, *theta, k < SWEEPS_MAX ? &fresh : NULL);
+		if (getenv("INFER_DEBUG"))
+			fprintf(stderr, "      sweep %d: g %d moves %d\n", k, e->g, moves);
 		if (!moves)
 			return 0;
 		*theta = threshold(e, *theta);
@@ -535,10 +545,14 @@ static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers
 	struct tier_verdict v = { 0 };
 	int t = ti->ntiers;
 
+	double t0 = tnow2();
 	if (t > 0 && unit_matrix(e))
 		return -1;
+	double t1 = tnow2();
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
+	if (getenv("INFER_DEBUG"))
+		fprintf(stderr, "    unit_matrix %.3f refine %.3f\n", t1 - t0, tnow2() - t1);
 	if (!judge(e, &v)) {
 		if (getenv("INFER_DEBUG"))
 			fprintf(stderr, "    judge: no (g=%d nunit=%d sep_z %.2f step %.2f)\n", e->g, e->nunit, v.sep_z, v.sep_step);
