@@ -16,7 +16,7 @@ static double tnow(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIM
 #define TICK(what) do { if (getenv("INFER_DEBUG")) fprintf(stderr, "  t %-12s %.3f\n", what, tnow()); } while (0)
 
 #define NEAR_K 4        /* neighbours per node for the noise and the first offsets */
-#define NEAR_COLS 256   /* columns their rows are compared over, at most */
+#define NEAR_COLS 128   /* columns their rows are compared over, at most */
 #define NOISE_PRIOR 20  /* pairs that rel_noise is worth against the measured noise */
 
 void infer_opts_default(struct infer_opts *o)
@@ -105,6 +105,8 @@ static void pairs_build(struct infer_ctx *c)
 	int n = c->n, B = INFER_BLOCK;
 
 	c->missing = 0;
+	c->dsum = c->npairs = 0;
+	c->dmin = INFINITY;
 	for (int I = 0; I < n; I += B)
 		for (int J = 0; J <= I; J += B)
 			for (int i = I; i < I + B && i < n; i++) {
@@ -122,6 +124,9 @@ static void pairs_build(struct infer_ctx *c)
 					s = fmax(s, 1e-3);
 					x = s - c->off[i] - c->off[j];
 					di[j] = logf((float)(x > 0.1 * s ? x : 0.1 * s));
+					c->dsum += di[j];
+					c->npairs++;
+					c->dmin = fmin(c->dmin, di[j]);
 				}
 			}
 }
@@ -335,12 +340,10 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * noise), and never below noise_us at the lowest latency. */
 static double noise_blend(const struct infer_ctx *c, const double *est, const double *nu, int k)
 {
-	double lo = INFINITY, fl = 0, pr = c->o->rel_noise, s = NOISE_PRIOR * pr * pr, w = NOISE_PRIOR;
+	double fl = 0, pr = c->o->rel_noise, s = NOISE_PRIOR * pr * pr, w = NOISE_PRIOR;
 
-	for (size_t x = 0; x < tri(c->n, 0); x++)
-		lo = fmin(lo, c->d[x]);
-	if (c->o->noise_us > 0 && isfinite(lo))
-		fl = c->o->noise_us / exp(lo);
+	if (c->o->noise_us > 0 && isfinite(c->dmin))
+		fl = c->o->noise_us / exp(c->dmin);
 	for (int q = 0; q < k; q++)
 		if (nu[q] > 0) {
 			s += nu[q] * est[q] * est[q];
@@ -361,9 +364,13 @@ static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
 	if (buf && nb.j && nb.v && nb.dus && nb.mad && !near_cols(c, &nb)) {
 		near_find(c, &nb);
+		TICK("near_find");
 		*sigma = near_noise(c, &nb, buf, nb.v, nu);
+		TICK("near_noise");
 		c->sigma = noise_blend(c, sigma, nu, 1);
+		TICK("blend");
 		near_diffs(c, &nb, buf);
+		TICK("diffs");
 		near_offsets(c, &nb, buf, (int *)nb.v);
 		rc = 0;
 	}
@@ -462,36 +469,29 @@ static int order_nodes(struct infer_result *r, const char *const *names)
 
 /* ---------------------------------------------------------------- the whole */
 
-/* Tree, tiers, tier model: one round, with the offsets in c->off. */
-static int round_once(struct infer_ctx *c, struct infer_tiers *ti, struct infer_model *m)
+/* The tiers and the tier model over the tree with the offsets in c->off. */
+static int tiers_and_model(struct infer_ctx *c, const struct infer_tree *tree, struct infer_tiers *ti,
+			   struct infer_model *m, int warm)
 {
-	struct infer_tree tree;
 	int rc;
 
-	TICK("round");
 	pairs_build(c);
 	TICK("built");
-	if (infer_link(c, &tree))
-		return FP_ERUNTIME;
-	TICK("linked");
-	pairs_build(c);
-	TICK("built");
-	rc = infer_tiers_choose(c, &tree, ti);
+	rc = infer_tiers_choose(c, tree, ti);
 	TICK("tiers");
-	infer_tree_free(&tree);
-	rc = rc ? rc : infer_model_fit(c, ti, m);
+	rc = rc ? rc : infer_model_fit(c, ti, m, warm);
 	TICK("fit");
 	return rc;
 }
 
-static int analyse(struct infer_ctx *c, const float *bw, const char *const *names, struct infer_result *r)
+/* Steps 2-5 of infer.h: noise and first offsets, the tree, tiers and model; the tiers again
+ * with the model's offsets and noise (the tree stays: its gaps only propose boundaries). */
+static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer_model *m)
 {
-	struct infer_tiers ti = { .group = r->group };
-	struct infer_model m = { 0 };
+	struct infer_tree tree;
 	double est[2] = { 0 }, nu[2] = { 0 };
 	int rc;
 
-	pairs_build(c);
 	TICK("start");
 	pairs_build(c);
 	TICK("built");
@@ -500,31 +500,34 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 	TICK("near");
 	if (getenv("INFER_DEBUG"))
 		fprintf(stderr, "sigma0 %g est %g nu %g\n", c->sigma, est[0], nu[0]);
-	if (getenv("INFER_OFF")) {
-		FILE *f = fopen(getenv("INFER_OFF"), "w");
-		for (int i = 0; i < c->n; i++)
-			fprintf(f, "%s,%g\n", names[i], c->off[i]);
-		fclose(f);
+	pairs_build(c);
+	TICK("built");
+	if (infer_link(c, &tree))
+		return FP_ERUNTIME;
+	TICK("linked");
+	if (!(rc = tiers_and_model(c, &tree, ti, m, 0))) {
+		memcpy(c->off, m->off, sizeof *c->off * (size_t)c->n);
+		est[1] = m->sigma;
+		nu[1] = m->dof;
+		c->sigma = noise_blend(c, est, nu, 2);
+		if (getenv("INFER_DEBUG"))
+			fprintf(stderr, "round 2 sigma %g (model %g)\n", c->sigma, m->sigma);
+		rc = tiers_and_model(c, &tree, ti, m, 1);
 	}
+	infer_tree_free(&tree);
+	return rc;
+}
+
+static int analyse(struct infer_ctx *c, const float *bw, const char *const *names, struct infer_result *r)
+{
+	struct infer_tiers ti = { .group = r->group };
+	struct infer_model m = { 0 };
+	int rc = FP_ERUNTIME;
+
 	m.off = malloc(sizeof *m.off * (size_t)c->n);
 	m.se = malloc(sizeof *m.se * (size_t)c->n);
-	if (!m.off || !m.se) {
-		free(m.off);
-		free(m.se);
-		return FP_ERUNTIME;
-	}
-	for (int round = 0; round < 2; round++) {
-		if (round) { /* again, with the model's offsets and noise */
-			memcpy(c->off, m.off, sizeof *c->off * (size_t)c->n);
-			est[1] = m.sigma;
-			nu[1] = m.dof;
-			c->sigma = noise_blend(c, est, nu, 2);
-		}
-		if (getenv("INFER_DEBUG"))
-			fprintf(stderr, "round %d sigma %g (model %g)\n", round, c->sigma, m.sigma);
-		if ((rc = round_once(c, &ti, &m)))
-			goto out;
-	}
+	if (!m.off || !m.se || (rc = infer_steps(c, &ti, &m)))
+		goto out;
 	r->ntiers = ti.ntiers;
 	r->structure = ti.ntiers > 1;
 	for (int t = 0; t < ti.ntiers; t++) {

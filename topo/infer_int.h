@@ -22,6 +22,7 @@ struct infer_ctx {
 	const struct infer_opts *o;
 	float *d;                    /* triangle: log(sym(i,j) - off[i] - off[j]); NAN = unmeasured */
 	int missing;                 /* some pair is unmeasured in both directions */
+	double dsum, npairs, dmin;   /* over the measured pairs of d */
 	double *off;                 /* µs: the offsets d was built with */
 	double sigma;                /* pair noise, log units */
 	float *rows;                 /* INFER_BLOCK x n: a block of full rows of d */
@@ -62,6 +63,7 @@ struct infer_tiers {
 	double theta[INFER_TIERS_MAX];   /* log threshold of each boundary */
 	double sep_z[INFER_TIERS_MAX], sep_step[INFER_TIERS_MAX];
 	long long sep_pairs[INFER_TIERS_MAX], sep_within[INFER_TIERS_MAX];
+	double wsum[INFER_TIERS_MAX], wcnt[INFER_TIERS_MAX]; /* d summed over each tier's own pairs */
 };
 
 /* Tier boundaries from the tree and c->d (rebuilt, intact). ti->group must hold

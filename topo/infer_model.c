@@ -100,36 +100,28 @@ static void fit_update(const struct infer_ctx *c, struct infer_model *m, struct 
 		m->level[t] += 2 * med;
 }
 
-/* Starting levels: the geometric mean of each tier's pairs with c->off removed. */
-static void fit_start(const struct infer_ctx *c, const int *group, struct infer_model *m)
+/* Starting levels: the geometric mean of each tier's pairs with c->off removed (the sums the
+ * tiers were judged with; the top tier holds the rest); starting offsets c->off. */
+static void fit_start(const struct infer_ctx *c, const struct infer_tiers *ti, struct infer_model *m)
 {
-	int n = c->n, T = m->ntiers;
-	double s[INFER_TIERS_MAX] = { 0 }, k[INFER_TIERS_MAX] = { 0 };
+	int T = ti->ntiers;
+	double s = c->dsum, k = c->npairs;
 
-	for (int i = 1; i < n; i++) {
-		const float *row = c->d + tri(i, 0);
-
-		for (int j = 0; j < i; j++) {
-			int t;
-
-			if (!isnan(row[j]) && (t = tiers_pair(group, T, n, i, j)) < T) {
-				s[t] += row[j];
-				k[t]++;
-			}
-		}
+	for (int t = 0; t < T - 1; t++) {
+		m->level[t] = ti->wcnt[t] > 0 ? exp(ti->wsum[t] / ti->wcnt[t]) : NAN;
+		s -= ti->wsum[t];
+		k -= ti->wcnt[t];
 	}
-	for (int t = 0; t < T; t++)
-		m->level[t] = k[t] > 0 ? exp(s[t] / k[t]) : NAN;
-	memcpy(m->off, c->off, sizeof *m->off * (size_t)n);
+	m->level[T - 1] = k > 0 ? exp(s / k) : NAN;
+	memcpy(m->off, c->off, sizeof *m->off * (size_t)c->n);
 }
 
-int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, struct infer_model *m)
+int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, struct infer_model *m, int warm)
 {
 	int n = c->n, T = ti->ntiers;
 	struct fit_acc f = { .T = T };
 	float *buf = malloc(sizeof *buf * (size_t)(n + 1));
 
-	m->ntiers = T;
 	f.p = malloc(sizeof *f.p * (size_t)n + 1);
 	f.q = malloc(sizeof *f.q * (size_t)n + 1);
 	f.rt = malloc(sizeof *f.rt * (size_t)n * T + 1);
@@ -142,7 +134,9 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 		free(f.sample);
 		return FP_ERUNTIME;
 	}
-	fit_start(c, ti->group, m);
+	if (!warm || m->ntiers != T)
+		fit_start(c, ti, m);
+	m->ntiers = T;
 	for (int k = 0; k < FIT_ROUNDS; k++) {
 		fit_pass(c, ti->group, m, &f);
 		fit_update(c, m, &f, buf);
@@ -166,18 +160,6 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 
 /* ---------------------------------------------------------------- per-tier medians */
 
-/* value of pair (i, j): latency (µs) from d, or the mean of the measured bandwidths */
-static inline double pair_value(const struct infer_ctx *c, const float *bw, int i, int j)
-{
-	if (!bw) {
-		float x = c->d[tri(i, j)];
-
-		return isnan(x) ? NAN : pair_us(c, x, i, j);
-	}
-	float a = bw[(size_t)i * c->n + j], b = bw[(size_t)j * c->n + i];
-	return isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b);
-}
-
 /* The bits of a positive float are in the order of its values: the top ones make bins of
  * 2^-10 relative width (the exponent and 10 bits of the mantissa). */
 static inline int bin_of(double v)
@@ -187,61 +169,91 @@ static inline int bin_of(double v)
 	return (int)(x.u >> 13);
 }
 
-/* Median per tier of the pair values (latency, or bandwidth when bw), exactly: a histogram,
- * then the values of the median's bin. Counts pairs per tier into cnt when not NULL. */
-static int tier_medians(const struct infer_ctx *c, const struct infer_result *r, const float *bw, double *med,
-			long long *cnt)
-{
-	int n = c->n, T = r->ntiers;
-	unsigned *hist = calloc((size_t)T * HIST_BINS, sizeof *hist);
-	long long tot[INFER_TIERS_MAX] = { 0 }, rank[INFER_TIERS_MAX], got[INFER_TIERS_MAX] = { 0 };
+/* Exact medians per tier in two passes over the pairs: a histogram of the values (count),
+ * then the values of each median's bin (collect). */
+struct medians {
+	int T;
+	unsigned *hist;                 /* T x HIST_BINS */
+	long long tot[INFER_TIERS_MAX], rank[INFER_TIERS_MAX], got[INFER_TIERS_MAX];
 	int bin[INFER_TIERS_MAX];
-	float *vals[INFER_TIERS_MAX] = { 0 };
-	int rc = FP_ERUNTIME;
+	float *vals[INFER_TIERS_MAX];
+};
 
-	if (!hist)
-		return rc;
-	for (int i = 1; i < n; i++)
-		for (int j = 0; j < i; j++) {
-			double v = pair_value(c, bw, i, j);
-			int t = tiers_pair(r->group, T, n, i, j);
+static inline void med_count(struct medians *md, int t, double v)
+{
+	md->hist[(size_t)t * HIST_BINS + bin_of(v)]++;
+	md->tot[t]++;
+}
 
-			if (!isnan(v) && t < T) {
-				hist[(size_t)t * HIST_BINS + bin_of(v)]++;
-				tot[t]++;
-			}
-		}
-	for (int t = 0; t < T; t++) {
+static inline void med_collect(struct medians *md, int t, double v)
+{
+	if (md->vals[t] && bin_of(v) == md->bin[t])
+		md->vals[t][md->got[t]++] = (float)v;
+}
+
+/* After counting: find each median's bin, make room for its values. */
+static int med_pick(struct medians *md)
+{
+	for (int t = 0; t < md->T; t++) {
 		long long below = 0;
+		unsigned *h = md->hist + (size_t)t * HIST_BINS;
 
-		med[t] = NAN;
-		if (cnt)
-			cnt[t] = tot[t];
-		if (!tot[t])
+		md->got[t] = 0;
+		if (!md->tot[t])
 			continue;
-		rank[t] = (tot[t] - 1) / 2;
-		for (bin[t] = 0; below + hist[(size_t)t * HIST_BINS + bin[t]] <= rank[t]; bin[t]++)
-			below += hist[(size_t)t * HIST_BINS + bin[t]];
-		rank[t] -= below;
-		if (!(vals[t] = malloc(sizeof *vals[t] * hist[(size_t)t * HIST_BINS + bin[t]])))
-			goto out;
+		md->rank[t] = (md->tot[t] - 1) / 2;
+		for (md->bin[t] = 0; below + h[md->bin[t]] <= md->rank[t]; md->bin[t]++)
+			below += h[md->bin[t]];
+		md->rank[t] -= below;
+		if (!(md->vals[t] = malloc(sizeof *md->vals[t] * h[md->bin[t]])))
+			return FP_ERUNTIME;
 	}
-	for (int i = 1; i < n; i++)
-		for (int j = 0; j < i; j++) {
-			double v = pair_value(c, bw, i, j);
-			int t = tiers_pair(r->group, T, n, i, j);
+	return 0;
+}
 
-			if (!isnan(v) && t < T && vals[t] && bin_of(v) == bin[t])
-				vals[t][got[t]++] = (float)v;
-		}
-	for (int t = 0; t < T; t++)
-		if (vals[t])
-			med[t] = infer_select(vals[t], (size_t)got[t], (size_t)rank[t]);
-	rc = 0;
-out:
-	for (int t = 0; t < T; t++)
-		free(vals[t]);
-	free(hist);
+static void med_done(struct medians *md, double *med)
+{
+	for (int t = 0; t < md->T; t++) {
+		med[t] = md->vals[t] ? infer_select(md->vals[t], (size_t)md->got[t], (size_t)md->rank[t]) : NAN;
+		free(md->vals[t]);
+	}
+	free(md->hist);
+}
+
+static int med_init(struct medians *md, int T)
+{
+	memset(md, 0, sizeof *md);
+	md->T = T;
+	md->hist = calloc((size_t)T * HIST_BINS, sizeof *md->hist);
+	return md->hist ? 0 : FP_ERUNTIME;
+}
+
+/* Bandwidth medians per tier, over the mean of each pair's measured directions. */
+static int bw_medians(const struct infer_ctx *c, const float *bw, struct infer_result *r)
+{
+	int n = c->n, T = r->ntiers, rc;
+	struct medians md;
+
+	if ((rc = med_init(&md, T)))
+		return rc;
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		for (int i = 1; i < n; i++)
+			for (int j = 0; j < i; j++) {
+				float a = bw[(size_t)i * n + j], b = bw[(size_t)j * n + i];
+				double v = isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b);
+				int t = tiers_pair(r->group, T, n, i, j);
+
+				if (isnan(v) || t >= T)
+					continue;
+				if (pass)
+					med_collect(&md, t, v);
+				else
+					med_count(&md, t, v);
+			}
+		if (!pass)
+			rc = med_pick(&md);
+	}
+	med_done(&md, r->bw_p50_GBps);
 	return rc;
 }
 
@@ -269,14 +281,28 @@ static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, s
 			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, m->off[i], 0, -1);
 }
 
-/* Pairs far off the model (beyond the largest deviation noise gives among this many pairs),
- * and pairs never measured. */
-static void odd_pairs(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r)
+/* Latency: the pairs per tier and their medians (the first walk counts, the second collects
+ * the medians' bins); pairs far off the model (beyond the largest deviation noise gives among
+ * this many pairs), and pairs never measured. */
+static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r)
 {
-	int n = c->n, T = r->ntiers;
+	int n = c->n, T = r->ntiers, rc;
 	double np = (double)tri(n, 0), sig = fmax(m->sigma, c->sigma);
 	double k = fmax(5, sqrt(2 * log(np > 2 ? np : 2)) + 2.5);
+	struct medians md;
 
+	if ((rc = med_init(&md, T)))
+		return rc;
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++) {
+			float x = c->d[tri(i, j)];
+			int t = tiers_pair(r->group, T, n, i, j);
+
+			if (!isnan(x) && t < T)
+				med_count(&md, t, pair_us(c, x, i, j));
+		}
+	if ((rc = med_pick(&md)))
+		goto out;
 	for (int i = 1; i < n; i++)
 		for (int j = 0; j < i; j++) {
 			float x = c->d[tri(i, j)];
@@ -290,11 +316,18 @@ static void odd_pairs(const struct infer_ctx *c, const struct infer_model *m, st
 				continue;
 			double s = pair_us(c, x, i, j), mod = fmax(m->level[t] + m->off[i] + m->off[j], 0.05 * s);
 			double lr = logf((float)(s / mod));
+
+			med_collect(&md, t, s);
 			if (lr > k * sig)
 				suspect_add(r, SUSPECT_SLOW_LINK, j, i, s, mod, t);
 			else if (lr < -k * sig)
 				suspect_add(r, SUSPECT_FAST_LINK, j, i, s, mod, t);
 		}
+out:
+	for (int t = 0; t < T; t++)
+		r->npairs[t] = md.tot[t];
+	med_done(&md, r->lat_p50_us);
+	return rc;
 }
 
 /* Bandwidth: a node whose pairs run well below their tiers' medians (its NIC or host; its links
@@ -356,17 +389,12 @@ int infer_suspects(struct infer_ctx *c, const struct infer_model *m, const float
 
 	if (!buf)
 		return FP_ERUNTIME;
-	rc = tier_medians(c, r, NULL, r->lat_p50_us, r->npairs);
 	for (int t = 0; t < r->ntiers; t++)
 		r->bw_p50_GBps[t] = NAN;
-	if (!rc && bw)
-		rc = tier_medians(c, r, bw, r->bw_p50_GBps, NULL);
-	if (!rc) {
-		slow_nodes(c, m, r, buf);
-		odd_pairs(c, m, r);
-		if (bw)
-			rc = low_bandwidth(c, bw, r, buf);
-	}
+	slow_nodes(c, m, r, buf);
+	rc = latency_pairs(c, m, r);
+	if (!rc && bw && !(rc = bw_medians(c, bw, r)))
+		rc = low_bandwidth(c, bw, r, buf);
 	free(buf);
 	return rc;
 }

@@ -17,8 +17,9 @@ struct infer_model {
 	double dof;                    /* pairs less parameters: what sigma rests on */
 };
 
-/* Fit the model to the pairs in c->d (built with c->off) under the tiers ti. */
-int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, struct infer_model *m);
+/* Fit the model to the pairs in c->d (built with c->off) under the tiers ti; warm: start from
+ * m as it is (the same tiers, fitted before), else from the tiers' means and c->off. */
+int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, struct infer_model *m, int warm);
 
 /* Per-tier pairs and medians, then the suspects, into r (its groups and order already set). */
 int infer_suspects(struct infer_ctx *c, const struct infer_model *m, const float *bw, struct infer_result *r);

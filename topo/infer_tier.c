@@ -16,8 +16,6 @@
 
 #include "infer_int.h"
 #include "log.h"
-#include <time.h>
-static double tnow2(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 #define CAND_MAX 48      /* widest gaps tried */
 #define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
@@ -46,6 +44,7 @@ struct tier_verdict {
 	int ok;
 	double theta, bmin, sep_z, sep_step;
 	long long sep_pairs, within;
+	double wsum, wcnt;  /* d summed over the tier's own pairs, and their count */
 };
 
 static int below(const struct tier_eval *e, int x, int p)
@@ -433,6 +432,8 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 		e->ug[u] = k;
 	}
 	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z);
+	v->wsum = j.ws / 2;
+	v->wcnt = j.wc / 2;
 out:
 	free(j.alive);
 	free(j.near);
@@ -442,39 +443,32 @@ out:
 
 /* ---------------------------------------------------------------- the tiers */
 
-/* The unit-pair matrix of the units in e->unit (tier >= 1). */
-static int unit_matrix(struct tier_eval *e)
+/* The accepted tier's groups become the units of the next: their numbers, and the sums
+ * between them, which are the tier's group sums (so no pass over the pairs is needed). */
+static int next_units(struct tier_eval *e, const int *group)
 {
-	const struct infer_ctx *c = e->c;
-	int n = e->n, nu = e->nunit;
+	int n = e->n, g = e->g, nu = 0, *num = e->newg;
 
+	for (int k = 0; k < g; k++)
+		num[k] = -1;
+	for (int i = 0; i < n; i++) {
+		if (num[group[i]] < 0)
+			num[group[i]] = nu++;
+		e->unit[i] = num[group[i]];
+	}
 	free(e->uu);
 	free(e->uc);
-	e->uu = calloc((size_t)nu * nu, sizeof *e->uu);
-	e->uc = calloc((size_t)nu * nu, sizeof *e->uc);
+	e->uu = malloc(sizeof *e->uu * (size_t)nu * nu);
+	e->uc = malloc(sizeof *e->uc * (size_t)nu * nu);
 	if (!e->uu || !e->uc || grow(e, nu))
 		return -1;
-	for (int i0 = 0; i0 < n; i0 += INFER_BLOCK) {
-		int i1 = i0 + INFER_BLOCK < n ? i0 + INFER_BLOCK : n;
-
-		ctx_rows(c, i0, i1);
-		for (int i = i0; i < i1; i++) {
-			const float *row = c->rows + (size_t)(i - i0) * n;
-			float *su = e->uu + (size_t)e->unit[i] * nu, *cu = e->uc + (size_t)e->unit[i] * nu;
-
-			for (int k = 0; k < nu; k++)
-				e->s[k] = e->sc[k] = 0;
-			for (int j = 0; j < n; j++)
-				if (!isnan(row[j])) {
-					e->s[e->unit[j]] += row[j];
-					e->sc[e->unit[j]] += 1;
-				}
-			for (int k = 0; k < nu; k++) {
-				su[k] += (float)e->s[k];
-				cu[k] += (float)e->sc[k];
+	for (int a = 0; a < g; a++)
+		for (int b = 0; b < g && num[a] >= 0; b++)
+			if (num[b] >= 0) {
+				e->uu[(size_t)num[a] * nu + num[b]] = e->gg[(size_t)a * g + b];
+				e->uc[(size_t)num[a] * nu + num[b]] = e->gc[(size_t)a * g + b];
 			}
-		}
-	}
+	e->nunit = nu;
 	return 0;
 }
 
@@ -543,16 +537,10 @@ static int setup(struct tier_eval *e, struct cand *cd, int *ncd)
 static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers *ti, double *band)
 {
 	struct tier_verdict v = { 0 };
-	int t = ti->ntiers;
+	int t = ti->ntiers, *group = ti->group + (size_t)t * e->n;
 
-	double t0 = tnow2();
-	if (t > 0 && unit_matrix(e))
-		return -1;
-	double t1 = tnow2();
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
-	if (getenv("INFER_DEBUG"))
-		fprintf(stderr, "    unit_matrix %.3f refine %.3f\n", t1 - t0, tnow2() - t1);
 	if (!judge(e, &v)) {
 		if (getenv("INFER_DEBUG"))
 			fprintf(stderr, "    judge: no (g=%d nunit=%d sep_z %.2f step %.2f)\n", e->g, e->nunit, v.sep_z, v.sep_step);
@@ -561,25 +549,17 @@ static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers
 	if (getenv("INFER_DEBUG"))
 		fprintf(stderr, "    judge: yes (g=%d nunit=%d sep_z %.2f step %.2f pairs %lld within %lld)\n", e->g, e->nunit, v.sep_z, v.sep_step, v.sep_pairs, v.within);
 	for (int i = 0; i < e->n; i++)
-		ti->group[(size_t)t * e->n + i] = e->ug[e->unit[i]];
+		group[i] = e->ug[e->unit[i]];
 	ti->theta[t] = theta;
 	ti->sep_z[t] = v.sep_z;
 	ti->sep_step[t] = v.sep_step;
 	ti->sep_pairs[t] = v.sep_pairs;
 	ti->sep_within[t] = v.within;
+	ti->wsum[t] = v.wsum;
+	ti->wcnt[t] = v.wcnt;
 	ti->ntiers++;
 	*band = v.bmin;
-	for (int i = 0; i < e->n; i++) /* the groups are the next tier's units, numbered 0.. */
-		e->newg[i] = -1;
-	e->nunit = 0;
-	for (int i = 0; i < e->n; i++) {
-		int k = ti->group[(size_t)t * e->n + i];
-
-		if (e->newg[k] < 0)
-			e->newg[k] = e->nunit++;
-		e->unit[i] = e->newg[k];
-	}
-	return 1;
+	return next_units(e, group) ? -1 : 1;
 }
 
 static void eval_free(struct tier_eval *e)
