@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "infer_int.h"
 #include "infer_model.h"
@@ -79,6 +80,19 @@ static double median_of(float *a, size_t n)
 	return (lo + hi) / 2;
 }
 
+float *infer_big(size_t n)
+{
+	size_t bytes = sizeof(float) * (n ? n : 1), huge = (size_t)2 << 20;
+	void *p = NULL;
+
+	if (bytes < 2 * huge)
+		return malloc(bytes);
+	if (posix_memalign(&p, huge, (bytes + huge - 1) / huge * huge))
+		return NULL;
+	madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* a hint: failure is harmless */
+	return p;
+}
+
 void ctx_rows(const struct infer_ctx *c, int i0, int i1)
 {
 	int n = c->n;
@@ -98,37 +112,54 @@ void ctx_rows(const struct infer_ctx *c, int i0, int i1)
 
 /* ---------------------------------------------------------------- the pair values */
 
-/* d = log(sym - off_i - off_j), sym the mean of the measured directions; tile by tile, so
- * that the transposed reads stay in cache. */
-static void pairs_build(struct infer_ctx *c)
+/* a pair's latency: the mean of its measured directions (NAN: neither) */
+static inline float sym_of(const float *lat, int n, int i, int j)
+{
+	float a = lat[(size_t)i * n + j], b = lat[(size_t)j * n + i];
+
+	return isnan(a) ? b : isnan(b) ? a : 0.5f * (a + b);
+}
+
+/* d = log(sym - off_i - off_j); tile by tile, so that the transposed reads stay in cache.
+ * Also the count, sum and least of d, and whether some pair is unmeasured. */
+static int pairs_build(struct infer_ctx *c)
 {
 	int n = c->n, B = INFER_BLOCK;
+	float *off = malloc(sizeof *off * (size_t)(n + 1)), lo = INFINITY;
 
+	if (!off)
+		return FP_ERUNTIME;
+	for (int i = 0; i < n; i++)
+		off[i] = (float)c->off[i];
 	c->missing = 0;
 	c->dsum = c->npairs = 0;
-	c->dmin = INFINITY;
 	for (int I = 0; I < n; I += B)
 		for (int J = 0; J <= I; J += B)
 			for (int i = I; i < I + B && i < n; i++) {
 				float *di = c->d + tri(i, 0);
+				double sum = 0;
+				int k = 0;
 
 				for (int j = J; j < J + B && j < i; j++) {
-					float a = c->lat[(size_t)i * n + j], b = c->lat[(size_t)j * n + i];
-					double s = isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b), x;
+					float s = sym_of(c->lat, n, i, j);
 
 					if (isnan(s)) {
 						di[j] = NAN;
 						c->missing = 1;
 						continue;
 					}
-					s = fmax(s, 1e-3);
-					x = s - c->off[i] - c->off[j];
-					di[j] = logf((float)(x > 0.1 * s ? x : 0.1 * s));
-					c->dsum += di[j];
-					c->npairs++;
-					c->dmin = fmin(c->dmin, di[j]);
+					s = fmaxf(s, 1e-3f);
+					di[j] = logf(fmaxf(s - off[i] - off[j], 0.1f * s));
+					sum += di[j];
+					lo = fminf(lo, di[j]);
+					k++;
 				}
+				c->dsum += sum;
+				c->npairs += k;
 			}
+	c->dmin = lo;
+	free(off);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- noise, first offsets */
@@ -156,42 +187,52 @@ static int near_cols(const struct infer_ctx *c, struct near *nb)
 	for (int q = 0; q < nb->ncol; q++)
 		nb->colx[q] = q * stride;
 	for (int i = 0; i < n; i++)
-		for (int q = 0; q < nb->ncol; q++)
-			nb->cols[(size_t)i * nb->ncol + q] = nb->colx[q] == i ? NAN : ctx_d(c, i, nb->colx[q]);
+		for (int q = 0; q < nb->ncol; q++) {
+			float x = nb->colx[q] == i ? NAN : sym_of(c->lat, n, i, nb->colx[q]);
+
+			nb->cols[(size_t)i * nb->ncol + q] = isnan(x) ? NAN : logf(fmaxf(x, 1e-3f));
+		}
 	return 0;
 }
 
-/* The NEAR_K smallest d of every row, in one walk of the triangle. */
-static void near_find(const struct infer_ctx *c, struct near *nb)
+/* The NEAR_K nearest of every node by its pairs' latency, in one tiled walk of the matrix;
+ * also the pairs measured and the least latency, for the noise floor. */
+static void near_find(struct infer_ctx *c, struct near *nb)
 {
-	int n = c->n;
+	int n = c->n, B = INFER_BLOCK;
+	float lo = INFINITY;
 
+	c->npairs = 0;
 	for (size_t k = 0; k < (size_t)n * NEAR_K; k++) {
 		nb->j[k] = -1;
 		nb->v[k] = INFINITY;
 	}
-	for (int i = 1; i < n; i++) {
-		const float *row = c->d + tri(i, 0);
+	for (int I = 0; I < n; I += B)
+		for (int J = 0; J <= I; J += B)
+			for (int i = I; i < I + B && i < n; i++)
+				for (int j = J; j < J + B && j < i; j++) {
+					float x = sym_of(c->lat, n, i, j);
 
-		for (int j = 0; j < i; j++) {
-			float x = row[j];
+					if (isnan(x))
+						continue;
+					c->npairs++;
+					lo = fminf(lo, x);
+					for (int side = 0; side < 2; side++) {
+						int a = side ? j : i, b = side ? i : j, k = NEAR_K - 1;
+						int *nj = nb->j + (size_t)a * NEAR_K;
+						float *nv = nb->v + (size_t)a * NEAR_K;
 
-			for (int side = 0; side < 2 && !isnan(x); side++) {
-				int a = side ? j : i, b = side ? i : j, k = NEAR_K - 1;
-				int *nj = nb->j + (size_t)a * NEAR_K;
-				float *nv = nb->v + (size_t)a * NEAR_K;
-
-				if (!(x < nv[k]))
-					continue;
-				for (; k > 0 && nv[k - 1] > x; k--) {
-					nv[k] = nv[k - 1];
-					nj[k] = nj[k - 1];
+						if (!(x < nv[k]))
+							continue;
+						for (; k > 0 && nv[k - 1] > x; k--) {
+							nv[k] = nv[k - 1];
+							nj[k] = nj[k - 1];
+						}
+						nv[k] = x;
+						nj[k] = b;
+					}
 				}
-				nv[k] = x;
-				nj[k] = b;
-			}
-		}
-	}
+	c->dmin = logf(fmaxf(lo, 1e-3f));
 }
 
 /* Rows i and j over the sampled columns (the compared pairs' values into buf: log
@@ -475,7 +516,8 @@ static int tiers_and_model(struct infer_ctx *c, const struct infer_tree *tree, s
 {
 	int rc;
 
-	pairs_build(c);
+	if (pairs_build(c))
+		return FP_ERUNTIME;
 	TICK("built");
 	rc = infer_tiers_choose(c, tree, ti);
 	TICK("tiers");
@@ -493,14 +535,13 @@ static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer
 	int rc;
 
 	TICK("start");
-	pairs_build(c);
-	TICK("built");
 	if ((rc = near_step(c, &est[0], &nu[0])))
 		return rc;
 	TICK("near");
 	if (getenv("INFER_DEBUG"))
 		fprintf(stderr, "sigma0 %g est %g nu %g\n", c->sigma, est[0], nu[0]);
-	pairs_build(c);
+	if (pairs_build(c))
+		return FP_ERUNTIME;
 	TICK("built");
 	if (infer_link(c, &tree))
 		return FP_ERUNTIME;
@@ -559,7 +600,7 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 
 	memset(r, 0, sizeof *r);
 	r->n = n;
-	c.d = malloc(sizeof *c.d * (np ? np : 1));
+	c.d = infer_big(np);
 	c.off = calloc(2 * (size_t)n + 1, sizeof *c.off);
 	c.rows = malloc(sizeof *c.rows * (size_t)INFER_BLOCK * (n ? n : 1));
 	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX + 1);

@@ -82,6 +82,10 @@ static inline int tiers_pair(const int *group, int ntiers, int n, int i, int j)
 /* Offsets shrunk towards 0 by twice their standard error (se per node). */
 void infer_shrink(double *o, const float *se, int n);
 
+/* n floats for a large matrix: on huge pages where the system lends them (the triangle's
+ * columns are read a row apart: with 4 KiB pages, each read would miss the TLB). free() it. */
+float *infer_big(size_t n);
+
 /* k-th smallest of a[0..n-1] (no NANs); reorders a */
 float infer_select(float *a, size_t n, size_t k);
 

@@ -10,6 +10,8 @@
 #include "infer_int.h"
 #include "log.h"
 
+#define LINK_AHEAD 16 /* active clusters to prefetch ahead in a column */
+
 struct link_state {
 	int n;
 	float *d, *cnt;  /* triangles; cnt NULL = every pair measured */
@@ -49,10 +51,12 @@ static int nearest(const struct link_state *s, int a, int prev, float *dmin)
 		}
 	if (x < s->na && s->act[x] == a)
 		x++;
-	for (; x < s->na; x++) { /* then column a of the rows below */
+	for (; x < s->na; x++) { /* then column a of the rows below: a cache line each */
 		int k = s->act[x];
 		float v = s->d[tri(k, a)];
 
+		if (x + LINK_AHEAD < s->na)
+			__builtin_prefetch(s->d + tri(s->act[x + LINK_AHEAD], a));
 		if (v < best) {
 			best = v;
 			bk = k;
@@ -98,6 +102,16 @@ static void merge(struct link_state *s, struct infer_tree *t, int a, int b)
 		int k = s->act[x];
 		size_t ka = at(a, k), kb = at(b, k);
 
+		if (x + LINK_AHEAD < s->na) { /* columns: a cache line each */
+			int f = s->act[x + LINK_AHEAD];
+
+			__builtin_prefetch(s->d + at(a, f), 1);
+			__builtin_prefetch(s->d + at(b, f));
+			if (s->cnt) {
+				__builtin_prefetch(s->cnt + at(a, f), 1);
+				__builtin_prefetch(s->cnt + at(b, f));
+			}
+		}
 		if (k == a || k == b)
 			continue;
 		if (s->cnt) {
@@ -162,7 +176,7 @@ int infer_link(struct infer_ctx *c, struct infer_tree *t)
 	s.node = malloc(sizeof *s.node * (size_t)n);
 	s.act = malloc(sizeof *s.act * (size_t)n);
 	if (c->missing)
-		s.cnt = malloc(sizeof *s.cnt * (np ? np : 1));
+		s.cnt = infer_big(np);
 	if (!chain || !t->left || !t->right || !t->parent || !t->h || !t->cnt || !t->heff || !t->size ||
 	    !s.size || !s.node || !s.act || (c->missing && !s.cnt)) {
 		free(chain);

@@ -8,6 +8,7 @@
 #include "log.h"
 
 #define FIT_ROUNDS 2
+#define FIT_PAIRS ((size_t)4 << 20) /* pairs a fit walks at most */
 #define HUBER 2.0          /* pairs beyond HUBER sigmas weigh less (robust to slow links) */
 #define SAMPLE_MAX 65536   /* residuals sampled for the spread */
 #define HIST_BINS (1 << 18) /* value bins (see bin_of) for exact medians in two passes */
@@ -29,11 +30,12 @@ struct fit_acc {
 	long long np;   /* pairs measured */
 };
 
-/* One walk of the pairs: residuals of the model as it stands. */
+/* One walk of the pairs: residuals of the model as it stands. Past FIT_PAIRS pairs, only
+ * those of nodes alike modulo S (every node keeps thousands, its leaf mates among them). */
 static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_model *m, struct fit_acc *f)
 {
-	int n = c->n, T = f->T;
-	size_t np = tri(n, 0), stride = np / SAMPLE_MAX + 1, k = 0;
+	int n = c->n, T = f->T, S = (int)(tri(n, 0) / FIT_PAIRS + 1);
+	size_t stride = tri(n, 0) / S / SAMPLE_MAX + 1, k = 0;
 	double cut = HUBER * c->sigma;
 
 	memset(f->a, 0, sizeof f->a);
@@ -46,7 +48,7 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 	for (int i = 1; i < n; i++) {
 		const float *row = c->d + tri(i, 0);
 
-		for (int j = 0; j < i; j++, k++) {
+		for (int j = i % S; j < i; j += S, k++) {
 			int t;
 
 			if (isnan(row[j]) || (t = tiers_pair(group, T, n, i, j)) >= T)
@@ -169,61 +171,92 @@ static inline int bin_of(double v)
 	return (int)(x.u >> 13);
 }
 
-/* Exact medians per tier in two passes over the pairs: a histogram of the values (count),
- * then the values of each median's bin (collect). */
+/* Exact medians per tier in two walks of the pairs: a histogram of the values (count; of the
+ * pairs 1 in every 'every', at most), then every value in a window of bins around each
+ * median (collect; the whole window when every == 1: the median's bin). */
 struct medians {
-	int T;
+	int T, every;
 	unsigned *hist;                 /* T x HIST_BINS */
-	long long tot[INFER_TIERS_MAX], rank[INFER_TIERS_MAX], got[INFER_TIERS_MAX];
-	int bin[INFER_TIERS_MAX];
+	long long sub[INFER_TIERS_MAX], tot[INFER_TIERS_MAX], below[INFER_TIERS_MAX];
+	long long got[INFER_TIERS_MAX], cap[INFER_TIERS_MAX];
+	int lo[INFER_TIERS_MAX], hi[INFER_TIERS_MAX];
 	float *vals[INFER_TIERS_MAX];
+	int oom;
 };
 
 static inline void med_count(struct medians *md, int t, double v)
 {
 	md->hist[(size_t)t * HIST_BINS + bin_of(v)]++;
-	md->tot[t]++;
+	md->sub[t]++;
 }
 
 static inline void med_collect(struct medians *md, int t, double v)
 {
-	if (md->vals[t] && bin_of(v) == md->bin[t])
+	int b = bin_of(v);
+
+	md->tot[t]++;
+	if (b < md->lo[t])
+		md->below[t]++;
+	else if (b <= md->hi[t]) {
+		if (md->got[t] >= md->cap[t] || !md->vals[t]) {
+			float *q = realloc(md->vals[t], sizeof *q * (size_t)(md->cap[t] = 2 * md->got[t] + md->cap[t] + 1024));
+
+			if (!q) {
+				md->oom = 1;
+				md->hi[t] = -1;
+				return;
+			}
+			md->vals[t] = q;
+		}
 		md->vals[t][md->got[t]++] = (float)v;
+	}
 }
 
-/* After counting: find each median's bin, make room for its values. */
-static int med_pick(struct medians *md)
+/* After counting: the window of bins around each median, wide enough for what a sample of
+ * this size can miss. */
+static void med_pick(struct medians *md)
 {
 	for (int t = 0; t < md->T; t++) {
-		long long below = 0;
-		unsigned *h = md->hist + (size_t)t * HIST_BINS;
+		const unsigned *h = md->hist + (size_t)t * HIST_BINS;
+		double slack = md->every > 1 ? 5 * sqrt((double)md->sub[t]) + 16 : 0;
+		double from = (md->sub[t] - 1) / 2.0 - slack, to = (md->sub[t] - 1) / 2.0 + slack;
+		long long at = 0;
 
-		md->got[t] = 0;
-		if (!md->tot[t])
-			continue;
-		md->rank[t] = (md->tot[t] - 1) / 2;
-		for (md->bin[t] = 0; below + h[md->bin[t]] <= md->rank[t]; md->bin[t]++)
-			below += h[md->bin[t]];
-		md->rank[t] -= below;
-		if (!(md->vals[t] = malloc(sizeof *md->vals[t] * h[md->bin[t]])))
-			return FP_ERUNTIME;
+		md->lo[t] = 0;
+		md->hi[t] = HIST_BINS - 1;
+		for (int b = 0; b < HIST_BINS; b++) {
+			if (at + h[b] <= from)
+				md->lo[t] = b + 1;
+			at += h[b];
+			if (at > to) {
+				md->hi[t] = b;
+				break;
+			}
+		}
+		md->cap[t] = (long long)((at + 16) * md->every);
 	}
-	return 0;
 }
 
 static void med_done(struct medians *md, double *med)
 {
 	for (int t = 0; t < md->T; t++) {
-		med[t] = md->vals[t] ? infer_select(md->vals[t], (size_t)md->got[t], (size_t)md->rank[t]) : NAN;
+		long long rank = (md->tot[t] - 1) / 2 - md->below[t];
+
+		med[t] = NAN;
+		if (md->tot[t] && rank >= 0 && rank < md->got[t])
+			med[t] = infer_select(md->vals[t], (size_t)md->got[t], (size_t)rank);
+		else if (md->got[t]) /* outside the window (a sample's bad luck): its nearest edge */
+			med[t] = infer_select(md->vals[t], (size_t)md->got[t], rank < 0 ? 0 : (size_t)md->got[t] - 1);
 		free(md->vals[t]);
 	}
 	free(md->hist);
 }
 
-static int med_init(struct medians *md, int T)
+static int med_init(struct medians *md, int T, int every)
 {
 	memset(md, 0, sizeof *md);
 	md->T = T;
+	md->every = every;
 	md->hist = calloc((size_t)T * HIST_BINS, sizeof *md->hist);
 	return md->hist ? 0 : FP_ERUNTIME;
 }
@@ -234,9 +267,9 @@ static int bw_medians(const struct infer_ctx *c, const float *bw, struct infer_r
 	int n = c->n, T = r->ntiers, rc;
 	struct medians md;
 
-	if ((rc = med_init(&md, T)))
+	if ((rc = med_init(&md, T, 1)))
 		return rc;
-	for (int pass = 0; pass < 2 && !rc; pass++) {
+	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 1; i < n; i++)
 			for (int j = 0; j < i; j++) {
 				float a = bw[(size_t)i * n + j], b = bw[(size_t)j * n + i];
@@ -251,8 +284,9 @@ static int bw_medians(const struct infer_ctx *c, const float *bw, struct infer_r
 					med_count(&md, t, v);
 			}
 		if (!pass)
-			rc = med_pick(&md);
+			med_pick(&md);
 	}
+	rc = md.oom ? FP_ERUNTIME : 0;
 	med_done(&md, r->bw_p50_GBps);
 	return rc;
 }
@@ -281,28 +315,27 @@ static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, s
 			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, m->off[i], 0, -1);
 }
 
-/* Latency: the pairs per tier and their medians (the first walk counts, the second collects
- * the medians' bins); pairs far off the model (beyond the largest deviation noise gives among
+/* Latency: the pairs per tier and their medians (the first walk counts a sample, the second
+ * collects the medians' windows); pairs far off the model (beyond the largest deviation noise gives among
  * this many pairs), and pairs never measured. */
 static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r)
 {
-	int n = c->n, T = r->ntiers, rc;
+	int n = c->n, T = r->ntiers, rc, S = (int)(tri(n, 0) / FIT_PAIRS + 1);
 	double np = (double)tri(n, 0), sig = fmax(m->sigma, c->sigma);
 	double k = fmax(5, sqrt(2 * log(np > 2 ? np : 2)) + 2.5);
 	struct medians md;
 
-	if ((rc = med_init(&md, T)))
+	if ((rc = med_init(&md, T, S)))
 		return rc;
 	for (int i = 1; i < n; i++)
-		for (int j = 0; j < i; j++) {
+		for (int j = i % S; j < i; j += S) {
 			float x = c->d[tri(i, j)];
 			int t = tiers_pair(r->group, T, n, i, j);
 
 			if (!isnan(x) && t < T)
 				med_count(&md, t, pair_us(c, x, i, j));
 		}
-	if ((rc = med_pick(&md)))
-		goto out;
+	med_pick(&md);
 	for (int i = 1; i < n; i++)
 		for (int j = 0; j < i; j++) {
 			float x = c->d[tri(i, j)];
@@ -323,9 +356,9 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 			else if (lr < -k * sig)
 				suspect_add(r, SUSPECT_FAST_LINK, j, i, s, mod, t);
 		}
-out:
 	for (int t = 0; t < T; t++)
 		r->npairs[t] = md.tot[t];
+	rc = md.oom ? FP_ERUNTIME : 0;
 	med_done(&md, r->lat_p50_us);
 	return rc;
 }

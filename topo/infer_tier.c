@@ -612,7 +612,8 @@ int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, st
 		double theta, mid = (t->heff[e.ord[cd[k].p]] + t->heff[e.ord[cd[k].p - 1]]) / 2;
 		int got;
 
-		if (cd[k].p <= p_lo || mid <= band || e.nunit > GROUPS_MAX || !screen(&e, cd[k].p, p_lo, &theta))
+		if (cd[k].p <= p_lo || mid <= band || (ti->ntiers && e.nunit > GROUPS_MAX) ||
+		    !screen(&e, cd[k].p, p_lo, &theta))
 			continue;
 		if ((got = try_tier(&e, cd[k].p, theta, ti, &band)) < 0)
 			goto out;
