@@ -121,11 +121,11 @@ static inline float sym_of(const float *lat, int n, int i, int j)
 }
 
 /* d = log(sym - off_i - off_j); tile by tile, so that the transposed reads stay in cache.
- * Also the count, sum and least of d, and whether some pair is unmeasured. */
+ * Also the count and sum of d, and whether some pair is unmeasured. */
 static int pairs_build(struct infer_ctx *c)
 {
 	int n = c->n, B = INFER_BLOCK;
-	float *off = malloc(sizeof *off * (size_t)(n + 1)), lo = INFINITY;
+	float *off = malloc(sizeof *off * (size_t)(n + 1));
 
 	if (!off)
 		return FP_ERUNTIME;
@@ -148,16 +148,14 @@ static int pairs_build(struct infer_ctx *c)
 						c->missing = 1;
 						continue;
 					}
-					s = fmaxf(s, 1e-3f);
-					di[j] = logf(fmaxf(s - off[i] - off[j], 0.1f * s));
+					s = maxf(s, 1e-3f);
+					di[j] = logf(maxf(s - off[i] - off[j], 0.1f * s));
 					sum += di[j];
-					lo = fminf(lo, di[j]);
 					k++;
 				}
 				c->dsum += sum;
 				c->npairs += k;
 			}
-	c->dmin = lo;
 	free(off);
 	return 0;
 }
@@ -216,7 +214,7 @@ static void near_find(struct infer_ctx *c, struct near *nb)
 					if (isnan(x))
 						continue;
 					c->npairs++;
-					lo = fminf(lo, x);
+					lo = minf(lo, x);
 					for (int side = 0; side < 2; side++) {
 						int a = side ? j : i, b = side ? i : j, k = NEAR_K - 1;
 						int *nj = nb->j + (size_t)a * NEAR_K;
@@ -256,7 +254,7 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		if (sigma > 0) {
 			float sa = expf(ri[q]) + (float)(c->off[i] + c->off[x]), sb = expf(rj[q]) + (float)(c->off[j] + c->off[x]);
 
-			lo[k] = fminf(sa, sb);
+			lo[k] = minf(sa, sb);
 			us[k] = sa - sb;
 		}
 		k++;

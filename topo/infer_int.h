@@ -22,11 +22,23 @@ struct infer_ctx {
 	const struct infer_opts *o;
 	float *d;                    /* triangle: log(sym(i,j) - off[i] - off[j]); NAN = unmeasured */
 	int missing;                 /* some pair is unmeasured in both directions */
-	double dsum, npairs, dmin;   /* over the measured pairs of d */
+	double dsum, npairs;         /* over the measured pairs of d */
+	double dmin;                 /* log of the least latency */
 	double *off;                 /* µs: the offsets d was built with */
 	double sigma;                /* pair noise, log units */
 	float *rows;                 /* INFER_BLOCK x n: a block of full rows of d */
 };
+
+/* max and min that the compiler inlines (fmaxf and fminf are calls: they order NANs) */
+static inline float maxf(float a, float b)
+{
+	return a > b ? a : b;
+}
+
+static inline float minf(float a, float b)
+{
+	return a < b ? a : b;
+}
 
 static inline float ctx_d(const struct infer_ctx *c, int i, int j)
 {

@@ -54,7 +54,7 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 			if (isnan(row[j]) || (t = tiers_pair(group, T, n, i, j)) >= T)
 				continue;
 			double s = pair_us(c, row[j], i, j), mod = m->level[t] + m->off[i] + m->off[j];
-			mod = fmax(mod, 0.05 * s);
+			mod = mod > 0.05 * s ? mod : 0.05 * s;
 			double e = s - mod, r = e / mod, w = fabs(r) <= cut ? 1 : cut / fabs(r), wm = w / (mod * mod);
 
 			f->np++;
@@ -166,7 +166,7 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
  * 2^-10 relative width (the exponent and 10 bits of the mantissa). */
 static inline int bin_of(double v)
 {
-	union { float f; uint32_t u; } x = { .f = (float)fmax(v, 0) };
+	union { float f; uint32_t u; } x = { .f = v > 0 ? (float)v : 0 };
 
 	return (int)(x.u >> 13);
 }
@@ -322,7 +322,7 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 {
 	int n = c->n, T = r->ntiers, rc, S = (int)(tri(n, 0) / FIT_PAIRS + 1);
 	double np = (double)tri(n, 0), sig = fmax(m->sigma, c->sigma);
-	double k = fmax(5, sqrt(2 * log(np > 2 ? np : 2)) + 2.5);
+	double k = fmax(5, sqrt(2 * log(np > 2 ? np : 2)) + 2.5), hi = exp(k * sig), lo = exp(-k * sig);
 	struct medians md;
 
 	if ((rc = med_init(&md, T, S)))
@@ -347,13 +347,13 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 			}
 			if (t >= T)
 				continue;
-			double s = pair_us(c, x, i, j), mod = fmax(m->level[t] + m->off[i] + m->off[j], 0.05 * s);
-			double lr = logf((float)(s / mod));
+			double s = pair_us(c, x, i, j), mod = m->level[t] + m->off[i] + m->off[j];
 
+			mod = mod > 0.05 * s ? mod : 0.05 * s;
 			med_collect(&md, t, s);
-			if (lr > k * sig)
+			if (s > hi * mod)
 				suspect_add(r, SUSPECT_SLOW_LINK, j, i, s, mod, t);
-			else if (lr < -k * sig)
+			else if (s < lo * mod)
 				suspect_add(r, SUSPECT_FAST_LINK, j, i, s, mod, t);
 		}
 	for (int t = 0; t < T; t++)
