@@ -21,7 +21,6 @@
 #define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
 #define SWEEPS_MAX 4
 #define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
-#define SWEEP_DIRECT_MAX ((size_t)4 << 20) /* node-group sums held at once */
 
 struct tier_eval {
 	const struct infer_ctx *c;
@@ -39,7 +38,6 @@ struct tier_eval {
 	int *gsize;           /* per group: units */
 	float *gg, *gc;       /* g²: sums and counts of d between groups, within = twice */
 	double *s, *sc;       /* per group: one unit's sums and counts */
-	double *sw, *cw;      /* n x g: every node's sums and counts (tier 0, when they fit) */
 };
 
 struct tier_verdict {
@@ -216,43 +214,6 @@ static void unit_sums(struct tier_eval *e, int u)
 		}
 }
 
-/* The sums of every node to every group in one walk of the triangle (each pair adds to both
- * of its nodes), when n x g of them fit in SWEEP_DIRECT_MAX. */
-static void sweep_direct(struct tier_eval *e, double theta, int *fresh)
-{
-	const struct infer_ctx *c = e->c;
-	int n = e->n, g = e->g;
-	double *sw = e->sw, *cw = e->cw;
-
-	memset(sw, 0, sizeof *sw * (size_t)n * g);
-	if (cw)
-		memset(cw, 0, sizeof *cw * (size_t)n * g);
-	for (int i = 1; i < n; i++) {
-		const float *row = c->d + tri(i, 0);
-		double *si = sw + (size_t)i * g, *ci = cw ? cw + (size_t)i * g : NULL;
-		int gi = e->ug[i];
-
-		for (int j = 0; j < i; j++) {
-			float x = row[j];
-
-			if (isnan(x))
-				continue;
-			si[e->ug[j]] += x;
-			sw[(size_t)j * g + gi] += x;
-			if (ci) {
-				ci[e->ug[j]] += 1;
-				cw[(size_t)j * g + gi] += 1;
-			}
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		memcpy(e->s, sw + (size_t)i * g, sizeof *e->s * (size_t)g);
-		for (int k = 0; k < g; k++) /* all measured: the group's size, less the node itself */
-			e->sc[k] = cw ? cw[(size_t)i * g + k] : e->gsize[k] - (k == e->ug[i]);
-		place(e, i, theta, fresh);
-	}
-}
-
 /* One pass: the group sums of the partition, and (fresh != NULL) each unit's new place.
  * Returns the number of units that move. */
 static int sweep(struct tier_eval *e, double theta, int *fresh)
@@ -267,8 +228,6 @@ static int sweep(struct tier_eval *e, double theta, int *fresh)
 			unit_sums(e, u);
 			place(e, u, theta, fresh);
 		}
-	} else if (e->sw) {
-		sweep_direct(e, theta, fresh);
 	} else {
 		for (int i0 = 0; i0 < n; i0 += INFER_BLOCK) {
 			int i1 = i0 + INFER_BLOCK < n ? i0 + INFER_BLOCK : n;
@@ -336,31 +295,13 @@ static int grow(struct tier_eval *e, int g)
 	return 0;
 }
 
-/* Room for sweep_direct at tier 0 when it fits (else e->sw stays NULL: rows in blocks). */
-static int direct(struct tier_eval *e)
-{
-	size_t k = (size_t)e->n * e->g;
-
-	free(e->sw);
-	free(e->cw);
-	e->sw = e->cw = NULL;
-	if (e->uu || k > SWEEP_DIRECT_MAX)
-		return 0;
-	e->sw = malloc(sizeof *e->sw * k);
-	if (e->sw && e->c->missing && !(e->cw = malloc(sizeof *e->cw * k))) {
-		free(e->sw);
-		e->sw = NULL;
-	}
-	return 0; /* without the room, the rows in blocks do it */
-}
-
 /* Refine the partition in e->ug; leaves e->gg/gc of the final one. */
 static int refine(struct tier_eval *e, double *theta)
 {
 	for (int k = 0; k <= SWEEPS_MAX; k++) {
 		int fresh = 0, moves;
 
-		if (compact(e) > GROUPS_MAX || grow(e, e->g) || direct(e))
+		if (compact(e) > GROUPS_MAX || grow(e, e->g))
 			return -1;
 		moves = sweep(e, *theta, k < SWEEPS_MAX ? &fresh : NULL);
 		if (getenv("INFER_DEBUG"))
@@ -640,8 +581,6 @@ static void eval_free(struct tier_eval *e)
 	free(e->gc);
 	free(e->s);
 	free(e->sc);
-	free(e->sw);
-	free(e->cw);
 }
 
 int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti)
