@@ -3,7 +3,6 @@
  * model and the suspects in infer_model.c. */
 #include "infer.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,9 +11,6 @@
 #include "infer_model.h"
 #include "log.h"
 #include "natsort.h"
-#include <time.h>
-static double tnow(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-#define TICK(what) do { if (getenv("INFER_DEBUG")) fprintf(stderr, "  t %-12s %.3f\n", what, tnow()); } while (0)
 
 #define NEAR_K 4        /* neighbours per node for the noise and the first offsets */
 #define NEAR_COLS 128   /* columns their rows are compared over, at most */
@@ -403,13 +399,9 @@ static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
 	if (buf && nb.j && nb.v && nb.dus && nb.mad && !near_cols(c, &nb)) {
 		near_find(c, &nb);
-		TICK("near_find");
 		*sigma = near_noise(c, &nb, buf, nb.v, nu);
-		TICK("near_noise");
 		c->sigma = noise_blend(c, sigma, nu, 1);
-		TICK("blend");
 		near_diffs(c, &nb, buf);
-		TICK("diffs");
 		near_offsets(c, &nb, buf, (int *)nb.v);
 		rc = 0;
 	}
@@ -516,11 +508,8 @@ static int tiers_and_model(struct infer_ctx *c, const struct infer_tree *tree, s
 
 	if (pairs_build(c))
 		return FP_ERUNTIME;
-	TICK("built");
 	rc = infer_tiers_choose(c, tree, ti);
-	TICK("tiers");
 	rc = rc ? rc : infer_model_fit(c, ti, m, warm);
-	TICK("fit");
 	return rc;
 }
 
@@ -532,25 +521,17 @@ static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer
 	double est[2] = { 0 }, nu[2] = { 0 };
 	int rc;
 
-	TICK("start");
 	if ((rc = near_step(c, &est[0], &nu[0])))
 		return rc;
-	TICK("near");
-	if (getenv("INFER_DEBUG"))
-		fprintf(stderr, "sigma0 %g est %g nu %g\n", c->sigma, est[0], nu[0]);
 	if (pairs_build(c))
 		return FP_ERUNTIME;
-	TICK("built");
 	if (infer_link(c, &tree))
 		return FP_ERUNTIME;
-	TICK("linked");
 	if (!(rc = tiers_and_model(c, &tree, ti, m, 0))) {
 		memcpy(c->off, m->off, sizeof *c->off * (size_t)c->n);
 		est[1] = m->sigma;
 		nu[1] = m->dof;
 		c->sigma = noise_blend(c, est, nu, 2);
-		if (getenv("INFER_DEBUG"))
-			fprintf(stderr, "round 2 sigma %g (model %g)\n", c->sigma, m->sigma);
 		rc = tiers_and_model(c, &tree, ti, m, 1);
 	}
 	infer_tree_free(&tree);
@@ -582,7 +563,6 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 	memcpy(r->offset_us, m.off, sizeof *r->offset_us * (size_t)c->n);
 	if ((rc = order_nodes(r, names)) || (rc = infer_suspects(c, &m, bw, r)))
 		goto out;
-	TICK("suspects");
 out:
 	free(m.off);
 	free(m.se);

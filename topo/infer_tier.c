@@ -10,7 +10,6 @@
  * judged: every group must stand sep_z standard errors and sep_step pair sigmas above W from
  * its nearest group; the weakest group that does not is joined to its nearest, until all do.
  * The tier is kept when it still groups some units and splits some connected part. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,8 +195,6 @@ static void place(struct tier_eval *e, int u, double theta, int *fresh)
 		e->newg[u] = best;               /* closer to another group on average */
 	else if (e->gsize[own] > 1 && !(aown < theta))
 		e->newg[u] = g + (*fresh)++;     /* far from its group, near none: alone */
-	if (getenv("INFER_DEBUG2") && e->newg[u] != own)
-		fprintf(stderr, "        unit %d: own %d (size %d, %.4f) best %d (size %d, %.4f) theta %.4f -> %d\n", u, own, e->gsize[own], aown, best, best >= 0 ? e->gsize[best] : 0, abest, theta, e->newg[u]);
 }
 
 /* Sums of unit u (tier >= 1) to each group, from the unit-pair matrix. */
@@ -304,8 +301,6 @@ static int refine(struct tier_eval *e, double *theta)
 		if (compact(e) > GROUPS_MAX || grow(e, e->g))
 			return -1;
 		moves = sweep(e, *theta, k < SWEEPS_MAX ? &fresh : NULL);
-		if (getenv("INFER_DEBUG"))
-			fprintf(stderr, "      sweep %d: g %d moves %d\n", k, e->g, moves);
 		if (!moves)
 			return 0;
 		*theta = threshold(e, *theta);
@@ -541,13 +536,8 @@ static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers
 
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
-	if (!judge(e, &v)) {
-		if (getenv("INFER_DEBUG"))
-			fprintf(stderr, "    judge: no (g=%d nunit=%d sep_z %.2f step %.2f)\n", e->g, e->nunit, v.sep_z, v.sep_step);
+	if (!judge(e, &v))
 		return 0;
-	}
-	if (getenv("INFER_DEBUG"))
-		fprintf(stderr, "    judge: yes (g=%d nunit=%d sep_z %.2f step %.2f pairs %lld within %lld)\n", e->g, e->nunit, v.sep_z, v.sep_step, v.sep_pairs, v.within);
 	for (int i = 0; i < e->n; i++)
 		group[i] = e->ug[e->unit[i]];
 	ti->theta[t] = theta;
@@ -617,8 +607,6 @@ int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, st
 			continue;
 		if ((got = try_tier(&e, cd[k].p, theta, ti, &band)) < 0)
 			goto out;
-		if (getenv("INFER_DEBUG"))
-			fprintf(stderr, "  cand p=%d gap=%.4f mid=%.4f theta=%.4f -> %s (ntiers %d)\n", cd[k].p, cd[k].gap, mid, theta, got ? "TIER" : "rejected", ti->ntiers);
 		if (got)
 			p_lo = cd[k].p;
 	}
