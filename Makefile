@@ -67,8 +67,10 @@ LIB_OBJS := $(filter-out $(BUILD)/bench/fabprobe.o,$(OBJS)) $(CU_OBJS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# synthetic fabrics with a known tree, for the latency-map tests and scripts/bench-topo.sh
+SYNTH     := $(BUILD)/synth-fabric
 
-.PHONY: all config check unit demo clean deps fabprobe
+.PHONY: all config check unit synth demo clean deps fabprobe
 all: fabprobe
 
 # ./fabprobe points at the binary of the build directory in use, so that switching WITH_X (or
@@ -97,6 +99,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@echo "  CCLD    $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+$(SYNTH): tests/synth_fabric.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	@$(CC) -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -o $@ $< -lm
+
 config:
 	@echo "fabprobe $(VERSION) build configuration"
 	@echo "  mpicc      $$(command -v $(CC) || echo 'not found (run scripts/install-deps.sh)')"
@@ -108,7 +115,9 @@ config:
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(SYNTH)
+
+synth: $(SYNTH)
 
 check: deps
 	@$(MAKE) --no-print-directory fabprobe unit

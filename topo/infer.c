@@ -162,6 +162,7 @@ struct near {
 	int *j;       /* [i * NEAR_K + k]: candidates, nearest first; -1 = none */
 	float *v;
 	float *dus;   /* row difference i - j in µs (median over the columns) */
+	float *se;    /* its standard error */
 	float *mad;   /* spread of the log row difference */
 	float *cols;  /* [i * ncol + q]: d of i and the q-th sampled column (a node) */
 	int *colx, ncol;
@@ -233,9 +234,9 @@ static void near_find(struct infer_ctx *c, struct near *nb)
  * difference, µs difference, smaller latency). sigma == 0: the spread (MAD) of the log
  * difference into *out. sigma > 0: the difference in µs, each column weighted by its
  * precision (1/latency²) and its deviation from the median clipped at 3 of its sigmas, into
- * *out. Returns the columns compared (0: fewer than 3). */
+ * *out, its standard error into *se. Returns the columns compared (0: fewer than 3). */
 static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, int j, double sigma, float *buf,
-		       float *out)
+		       float *out, float *se)
 {
 	int k = 0, K = nb->ncol;
 	float *lg = buf, *us = buf + NEAR_COLS + 1, *lo = us + NEAR_COLS + 1;
@@ -276,6 +277,7 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		sd += w * fmax(-cap, fmin(cap, us[q] - med));
 	}
 	*out = (float)(med + sd / sw);
+	*se = (float)(M_SQRT2 * sigma / sqrt(sw)); /* each column: two pairs of sigma x latency */
 	return k;
 }
 
@@ -293,7 +295,7 @@ static double near_noise(const struct infer_ctx *c, struct near *nb, float *buf,
 			size_t at = (size_t)i * NEAR_K + q;
 
 			nb->mad[at] = INFINITY;
-			int got = nb->j[at] >= 0 ? row_compare(c, nb, i, nb->j[at], 0, buf, &nb->mad[at]) : 0;
+			int got = nb->j[at] >= 0 ? row_compare(c, nb, i, nb->j[at], 0, buf, &nb->mad[at], NULL) : 0;
 
 			if (got && q == 0) {
 				sig[k++] = (float)(1.4826 * nb->mad[at] / M_SQRT2);
@@ -317,7 +319,7 @@ static void near_diffs(const struct infer_ctx *c, struct near *nb, float *buf)
 			size_t at = (size_t)i * NEAR_K + q;
 
 			if (!isfinite(mad[q]) || !(mad[q] <= 1.5f * best + 1e-6f) ||
-			    !row_compare(c, nb, i, nb->j[at], c->sigma, buf, &nb->dus[at]))
+			    !row_compare(c, nb, i, nb->j[at], c->sigma, buf, &nb->dus[at], &nb->se[at]))
 				mad[q] = INFINITY;
 		}
 	}
@@ -333,11 +335,22 @@ static int uf_find(int *p, int x)
 /* Offsets from the alike neighbours: o_i = median over them of (row difference + o_j), relaxed
  * with damping. Those fix offsets only relative to each other, within each connected part of
  * the neighbour graph (mostly a leaf): each part is then centred on 0, so that it keeps its
- * own mean offset (which the tier model finds) rather than an arbitrary one. */
-static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, int *part)
+ * own mean offset (which the tier model finds) rather than an arbitrary one. Last, they are
+ * shrunk by what their standard errors say (infer_shrink). */
+static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, int *part, float *se)
 {
 	int n = c->n;
 	double *o = c->off, *sum = c->off + n; /* n + 1 more doubles there (see infer_tiers) */
+
+	for (int i = 0; i < n; i++) {
+		float v[NEAR_K];
+		int k = 0;
+
+		for (int q = 0; q < NEAR_K; q++)
+			if (isfinite(nb->mad[(size_t)i * NEAR_K + q]))
+				v[k++] = nb->se[(size_t)i * NEAR_K + q];
+		se[i] = k ? (float)median_of(v, (size_t)k) : INFINITY;
+	}
 
 	for (int round = 0; round < 16; round++) {
 		for (int i = 0; i < n; i++) {
@@ -367,8 +380,41 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
 	}
 	for (int i = 0; i < n; i++)
 		o[i] -= sum[uf_find(part, i)] / buf[uf_find(part, i)];
+	for (int i = 0; i < n; i++) /* the lowest level: the typical nearest pair */
+		buf[i] = isfinite(nb->v[(size_t)i * NEAR_K]) ? nb->v[(size_t)i * NEAR_K] : INFINITY;
+	infer_shrink(c, o, se, median_of(buf, (size_t)n), buf);
 }
 
+/* Empirical Bayes: an offset estimate is the true offset plus an error of its standard error;
+ * the true offsets spread tau² = (spread of the estimates)² - (mean error)². Each estimate is
+ * shrunk by tau² / (tau² + se²). An offset known no better than half the noise of a pair at
+ * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
+ * beyond 4 standard errors (a slow node) is kept whole. */
+void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf)
+{
+	int n = c->n, k = 0;
+	double e2 = 0, tau2;
+
+	for (int i = 0; i < n; i++)
+		if (isfinite(se[i])) {
+			e2 += (double)se[i] * se[i];
+			buf[k++] = (float)o[i];
+		}
+	if (!k)
+		return;
+	double med = median_of(buf, (size_t)k);
+	for (int i = 0; i < k; i++)
+		buf[i] = fabsf(buf[i] - (float)med);
+	double spread = 1.4826 * median_of(buf, (size_t)k);
+	tau2 = fmax(0, spread * spread - e2 / k);
+	for (int i = 0; i < n; i++) {
+		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
+
+		if (fabs(o[i]) > 4 * sqrt(s2))
+			continue;
+		o[i] *= tau2 > 0 && sqrt(s2) <= 0.5 * c->sigma * lo ? tau2 / (tau2 + s2) : 0;
+	}
+}
 
 /* The noise to work with: the estimates (est[k] worth nu[k] pairs), pooled with rel_noise as
  * though that had been seen on NOISE_PRIOR pairs (a few nodes cannot say much about their
@@ -391,25 +437,30 @@ static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 {
 	int n = c->n, rc = FP_ERUNTIME;
 	struct near nb = { 0 };
-	float *buf = malloc(sizeof *buf * (size_t)(2 * n + 3 * NEAR_COLS + 6));
+	float *buf = malloc(sizeof *buf * (size_t)(n + 3 * NEAR_COLS + 4)), *per = malloc(sizeof *per * (size_t)n + 1);
+	int *part = malloc(sizeof *part * (size_t)n + 1);
 
 	nb.j = malloc(sizeof *nb.j * (size_t)n * NEAR_K);
+	nb.se = malloc(sizeof *nb.se * (size_t)n * NEAR_K);
 	nb.v = malloc(sizeof *nb.v * (size_t)n * NEAR_K);
 	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
-	if (buf && nb.j && nb.v && nb.dus && nb.mad && !near_cols(c, &nb)) {
+	if (buf && per && part && nb.j && nb.v && nb.dus && nb.mad && nb.se && !near_cols(c, &nb)) {
 		near_find(c, &nb);
-		*sigma = near_noise(c, &nb, buf, nb.v, nu);
+		*sigma = near_noise(c, &nb, buf, per, nu);
 		c->sigma = noise_blend(c, sigma, nu, 1);
 		near_diffs(c, &nb, buf);
-		near_offsets(c, &nb, buf, (int *)nb.v);
+		near_offsets(c, &nb, buf, part, per);
 		rc = 0;
 	}
 	free(buf);
+	free(per);
+	free(part);
 	free(nb.j);
 	free(nb.v);
 	free(nb.dus);
 	free(nb.mad);
+	free(nb.se);
 	free(nb.cols);
 	free(nb.colx);
 	return rc;
@@ -529,6 +580,7 @@ static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer
 		return FP_ERUNTIME;
 	if (!(rc = tiers_and_model(c, &tree, ti, m, 0))) {
 		memcpy(c->off, m->off, sizeof *c->off * (size_t)c->n);
+		infer_shrink(c, c->off, m->se, m->level[0], c->rows);
 		est[1] = m->sigma;
 		nu[1] = m->dof;
 		c->sigma = noise_blend(c, est, nu, 2);

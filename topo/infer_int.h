@@ -91,8 +91,9 @@ static inline int tiers_pair(const int *group, int ntiers, int n, int i, int j)
 	return ntiers;
 }
 
-/* Offsets shrunk towards 0 by twice their standard error (se per node). */
-void infer_shrink(double *o, const float *se, int n);
+/* Shrink offset estimates o (n) with standard errors se by what the errors explain of their
+ * spread (empirical Bayes); lo: the lowest level, µs; buf: n floats of scratch. */
+void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf);
 
 /* n floats for a large matrix: on huge pages where the system lends them (the triangle's
  * columns are read a row apart: with 4 KiB pages, each read would miss the TLB). free() it. */

@@ -299,20 +299,22 @@ static void suspect_add(struct infer_result *r, int kind, int a, int b, double v
 		r->suspects[r->nsuspects++] = (struct infer_suspect){ kind, a, b, value, expected, tier };
 }
 
-/* A node whose offset stands far out of everybody's: 5 spreads of the offsets (MAD), 5 of
- * their own uncertainty, and 2% of the lowest level. */
+/* A node whose offset stands far out of everybody's: beyond 5 spreads of the offsets (MAD),
+ * 5 of its own standard error, and 2% of the lowest level. */
 static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r, float *buf)
 {
 	int n = c->n;
-	double h0 = m->level[0], thr;
+	double h0 = m->level[0];
 
 	for (int i = 0; i < n; i++)
 		buf[i] = fabsf((float)m->off[i]);
 	double spread = 1.4826 * infer_select(buf, (size_t)n, (size_t)(n - 1) / 2);
-	thr = fmax(5 * spread, fmax(5 * c->sigma * h0 / sqrt(n > 1 ? n - 1 : 1), 0.02 * h0));
-	for (int i = 0; i < n && isfinite(thr); i++)
-		if (m->off[i] > thr)
+	for (int i = 0; i < n; i++) {
+		double thr = fmax(5 * spread, fmax(5 * m->se[i], 0.02 * h0));
+
+		if (isfinite(thr) && m->off[i] > thr)
 			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, m->off[i], 0, -1);
+	}
 }
 
 /* Latency: the pairs per tier and their medians (the first walk counts a sample, the second
