@@ -3,6 +3,7 @@
  * model and the suspects in infer_model.c. */
 #include "infer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -116,43 +117,107 @@ static inline float sym_of(const float *lat, int n, int i, int j)
 	return isnan(a) ? b : isnan(b) ? a : 0.5f * (a + b);
 }
 
+/* The pairs' latencies of tile (I, J), J <= I: s[(i - I) * B + j - J], B = INFER_BLOCK. The
+ * transposed half is copied by rows first: read down a column, a matrix whose rows are a power
+ * of two apart would hit one cache set again and again. t: B x B floats of scratch. */
+static void tile_sym(const float *lat, int n, int I, int J, float *s, float *t)
+{
+	int B = INFER_BLOCK, ni = n - I < B ? n - I : B, nj = n - J < B ? n - J : B;
+
+	for (int jj = 0; jj < nj; jj++)
+		memcpy(t + (size_t)jj * B, lat + (size_t)(J + jj) * n + I, sizeof *t * (size_t)ni);
+	for (int ii = 0; ii < ni; ii++) {
+		const float *a = lat + (size_t)(I + ii) * n + J;
+
+		for (int jj = 0; jj < nj; jj++) {
+			float x = a[jj], y = t[(size_t)jj * B + ii];
+
+			s[ii * B + jj] = isnan(x) ? y : isnan(y) ? x : 0.5f * (x + y);
+		}
+	}
+}
+
+/* natural log of x > 0, to 5e-7 (x = m 2^e, m in [sqrt 1/2, sqrt 2), log m by its series in
+ * s = (m-1)/(m+1)): written so that the compiler makes it a vector loop, which logf is not */
+static inline float log_fast(float x)
+{
+	uint32_t u;
+	float m, f, s, s2, p;
+
+	memcpy(&u, &x, sizeof u);
+	int32_t e = (int32_t)((u - 0x3f3504f3u) & 0xff800000u) >> 23;
+	u -= (uint32_t)e << 23;
+	memcpy(&m, &u, sizeof m);
+	f = m - 1;
+	s = f / (2 + f);
+	s2 = s * s;
+	p = s2 * (0.6666666666f + s2 * (0.4000000596f + s2 * (0.2857142873f + s2 * (0.2222198f + s2 * 0.1818357f))));
+	return (float)e * 0.693147180f + f - s * (f - p);
+}
+
+/* x[0..k-1] = log(x), NANs (nan of them) kept; a whole block at a time (a fixed count, so
+ * that the compiler makes one vector loop of it) */
+static void pairs_log(float *x, int k, int nan)
+{
+	float v[INFER_BLOCK] = { 0 };
+
+	memcpy(v, x, sizeof *x * (size_t)k);
+	for (int j = 0; j < INFER_BLOCK; j++)
+		v[j] = log_fast(v[j]);
+	for (int j = 0; j < k; j++)
+		x[j] = nan && isnan(x[j]) ? x[j] : v[j];
+}
+
 /* d = log(sym - off_i - off_j); tile by tile, so that the transposed reads stay in cache.
  * Also the count and sum of d, and whether some pair is unmeasured. */
 static int pairs_build(struct infer_ctx *c)
 {
 	int n = c->n, B = INFER_BLOCK;
-	float *off = malloc(sizeof *off * (size_t)(n + 1));
+	float *off = malloc(sizeof *off * (size_t)(n + 1)), *ts = malloc(sizeof *ts * 2 * B * B), *tt = ts + B * B;
 
-	if (!off)
+	if (!off || !ts) {
+		free(off);
+		free(ts);
 		return FP_ERUNTIME;
+	}
 	for (int i = 0; i < n; i++)
 		off[i] = (float)c->off[i];
 	c->missing = 0;
 	c->dsum = c->npairs = 0;
 	for (int I = 0; I < n; I += B)
-		for (int J = 0; J <= I; J += B)
+		for (int J = 0; J <= I; J += B) {
+			tile_sym(c->lat, n, I, J, ts, tt);
 			for (int i = I; i < I + B && i < n; i++) {
 				float *di = c->d + tri(i, 0);
-				double sum = 0;
-				int k = 0;
+				const float *si = ts + (i - I) * B - J;
+				int j1 = J + B < i ? J + B : i, nan = 0;
 
-				for (int j = J; j < J + B && j < i; j++) {
-					float s = sym_of(c->lat, n, i, j);
+				if (j1 <= J)
+					continue;
+				for (int j = J; j < j1; j++) { /* the latency less the offsets, or NAN */
+					float x = maxf(si[j], 1e-3f);
 
-					if (isnan(s)) {
+					di[j] = maxf(x - off[i] - off[j], 0.1f * x);
+					if (isnan(si[j])) {
 						di[j] = NAN;
-						c->missing = 1;
-						continue;
+						nan++;
 					}
-					s = maxf(s, 1e-3f);
-					di[j] = logf(maxf(s - off[i] - off[j], 0.1f * s));
-					sum += di[j];
-					k++;
 				}
-				c->dsum += sum;
-				c->npairs += k;
+				pairs_log(di + J, j1 - J, nan);
+				c->missing |= nan > 0;
+				c->npairs += j1 - J - nan;
 			}
+		}
 	free(off);
+	free(ts);
+	for (int i = 1; i < n; i++) { /* the sum, for the top tier's level (infer_model.c) */
+		const float *di = c->d + tri(i, 0);
+		double sum = 0;
+
+		for (int j = 0; j < i; j++)
+			sum += isnan(di[j]) ? 0 : di[j];
+		c->dsum += sum;
+	}
 	return 0;
 }
 
@@ -190,44 +255,54 @@ static int near_cols(const struct infer_ctx *c, struct near *nb)
 	return 0;
 }
 
+/* j at latency x among a's NEAR_K nearest, if it is one */
+static inline void near_keep(struct near *nb, int a, int j, float x)
+{
+	int *nj = nb->j + (size_t)a * NEAR_K, k = NEAR_K - 1;
+	float *nv = nb->v + (size_t)a * NEAR_K;
+
+	if (!(x < nv[k]))
+		return;
+	for (; k > 0 && nv[k - 1] > x; k--) {
+		nv[k] = nv[k - 1];
+		nj[k] = nj[k - 1];
+	}
+	nv[k] = x;
+	nj[k] = j;
+}
+
 /* The NEAR_K nearest of every node by its pairs' latency, in one tiled walk of the matrix;
  * also the pairs measured and the least latency, for the noise floor. */
-static void near_find(struct infer_ctx *c, struct near *nb)
+static int near_find(struct infer_ctx *c, struct near *nb)
 {
 	int n = c->n, B = INFER_BLOCK;
-	float lo = INFINITY;
+	float lo = INFINITY, *ts = malloc(sizeof *ts * 2 * B * B);
 
+	if (!ts)
+		return FP_ERUNTIME;
 	c->npairs = 0;
 	for (size_t k = 0; k < (size_t)n * NEAR_K; k++) {
 		nb->j[k] = -1;
 		nb->v[k] = INFINITY;
 	}
 	for (int I = 0; I < n; I += B)
-		for (int J = 0; J <= I; J += B)
+		for (int J = 0; J <= I; J += B) {
+			tile_sym(c->lat, n, I, J, ts, ts + B * B);
 			for (int i = I; i < I + B && i < n; i++)
 				for (int j = J; j < J + B && j < i; j++) {
-					float x = sym_of(c->lat, n, i, j);
+					float x = ts[(i - I) * B + j - J];
 
 					if (isnan(x))
 						continue;
 					c->npairs++;
 					lo = minf(lo, x);
-					for (int side = 0; side < 2; side++) {
-						int a = side ? j : i, b = side ? i : j, k = NEAR_K - 1;
-						int *nj = nb->j + (size_t)a * NEAR_K;
-						float *nv = nb->v + (size_t)a * NEAR_K;
-
-						if (!(x < nv[k]))
-							continue;
-						for (; k > 0 && nv[k - 1] > x; k--) {
-							nv[k] = nv[k - 1];
-							nj[k] = nj[k - 1];
-						}
-						nv[k] = x;
-						nj[k] = b;
-					}
+					near_keep(nb, i, j, x);
+					near_keep(nb, j, i, x);
 				}
-	c->dmin = logf(fmaxf(lo, 1e-3f));
+		}
+	c->dmin = logf(maxf(lo, 1e-3f));
+	free(ts);
+	return 0;
 }
 
 /* Rows i and j over the sampled columns (the compared pairs' values into buf: log
@@ -445,8 +520,8 @@ static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 	nb.v = malloc(sizeof *nb.v * (size_t)n * NEAR_K);
 	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
-	if (buf && per && part && nb.j && nb.v && nb.dus && nb.mad && nb.se && !near_cols(c, &nb)) {
-		near_find(c, &nb);
+	if (buf && per && part && nb.j && nb.v && nb.dus && nb.mad && nb.se && !near_cols(c, &nb) &&
+	    !near_find(c, &nb)) {
 		*sigma = near_noise(c, &nb, buf, per, nu);
 		c->sigma = noise_blend(c, sigma, nu, 1);
 		near_diffs(c, &nb, buf);

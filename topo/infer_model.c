@@ -55,7 +55,7 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 				continue;
 			double s = pair_us(c, row[j], i, j), mod = m->level[t] + m->off[i] + m->off[j];
 			mod = mod > 0.05 * s ? mod : 0.05 * s;
-			double e = s - mod, r = e / mod, w = fabs(r) <= cut ? 1 : cut / fabs(r), wm = w / (mod * mod);
+			double inv = 1 / mod, e = s - mod, r = fabs(e * inv), w = r <= cut ? 1 : cut / r, wm = w * inv * inv;
 
 			f->np++;
 			if (k % stride == 0 && f->ns < SAMPLE_MAX)
