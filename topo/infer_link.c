@@ -150,7 +150,7 @@ static void chain_run(struct link_state *s, struct infer_tree *t, int *chain)
 			len--;
 		} else if (b == prev) {
 			len -= 2;
-			merge(s, t, a < b ? a : b, a < b ? b : a);
+			merge(s, t, a > b ? a : b, a > b ? b : a); /* into the later row: more of it in order */
 		} else
 			chain[len++] = b;
 	}
