@@ -305,16 +305,41 @@ static int near_find(struct infer_ctx *c, struct near *nb)
 	return 0;
 }
 
-/* Rows i and j over the sampled columns (the compared pairs' values into buf: log
- * difference, µs difference, smaller latency). sigma == 0: the spread (MAD) of the log
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..k-1] weighted 1/lo²: the precise values (low latencies) weigh the most
+ * even when they are few. tmp: 2k floats. */
+static double weighted_median(const float *v, const float *lo, int k, float *tmp)
+{
+	double half = 0, at = 0;
+
+	for (int q = 0; q < k; q++) { /* pairs (value, weight) sorted by value */
+		tmp[2 * q] = v[q];
+		tmp[2 * q + 1] = 1 / (lo[q] * lo[q]);
+		half += tmp[2 * q + 1] / 2;
+	}
+	qsort(tmp, (size_t)k, 2 * sizeof *tmp, cmp_float);
+	for (int q = 0; q < k; q++)
+		if ((at += tmp[2 * q + 1]) >= half)
+			return tmp[2 * q];
+	return tmp[2 * (k - 1)];
+}
+
+/* Rows i and j over the sampled columns (the compared pairs' values into buf, 5 x NEAR_COLS: log
+ * difference, µs difference, larger latency). sigma == 0: the spread (MAD) of the log
  * difference into *out. sigma > 0: the difference in µs, each column weighted by its
- * precision (1/latency²) and its deviation from the median clipped at 3 of its sigmas, into
- * *out, its standard error into *se. Returns the columns compared (0: fewer than 3). */
+ * precision (1/latency²), from their weighted median with deviations clipped at 3 of each
+ * column's sigmas, into *out, its standard error into *se. Returns the columns compared (0: fewer than 3). */
 static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, int j, double sigma, float *buf,
 		       float *out, float *se)
 {
 	int k = 0, K = nb->ncol;
-	float *lg = buf, *us = buf + NEAR_COLS + 1, *lo = us + NEAR_COLS + 1;
+	float *lg = buf, *us = buf + NEAR_COLS + 1, *lo = us + NEAR_COLS + 1, *tmp = lo + NEAR_COLS + 1;
 	const float *ri = nb->cols + (size_t)i * K, *rj = nb->cols + (size_t)j * K;
 
 	for (int q = 0; q < K; q++) {
@@ -326,7 +351,7 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		if (sigma > 0) {
 			float sa = expf(ri[q]) + (float)(c->off[i] + c->off[x]), sb = expf(rj[q]) + (float)(c->off[j] + c->off[x]);
 
-			lo[k] = minf(sa, sb);
+			lo[k] = maxf(sa, sb); /* a column near one of the two only: little weight */
 			us[k] = sa - sb;
 		}
 		k++;
@@ -343,16 +368,21 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		*out = (float)median_of(lg, (size_t)k) * (k < 10 ? b[k] : k / (k - 0.8f));
 		return k;
 	}
-	memcpy(lg, us, sizeof *lg * (size_t)k);
-	double med = median_of(lg, (size_t)k), sw = 0, sd = 0;
+	double med = weighted_median(us, lo, k, tmp), sw = 0, sw2 = 0, sd = 0, sdd = 0, mean;
 	for (int q = 0; q < k; q++) {
 		double w = 1 / ((double)lo[q] * lo[q]), cap = 3 * M_SQRT2 * sigma * lo[q];
+		double dev = fmax(-cap, fmin(cap, us[q] - med));
 
 		sw += w;
-		sd += w * fmax(-cap, fmin(cap, us[q] - med));
+		sw2 += w * w;
+		sd += w * dev;
+		sdd += w * dev * dev;
 	}
-	*out = (float)(med + sd / sw);
-	*se = (float)(M_SQRT2 * sigma / sqrt(sw)); /* each column: two pairs of sigma x latency */
+	mean = sd / sw;
+	*out = (float)(med + mean);
+	/* its standard error: what the noise gives (each column: two pairs of sigma x latency), or
+	 * what the columns' scatter shows, whichever is larger */
+	*se = (float)fmax(M_SQRT2 * sigma / sqrt(sw), sqrt(fmax(0, sdd / sw - mean * mean) * sw2 / (sw * sw)));
 	return k;
 }
 
@@ -464,7 +494,9 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * the true offsets spread tau² = (spread of the estimates)² - (mean error)². Each estimate is
  * shrunk by tau² / (tau² + se²). An offset known no better than half the noise of a pair at
  * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
- * beyond 4 standard errors (a slow node) is kept whole. */
+ * beyond 4 standard errors (a slow node) is kept whole, up to lo: a node more than twice as
+ * slow as its nearest pairs on every path is more likely on a switch of its own (with one
+ * other switch in the fabric, the two cannot be told apart). */
 void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf)
 {
 	int n = c->n, k = 0;
@@ -485,7 +517,7 @@ void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double 
 	for (int i = 0; i < n; i++) {
 		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
 
-		if (fabs(o[i]) > 4 * sqrt(s2))
+		if (fabs(o[i]) > 4 * sqrt(s2) && fabs(o[i]) <= lo)
 			continue;
 		o[i] *= tau2 > 0 && sqrt(s2) <= 0.5 * c->sigma * lo ? tau2 / (tau2 + s2) : 0;
 	}
@@ -512,7 +544,7 @@ static int near_step(struct infer_ctx *c, double *sigma, double *nu)
 {
 	int n = c->n, rc = FP_ERUNTIME;
 	struct near nb = { 0 };
-	float *buf = malloc(sizeof *buf * (size_t)(n + 3 * NEAR_COLS + 4)), *per = malloc(sizeof *per * (size_t)n + 1);
+	float *buf = malloc(sizeof *buf * (size_t)(n + 5 * NEAR_COLS + 6)), *per = malloc(sizeof *per * (size_t)n + 1);
 	int *part = malloc(sizeof *part * (size_t)n + 1);
 
 	nb.j = malloc(sizeof *nb.j * (size_t)n * NEAR_K);

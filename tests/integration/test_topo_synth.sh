@@ -50,6 +50,7 @@ fabric "every defect at once, 4 tiers"       unmeasured_pair --shape 2x2x3x1-16 
 fabric "InfiniBand-like: 0.2 us a tier, 3% noise, cables" '' --shape 2x4x8-24 --hop-us 0.1 --noise 3 --cable-us 0.1
 fabric "emulated-cluster-like: 6 us in a rack, 60 across" '' --shape 3x2-4 --leaf-us 6 --hop-us 27 --noise 8
 fabric "emulated-cluster-like, 3 tiers (2 spines)"        '' --shape 2x2x2 --leaf-us 6 --hop-us 27 --noise 8
+fabric "emulated-cluster-like, two racks of 1..4"         '' --shape 2x1-4 --leaf-us 6 --hop-us 27 --noise 8
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
 for n in 2 3 5 8 12; do
 	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3
