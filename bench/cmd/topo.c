@@ -29,8 +29,9 @@ static void topo_usage(FILE *f)
 	      "      --path PATH         which path of p2p.csv to use (default: the first)\n"
 	      "      --slots N           ranks per node in the host files (default 1)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
-	      "      --noise-us X        latency noise to assume at least (default: the spread of the\n"
-	      "                          lowest plateau, at least 3%% of a latency)\n"
+	      "      --noise-us X        latency noise at the lowest tier to assume at least (default:\n"
+	      "                          measured from the rows of nearest neighbours; 3% assumed\n"
+	      "                          where too few nodes say otherwise)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
