@@ -80,6 +80,7 @@ expect "killed run: the rows measured before are on disk" [ "$n" -ge 6 ]
 expect "killed run: whole pairs only (6 rows each)" [ $((n % 6)) -eq 0 ]
 expect "killed run: those rows are complete" rows_hold "$tmp/killed/p2p.csv" 'NR > 1' 'NF == 21'
 expect "killed run: meta.json says interrupted" grep -q '"status": "interrupted"' "$tmp/killed/meta.json"
+expect "killed run (SIGTERM): meta.json names the signal" grep -q '"signal": "SIGTERM"' "$tmp/killed/meta.json"
 
 # usage errors: exit 2 and a message naming the problem, printed once under mpirun
 usage_case() { # NAME EXPECTED-TEXT ARGS...
