@@ -161,8 +161,14 @@ static void test_estimate(void)
 	/* 1000 round trips of 2 x 10 µs (the 8 B on the wire ~0), both directions = 40 ms */
 	CHECK_NEAR(p2p_pair_estimate(&o, 10, 1e6), 0.04, 1e-4);
 	parse("-l none -s 1M --window 10 --bw-iters 4 --bw-warmup 1", &o);
-	/* 5 windows of 10 MiB at 1 GB/s, both directions, latency ~0 */
-	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 5 * 10 * 1048576 / 1e9, 1e-6);
+	/* 4 timed windows of 10 MiB and a warm-up of two (two windows that agree), at 1 GB/s,
+	 * both directions, latency ~0 */
+	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 6 * 10 * 1048576 / 1e9, 1e-6);
+	/* a warm-up that never converges stops at its budget: the deadline allows for it */
+	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125) + 2 * o.bw_warmup_time);
+	CHECK(o.bw_warmup_time == 2 && o.bw_tolerance == 0.05);
+	parse("-l none -s 1M --bw-tolerance 2.5% --bw-warmup-time 0.5", &o);
+	CHECK(o.bw_tolerance == 0.025 && o.bw_warmup_time == 0.5);
 	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
 }
 
