@@ -25,6 +25,30 @@ int mpi_wait_sleepy(MPI_Request *req, double deadline)
 	}
 }
 
+int mpi_allreduce_sleepy(int *v, MPI_Op op, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_INT, op, comm, &req));
+	return mpi_wait_sleepy(&req, 0);
+}
+
+int mpi_barrier_sleepy(MPI_Comm comm)
+{
+	MPI_Request req;
+
+	CHECK_MPI(MPI_Ibarrier(comm, &req));
+	return mpi_wait_sleepy(&req, 0);
+}
+
+int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	CHECK_MPI(MPI_Ibcast(buf, bytes, MPI_BYTE, root, comm, &req));
+	return mpi_wait_sleepy(&req, 0);
+}
+
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 {
 	return mpi_wait_deadline_status(reqs, n, deadline, MPI_STATUSES_IGNORE);

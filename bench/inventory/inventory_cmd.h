@@ -47,5 +47,9 @@ struct run_out;
 /* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
  * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
 int inventory_stage(struct world *w, struct run_out *ro, void *arg);
+/* The same, handing rank 0 the paths found (INV_PATHS_MAX of room; may be NULL) and the count
+ * of nodes inventoried. */
+int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
+		  int *npaths, int *nnodes);
 
 #endif
