@@ -44,7 +44,10 @@ static void meta_write(const struct run_out *ro, const struct world *w, const ch
 		fputs(e ? ", " : "", f);
 		results_json_string(f, w->ep_label[e]);
 	}
-	fputs("]\n}\n", f);
+	fputs("]", f);
+	if (ro->meta_extra[0])
+		fprintf(f, ",\n  %s", ro->meta_extra);
+	fputs("\n}\n", f);
 	results_tmp_commit(f, ro->dir, "meta.json");
 }
 

@@ -18,6 +18,8 @@ struct run_out {
 	char **argv;
 	time_t started;
 	int progress;          /* print progress on stderr */
+	char meta_extra[1024]; /* rank 0: more members of meta.json, as JSON text ("\"k\": v",
+				* comma-separated), written as they are; "" none */
 };
 
 
