@@ -41,6 +41,8 @@ struct p2p_run {
 	struct p2p_rec *mine;    /* nrec */
 	struct p2p_rec *all;     /* nep x nrec, rank 0 */
 	double *samples;         /* lat_iters */
+	uint64_t *ticks;         /* lat_iters + 1 clock readings */
+	struct clock_tick clk;   /* the per-sample clock */
 	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
 	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
 	const char *csv_name;    /* "p2p.csv", or the plan's file */
@@ -82,38 +84,39 @@ double p2p_default_timeout(const struct p2p_opts *o)
 
 /* ---------------------------------------------------------------- measuring one pair */
 
-static int lat_measure(const struct transport_ops *tr, struct tr_conn *c, int initiator, size_t size,
-		       const struct p2p_opts *o, double deadline, double *samples, struct p2p_rec *rec)
+static int lat_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int initiator,
+		       size_t size, double deadline, struct p2p_rec *rec)
 {
+	const struct p2p_opts *o = run->o;
+	uint64_t *tick = run->ticks;
+	double *samples = run->samples;
 	struct stats st;
-	double t = 0;
 	int rc;
 
-	for (long i = -o->lat_warmup; i < o->lat_iters; i++) {
-		if (!initiator) {
+	for (long i = -o->lat_warmup; i < 0; i++)
+		if ((rc = initiator ? tr->roundtrip(c, size, deadline) : tr->echo(c, size, deadline)))
+			return rc;
+	if (!initiator) {
+		for (long i = 0; i < o->lat_iters; i++)
 			if ((rc = tr->echo(c, size, deadline)))
 				return rc;
-			continue;
-		}
-		if (i == 0)
-			t = clock_now();
+		return 0;
+	}
+	/* the timed loop: one clock read per sample, converted afterwards */
+	tick[0] = clock_tick_now(&run->clk);
+	for (long i = 0; i < o->lat_iters; i++) {
 		if ((rc = tr->roundtrip(c, size, deadline)))
 			return rc;
-		if (i >= 0) {
-			double now = clock_now();
-
-			samples[i] = (now - t) * 0.5e6; /* half round trip, µs */
-			t = now;
-		}
+		tick[i + 1] = clock_tick_now(&run->clk);
 	}
-	if (initiator) {
-		stats_compute(samples, (int)o->lat_iters, &st);
-		rec->lat_iters = o->lat_iters;
-		rec->lat_min = st.min;
-		rec->lat_avg = st.avg;
-		rec->lat_p50 = st.p50;
-		rec->lat_p99 = st.p99;
-	}
+	for (long i = 0; i < o->lat_iters; i++)
+		samples[i] = (double)(tick[i + 1] - tick[i]) * run->clk.sec * 0.5e6; /* half round trip, µs */
+	stats_compute(samples, (int)o->lat_iters, &st);
+	rec->lat_iters = o->lat_iters;
+	rec->lat_min = st.min;
+	rec->lat_avg = st.avg;
+	rec->lat_p50 = st.p50;
+	rec->lat_p99 = st.p99;
 	return 0;
 }
 
@@ -249,7 +252,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 				continue;
 			}
 			if (z->lat)
-				rc = lat_measure(tr, c, src == me, z->bytes, o, deadline, run->samples, r);
+				rc = lat_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (!rc && z->bw)
 				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (rc) {
@@ -480,10 +483,12 @@ static int run_start(struct p2p_run *run)
 	run->stall_pending = o->test_stall_rank == w->rank;
 	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
 	run->samples = calloc((size_t)o->lat_iters, sizeof *run->samples);
+	run->ticks = calloc((size_t)o->lat_iters + 1, sizeof *run->ticks);
+	clock_tick_init(&run->clk);
 	run->wtimes = calloc((size_t)nw, sizeof *run->wtimes);
 	if (w->rank == 0)
 		run->all = calloc((size_t)w->nep * (size_t)run->nrec, sizeof *run->all);
-	if (!run->mine || !run->samples || !run->wtimes || (w->rank == 0 && !run->all)) {
+	if (!run->mine || !run->samples || !run->ticks || !run->wtimes || (w->rank == 0 && !run->all)) {
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
@@ -502,6 +507,7 @@ static int run_finish(struct p2p_run *run, int rc)
 		rc = FP_ERUNTIME;
 	free(run->mine);
 	free(run->samples);
+	free(run->ticks);
 	free(run->wtimes);
 	free(run->all);
 	if (rc == 0 && run->failed)
