@@ -10,17 +10,29 @@
 
 /* ------------------------------------------------------------------ paths */
 
-static int tcp_usable(const struct inv_nic *n)
+/* A netdev that can carry TCP between nodes: up, with an address, not loopback; a virtual
+ * one (veth, bridge, tunnel) only on a node that has no physical one with an address — a
+ * container or a network namespace, whose eth0 is a veth (the emulated cluster's nodes). */
+static int tcp_usable(const struct inv_nic *n, int virtual_ok)
 {
-	return n->netdev[0] && !n->is_virtual && n->kind != INV_KIND_LOOPBACK &&
+	return n->netdev[0] && (!n->is_virtual || virtual_ok) && n->kind != INV_KIND_LOOPBACK &&
 	       !strcmp(n->netdev_state, "up") && n->ipv4[0];
 }
 
-/* The path name a NIC offers ("" none); tcp for its netdev when which == 0, verbs when 1. */
-static void nic_path(const struct inv_nic *n, int which, char *out, int len)
+static int virtual_ok(const struct inv_node *node)
+{
+	for (int i = 0; i < node->nnics; i++)
+		if (tcp_usable(&node->nics[i], 0))
+			return 0;
+	return 1;
+}
+
+/* The path name a NIC of node offers ("" none); tcp for its netdev when which == 0, verbs
+ * when 1. */
+static void nic_path(const struct inv_node *node, const struct inv_nic *n, int which, char *out, int len)
 {
 	out[0] = 0;
-	if (which == 0 && tcp_usable(n))
+	if (which == 0 && tcp_usable(n, virtual_ok(node)))
 		snprintf(out, (size_t)len, "tcp:%s", n->netdev);
 	else if (which == 1 && n->device[0] && inv_nic_usable(n))
 		snprintf(out, (size_t)len, "verbs:%s:%d", n->device, n->port);
@@ -36,7 +48,7 @@ int inv_node_has_path(const struct inv_node *node, const char *path, int have_nc
 		return have_nccl && node->ngpus > 0;
 	for (int i = 0; i < node->nnics; i++)
 		for (int w = 0; w < 2; w++) {
-			nic_path(&node->nics[i], w, p, sizeof p);
+			nic_path(node, &node->nics[i], w, p, sizeof p);
 			if (!strcmp(p, path))
 				return 1;
 		}
@@ -97,7 +109,7 @@ static int addr_shared(const struct inv_node *nodes, int n, const char *path)
 		return 0;
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < nodes[j].nnics; i++) {
-			nic_path(&nodes[j].nics[i], 0, q, sizeof q);
+			nic_path(&nodes[j], &nodes[j].nics[i], 0, q, sizeof q);
 			if (!strcmp(q, path)) {
 				a[k++] = nodes[j].nics[i].ipv4;
 				break;
@@ -123,7 +135,7 @@ int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_pat
 			for (int i = 0; i < nodes[k].nnics; i++) {
 				const struct inv_nic *nic = &nodes[k].nics[i];
 
-				nic_path(nic, w, p, sizeof p);
+				nic_path(&nodes[k], nic, w, p, sizeof p);
 				subnet_of(nic, sub, sizeof sub);
 				if (p[0])
 					np = path_add(out, np, max, p,
