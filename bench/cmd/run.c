@@ -154,6 +154,23 @@ static void paths_pick(struct run_opts *c, const struct inv_path *paths, int np,
 	printf(" (every path the inventory found; -p to choose)%s%s\n", k ? "\n  left out" : "", k ? out : "");
 }
 
+/* rank 0: the time the pairs and their confirmation will take, up front */
+static void estimate_say(const struct run_opts *c, const struct world *w)
+{
+	int per_round = w->nep / 2, k = c->p2p.concurrency > 0 && c->p2p.concurrency < per_round ?
+					   (int)c->p2p.concurrency : per_round;
+	long steps = k > 0 ? (long)sched_rounds(w->nep) * ((per_round + k - 1) / k) : 0;
+	double est = (double)steps * p2p_pair_estimate(&c->p2p, 20, 1.25) * c->p2p.npaths;
+
+	char conf[64] = "off (--no-confirm)";
+
+	if (!c->no_confirm)
+		snprintf(conf, sizeof conf, "at most %.0f s more (--confirm-time)", c->confirm_time);
+	printf("run: estimate: pairs ~%.0f s on %d path%s (at 20 us and 1.25 GB/s); confirming suspects: %s\n",
+	       est, c->p2p.npaths, c->p2p.npaths == 1 ? "" : "s", conf);
+	fflush(stdout);
+}
+
 /* Every rank: the paths to measure, decided by rank 0 from the inventory, shared asleep. */
 static int paths_share(struct run_opts *c, const struct world *w, const struct inv_path *paths, int np, int nnodes)
 {
@@ -162,10 +179,14 @@ static int paths_share(struct run_opts *c, const struct world *w, const struct i
 		char p[P2P_PATHS_MAX][P2P_PATH_MAX];
 	} msg;
 
-	if (c->p2p.paths_given)
+	if (c->p2p.paths_given) {
+		if (w->rank == 0)
+			estimate_say(c, w);
 		return 0;
+	}
 	if (w->rank == 0) {
 		paths_pick(c, paths, np, nnodes);
+		estimate_say(c, w);
 		msg.n = c->p2p.npaths;
 		memcpy(msg.p, c->p2p.paths, sizeof msg.p);
 		fflush(stdout);

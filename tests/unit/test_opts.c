@@ -151,6 +151,18 @@ static void test_run_options(void)
 	CHECK(run_opts_parse(3, bad, &o, err) == FP_EUSAGE);
 	CHECK(strstr(err, "--coll-max") != NULL);
 	CHECK(p2p_opts_parse(3, p2p_only, &po, NULL, err) == FP_EUSAGE);
+	/* paths: p2p measures mpi unless told; run takes the inventory's unless told (-p) */
+	CHECK(o.p2p.npaths == 1 && !strcmp(o.p2p.paths[0], "mpi") && !o.p2p.paths_given);
+	char *with_p[] = { "run", "-p", "mpi,tcp:eth0", NULL };
+	CHECK(run_opts_parse(3, with_p, &o, err) == 0 && o.p2p.paths_given && o.p2p.npaths == 2);
+	/* the confirmation pass */
+	CHECK(o.confirm_time == 120 && o.confirm_factor == 2 && !o.no_confirm);
+	char *conf[] = { "run", "--confirm-time", "30", "--confirm-factor", "3", "--no-confirm", NULL };
+	CHECK(run_opts_parse(6, conf, &o, err) == 0 && o.confirm_time == 30 && o.confirm_factor == 3 && o.no_confirm);
+	char *conf_bad[] = { "run", "--confirm-factor", "0", NULL };
+	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE && strstr(err, "--confirm-factor"));
+	char *p2p_plain[] = { "p2p", NULL };
+	CHECK(p2p_opts_parse(1, p2p_plain, &po, NULL, err) == 0 && po.npaths == 1 && !strcmp(po.paths[0], "mpi"));
 }
 
 static void test_estimate(void)
