@@ -16,7 +16,8 @@ struct run_path_map {
 	int have_r1, have_r2;
 	struct judge_list first, after, held, rest;
 	unsigned char *retested;      /* n x n: pairs re-measured */
-	int nretest;                  /* pairs re-measured */
+	unsigned char *control;       /* n x n: control pairs re-measured with them (judge_controls) */
+	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
 };
 
 struct run_maps {

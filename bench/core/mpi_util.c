@@ -1,9 +1,13 @@
 /* mpi_util.c — see mpi_util.h. */
 #include "mpi_util.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #include "clock.h"
+
+/* A wait longer than this (after the first 256 polls) yields every 16 polls. */
+#define WAIT_YIELD_AFTER_S 50e-6
 
 /* Idle ranks poll with a growing interval, 50 µs up to 2 ms: a short wait ends promptly, and
  * a long one costs almost no CPU. (At a fixed 100 µs, eleven idle ranks on a 2-core machine
@@ -56,6 +60,9 @@ int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st)
 {
+	double first = 0;
+	int yielding = 0;
+
 	for (unsigned spin = 1;; spin++) {
 		int done = 0;
 
@@ -63,8 +70,21 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 		if (done)
 			return 0;
 		/* a clock read costs tens of ns: look at it only every 256 polls */
-		if ((spin & 255) == 0 && clock_now() > deadline)
-			break;
+		if ((spin & 255) == 0) {
+			double now = clock_now();
+
+			if (now > deadline)
+				break;
+			if (!first)
+				first = now;
+			else if (now - first > WAIT_YIELD_AFTER_S)
+				yielding = 1;
+		}
+		/* a long wait hands the core over now and then: when the peer shares this core
+		 * (more ranks than cores, or another load on the others), it runs at once instead of
+		 * at the next scheduler tick, and the sample reads the link, not the tick */
+		if (yielding && (spin & 15) == 0)
+			sched_yield();
 	}
 	for (int i = 0; i < n; i++) {
 		if (reqs[i] == MPI_REQUEST_NULL)

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +106,14 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			snprintf(c->base.why, TR_WHY_MAX, "%s: %s", sending ? "send" : "recv", strerror(errno));
 			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 		}
-		if (++tries < SPIN_TRIES)
+		if (++tries < SPIN_TRIES) {
+			/* a wait beyond the first few hundred tries hands the core over now and then:
+			 * a peer sharing this core (more ranks than cores) answers at once, not
+			 * after the whole spin */
+			if (tries > 256 && (tries & 15) == 0)
+				sched_yield();
 			continue;
+		}
 		tries = 0;
 		int rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline);
 		if (rc) {

@@ -61,7 +61,7 @@ static void fab_build(struct fab *f, const int *racks, int nracks, double noise,
 
 static struct judge_matrices jm(const struct fab *f)
 {
-	return (struct judge_matrices){ f->n, f->min, f->p50, f->p99, f->bw };
+	return (struct judge_matrices){ f->n, f->min, f->p50, f->p99, f->bw, NULL };
 }
 
 static void map(const struct fab *f, struct infer_result *r)
@@ -242,6 +242,57 @@ static void test_jitter(void)
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
+/* a p99 tail that was the host's: re-measured, the candidate still has it, and so do the
+ * control pairs of its tier measured alongside: it does not hold; with quiet controls it does */
+static void test_jitter_against_controls(void)
+{
+	static const int racks[] = { 4, 4, 3 };
+	struct infer_result r1, r2;
+	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct judge_matrices m1, m2;
+	unsigned char re[NMAX * NMAX], ctl[NMAX * NMAX];
+	int x = 0, y = 3, pairs[2 * NMAX], k;
+
+	fab_build(&f, racks, 3, 0.05, 0.1);
+	for (int i = 0; i < f.n * f.n; i++) /* a quiet first pass */
+		f.p99[i] = f.p50[i] * 1.5f;
+	f.p99[x * f.n + y] = f.p50[x * f.n + y] * 300;
+	m1 = jm(&f);
+	map(&f, &r1);
+	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(c.n == 1 && c.s[0].kind == JUDGE_JITTERY_LINK && c.s[0].tier == 0);
+	mark(&c, f.n, re);
+	k = judge_controls(&c, &r1, f.n, 2, pairs, NMAX);
+	CHECK(k == 2);
+	memset(ctl, 0, sizeof ctl);
+	for (int i = 0; i < k; i++) {
+		int a = pairs[2 * i], b = pairs[2 * i + 1];
+
+		CHECK(a < b && f.rack[a] == f.rack[b] && !(a == x && b == y));
+		re[a * f.n + b] = re[b * f.n + a] = ctl[a * f.n + b] = ctl[b * f.n + a] = 1;
+	}
+	/* re-tested on a busy host: the tail everywhere it was measured */
+	g = f;
+	for (int i = 0; i < f.n * f.n; i++)
+		if (re[i])
+			g.p99[i] = g.p50[i] * 280;
+	m2 = jm(&g);
+	m2.ref = ctl;
+	map(&g, &r2);
+	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, JUDGE_JITTERY_LINK) == 0 && count_kind(&rest, JUDGE_JITTERY_LINK) == 1);
+	/* the controls quiet: the link's own tail holds */
+	for (int i = 0; i < f.n * f.n; i++)
+		if (ctl[i])
+			g.p99[i] = g.p50[i] * 1.5f;
+	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, JUDGE_JITTERY_LINK) == 1);
+	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	infer_result_free(&r1), infer_result_free(&r2);
+}
+
 /* two nodes alone behind one leaf, their own link bad in latency after re-test: a slow_link
  * that holds; everything else they measure says they share a leaf. That last part is the tier
  * inference's (no tier may rest on one pair: DESIGN.md §5); a map that makes their one pair a
@@ -294,6 +345,7 @@ int main(void)
 	RUN(test_cold_start_does_not_hold);
 	RUN(test_slow_node_holds);
 	RUN(test_jitter);
+	RUN(test_jitter_against_controls);
 	RUN(test_rack_of_two_slow_link);
 	CHECK_EXIT();
 }

@@ -179,16 +179,19 @@ static int jitter_refs(const struct infer_result *r, const struct judge_matrices
 		size_t k = 0;
 		double floor = o->floor_frac * r->lat_p50_us[t], med50, med99;
 
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++) {
-				float mn = cell(m->lat_min, n, i, j), p50 = cell(m->lat_p50, n, i, j),
-				      p99 = cell(m->lat_p99, n, i, j);
+		/* the reference pairs of this tier when there are some, else all of them */
+		for (int pass = m->ref ? 0 : 1; pass < 2 && k == 0; pass++)
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++) {
+					float mn = cell(m->lat_min, n, i, j), p50 = cell(m->lat_p50, n, i, j),
+					      p99 = cell(m->lat_p99, n, i, j);
 
-				if (i == j || isnan(mn) || isnan(p50) || isnan(p99) || pair_tier(r, i, j) != t)
-					continue;
-				v50[k] = p50 - mn;
-				v99[k++] = p99 - p50;
-			}
+					if (i == j || isnan(mn) || isnan(p50) || isnan(p99) || pair_tier(r, i, j) != t ||
+					    (pass == 0 && !m->ref[(size_t)i * n + j]))
+						continue;
+					v50[k] = p50 - mn;
+					v99[k++] = p99 - p50;
+				}
 		med50 = median_f(v50, k);
 		med99 = median_f(v99, k);
 		if (!(floor > 0))
@@ -300,6 +303,38 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
 			pair_mark(seen, n, s->a, s->b, pairs, &k, max, left);
 	}
 	free(seen);
+	return k;
+}
+
+int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
+		   int max)
+{
+	unsigned char *behind = calloc((size_t)n * (size_t)n + 1, 1);
+	int want[INFER_TIERS_MAX + 1] = { 0 }, k = 0;
+
+	if (!behind)
+		return 0; /* no controls: the whole tier is the reference */
+	for (int i = 0; i < l->n; i++) {
+		const struct judge_suspect *s = &l->s[i];
+
+		if (s->kind == JUDGE_JITTERY_LINK && s->tier >= 0 && s->tier < r->ntiers)
+			want[s->tier] = per_tier;
+		for (int x = 0; x < n; x++)
+			if (is_node_kind(s->kind) ? x != s->a : x == s->b)
+				behind[(size_t)s->a * n + x] = behind[(size_t)x * n + s->a] = 1;
+	}
+	for (int i = 0; i < n && k < max; i++)
+		for (int j = i + 1; j < n && k < max; j++) {
+			int t = pair_tier(r, i, j);
+
+			if (t < r->ntiers && want[t] > 0 && !behind[(size_t)i * n + j]) {
+				want[t]--;
+				pairs[2 * k] = i;
+				pairs[2 * k + 1] = j;
+				k++;
+			}
+		}
+	free(behind);
 	return k;
 }
 

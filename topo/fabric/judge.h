@@ -32,6 +32,9 @@ const char *judge_kind_name(int kind);
 struct judge_matrices {
 	int n;
 	const float *lat_min, *lat_p50, *lat_p99, *bw;
+	/* n x n or NULL: the pairs that show what a tier's jitter is (control pairs re-measured
+	 * alongside the candidates, under the same load); NULL, or none in a tier: all its pairs */
+	const unsigned char *ref;
 };
 
 struct judge_opts {
@@ -79,6 +82,13 @@ void judge_value(int kind, int a, int b, const struct infer_result *r, const str
  * the order of l: pairs[2k], pairs[2k+1]. n endpoints; room for max pairs (more are left
  * out: *left counts them). Returns the count, or FP_ERUNTIME. */
 int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *left);
+
+/* Control pairs for the jittery-link candidates of l: per tier that holds one, up to per_tier
+ * pairs of that tier that no candidate stands behind (a < b), into pairs (room for max).
+ * Re-measured with the candidates, they say what jitter the tier shows under the same load,
+ * so that a host busy for everyone does not make a link look jittery. Returns the count. */
+int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
+		   int max);
 
 /* 1 when every pair behind suspect s is set in retested (n x n bytes, symmetric). */
 int judge_retested(const struct judge_suspect *s, int n, const unsigned char *retested);
