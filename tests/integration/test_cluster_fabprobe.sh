@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabprobe across the emulated cluster (scripts/fakecluster.sh): racks 3,3,2 behind 1 Gbit/s
+# fabprobe across the emulated cluster (scripts/fakecluster.sh): racks 3,3,2 behind 2 Gbit/s
 # uplinks with 25 us per packet, node names dealt across the racks; every pair measured over
 # mpi and tcp:eth0; cross-rack pairs clearly apart from same-rack ones; traffic really crossed
 # the uplinks; `fabprobe run` with the demo's short options and no -p, three runs in a row on
@@ -50,7 +50,7 @@ same_groups() {
 }
 
 # node names dealt across the racks: they say nothing about the topology
-$FC up --racks 3,3,2 --interleave > /dev/null || { notok "fakecluster up 3,3,2"; exit 1; }
+$FC up --racks 3,3,2 --interleave --uplink-rate 2gbit > /dev/null || { notok "fakecluster up 3,3,2"; exit 1; }
 
 # p2p over mpi and tcp:eth0, with a bounded retry against a noisy machine
 for try in 1 2; do
@@ -68,14 +68,14 @@ for path in mpi tcp:eth0; do
 done
 expect "cross-rack latency ($lat_cross us) clearly above same-rack ($lat_same us)" awk -v a="$lat_same" -v b="$lat_cross" 'BEGIN { exit !(b > a + 25 && b > 3 * a) }'
 expect "cross-rack bandwidth ($bw_cross GB/s) clearly below same-rack ($bw_same GB/s)" awk -v c="$bw_same" -v d="$bw_cross" 'BEGIN { exit !(d < 0.5 * c) }'
-# the bytes that had to cross racks: each of the 42 cross-rack directions streams (2 + 1) windows of 16 x 1 MiB on
-# each of the two paths, ping-pongs are small; the leaves' uplinks must have carried them (plus headers)
-payload=$((2 * 42 * 3 * 16 * 1048576)) # 2 paths, 56 - 14 cross-rack directions
+# the bytes that had to cross racks: each of the 42 cross-rack directions streams its timed and warm-up windows of
+# 16 x 1 MiB on each of the two paths, ping-pongs are small; the leaves' uplinks must have carried them (plus headers)
+payload=$(awk -F, 'FNR == NR { if (FNR > 1) r[$1] = $2; next } FNR > 1 && $9 == 1048576 && $20 == "ok" && r[$4] != r[$5] { b += ($15 + $25) * $16 * $9 } END { printf "%.0f\n", b }' $TRUTH "$tmp/p2p$try/p2p.csv")
 expect "uplinks carried the cross-rack bytes ($((after - before)) B for $payload B of payload)" awk -v m=$((after - before)) -v p=$payload 'BEGIN { exit !(m >= p && m < 1.3 * p) }'
 expect "tcp:eth0 rows: kind ethernet, 10 Gbit/s line rate from sysfs" sh -c "[ \$(awk -F, 'NR > 1 && \$2 == \"tcp:eth0\" && (\$3 != \"ethernet\" || \$8 != \"10.0\" || \$6 != \"eth0\")' '$tmp/p2p$try/p2p.csv' | wc -l) -eq 0 ]"
-# tbf shapes node links at 10 Gbit/s and uplinks at 1 Gbit/s: what tcp reached must fit under them
+# tbf shapes node links at 10 Gbit/s and uplinks at 2 Gbit/s: what tcp reached must fit under them
 expect "tcp:eth0 same-rack bandwidth within the 10 Gbit/s node link (pct_line_rate 30..105)" sh -c "awk -F, 'FNR == NR { if (FNR > 1) r[\$1] = \$2; next } FNR > 1 && \$2 == \"tcp:eth0\" && \$9 == 1048576 && r[\$4] == r[\$5] && !(\$19 > 30 && \$19 < 105) { bad++ } END { exit bad > 0 }' $TRUTH '$tmp/p2p$try/p2p.csv'"
-expect "tcp:eth0 cross-rack bandwidth within the 1 Gbit/s uplink (5..10.5 % of line rate)" sh -c "awk -F, 'FNR == NR { if (FNR > 1) r[\$1] = \$2; next } FNR > 1 && \$2 == \"tcp:eth0\" && \$9 == 1048576 && r[\$4] != r[\$5] && !(\$19 > 5 && \$19 < 10.5 && \$18 < 1.05) { bad++ } END { exit bad > 0 }' $TRUTH '$tmp/p2p$try/p2p.csv'"
+expect "tcp:eth0 cross-rack bandwidth within the 2 Gbit/s uplink (10..21 % of line rate)" sh -c "awk -F, 'FNR == NR { if (FNR > 1) r[\$1] = \$2; next } FNR > 1 && \$2 == \"tcp:eth0\" && \$9 == 1048576 && r[\$4] != r[\$5] && !(\$19 > 10 && \$19 < 21 && \$18 < 2.1) { bad++ } END { exit bad > 0 }' $TRUTH '$tmp/p2p$try/p2p.csv'"
 read -r t_same t_cross <<< "$(same_cross "$tmp/p2p$try/p2p.csv" 11 8)"
 expect "tcp:eth0 separates cross-rack pairs as mpi does" awk -v a="$t_same" -v b="$t_cross" 'BEGIN { exit !(b > a + 25) }'
 
@@ -102,9 +102,9 @@ expect "run: MPI all-reduce sweep over 8 ranks, every result correct" awk -F, 'N
 expect "run: matrices list the hosts in the inferred order" sh -c "[ \"\$(head -1 '$tmp/run1/latency_mpi.csv')\" = \"host,\$(paste -sd, '$tmp/run1/node-order.txt')\" ]"
 expect "run: scheduler files written" sh -c "[ -s '$tmp/run1/topology.conf' ] && [ -s '$tmp/run1/k8s-node-labels.yaml' ] && [ \$(wc -l < '$tmp/run1/node-order.txt') -eq 8 ]"
 
-# one node slowed (its link at 200 Mbit/s): that node, and only that node, is named, three runs
-# out of three, after the confirmation pass
-$FC up --racks 3,3,2 --interleave --degrade node05=200mbit > /dev/null
+# one node slowed (its link at 1 Gbit/s, half what crosses a spine): that node, and only that
+# node, is named, three runs out of three, after the confirmation pass
+$FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > /dev/null
 for k in 1 2 3; do
 	$FC mpirun "$FP" run "${D[@]}" --no-coll -o "$tmp/slow$k" > "$tmp/slow$k.out" 2>&1
 	others=$(suspects "$tmp/slow$k" | grep -cv node05)
