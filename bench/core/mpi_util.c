@@ -6,8 +6,8 @@
 
 #include "clock.h"
 
-/* A wait longer than this (after the first 256 polls) yields every 16 polls. */
-#define WAIT_YIELD_AFTER_S 50e-6
+/* A wait longer than this yields every 16 polls. */
+#define WAIT_YIELD_AFTER_S 5e-6
 
 /* Idle ranks poll with a growing interval, 50 µs up to 2 ms: a short wait ends promptly, and
  * a long one costs almost no CPU. (At a fixed 100 µs, eleven idle ranks on a 2-core machine
@@ -61,7 +61,6 @@ int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st)
 {
 	double first = 0;
-	int yielding = 0;
 
 	for (unsigned spin = 1;; spin++) {
 		int done = 0;
@@ -69,22 +68,21 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 		CHECK_MPI(MPI_Testall(n, reqs, &done, st));
 		if (done)
 			return 0;
-		/* a clock read costs tens of ns: look at it only every 256 polls */
-		if ((spin & 255) == 0) {
+		/* a clock read costs tens of ns: look at it every 16 polls only (a short wait, such
+		 * as a shared-memory ping-pong, never reads it) */
+		if ((spin & 15) == 0) {
 			double now = clock_now();
 
 			if (now > deadline)
 				break;
+			/* a wait that lasts hands the core over: when the peer shares this core (more
+			 * ranks than cores, or other load on the others) it answers at once, instead of
+			 * at the next scheduler tick; alone on its core, the call returns at once */
 			if (!first)
 				first = now;
 			else if (now - first > WAIT_YIELD_AFTER_S)
-				yielding = 1;
+				sched_yield();
 		}
-		/* a long wait hands the core over now and then: when the peer shares this core
-		 * (more ranks than cores, or another load on the others), it runs at once instead of
-		 * at the next scheduler tick, and the sample reads the link, not the tick */
-		if (yielding && (spin & 15) == 0)
-			sched_yield();
 	}
 	for (int i = 0; i < n; i++) {
 		if (reqs[i] == MPI_REQUEST_NULL)

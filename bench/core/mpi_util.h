@@ -32,9 +32,9 @@ int mpi_barrier_sleepy(MPI_Comm comm);
 int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm);
 
 /* Wait for n requests by polling (the measuring path: no sleep), checking the deadline every
- * few hundred polls; a wait that lasts beyond ~50 µs calls sched_yield() every 16 polls, so
- * that a peer sharing this core is not held off until the next scheduler tick. On timeout every
- * pending request is cancelled and freed. */
+ * 16 polls; a wait that lasts beyond 5 µs calls sched_yield() every 16 polls, so that a peer
+ * sharing this core is not held off until the next scheduler tick. On timeout every pending
+ * request is cancelled and freed. */
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
 /* The same, keeping the requests' statuses (st: n of them), e.g. to read a received count. */
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st);

@@ -81,9 +81,12 @@ static int wait_fd(int fd, short ev, double deadline)
 	}
 }
 
-/* Move len bytes through fd (send or receive), polling before sleeping. */
+/* Move len bytes through fd (send or receive), polling before sleeping. A wait beyond 5 µs
+ * hands the core over every 16 tries: a peer sharing this core (more ranks than cores) answers
+ * at once instead of after the whole spin. */
 static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double deadline)
 {
+	double first = 0;
 	int tries = 0;
 
 	while (len) {
@@ -94,6 +97,7 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			buf += n;
 			len -= (size_t)n;
 			tries = 0;
+			first = 0;
 			continue;
 		}
 		if (n == 0) {
@@ -107,14 +111,18 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 		}
 		if (++tries < SPIN_TRIES) {
-			/* a wait beyond the first few hundred tries hands the core over now and then:
-			 * a peer sharing this core (more ranks than cores) answers at once, not
-			 * after the whole spin */
-			if (tries > 256 && (tries & 15) == 0)
-				sched_yield();
+			if ((tries & 15) == 0) {
+				double now = clock_now();
+
+				if (!first)
+					first = now;
+				else if (now - first > 5e-6)
+					sched_yield();
+			}
 			continue;
 		}
 		tries = 0;
+		first = 0;
 		int rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline);
 		if (rc) {
 			snprintf(c->base.why, TR_WHY_MAX, "timed out %s", sending ? "sending" : "waiting for data");
