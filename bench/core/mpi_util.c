@@ -2,7 +2,10 @@
 #include "mpi_util.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 
@@ -53,12 +56,24 @@ int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm)
 	return mpi_wait_sleepy(&req, 0);
 }
 
+static int wait_polling(MPI_Request *reqs, int n, double deadline, MPI_Status *st, int yield);
+
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 {
-	return mpi_wait_deadline_status(reqs, n, deadline, MPI_STATUSES_IGNORE);
+	return wait_polling(reqs, n, deadline, MPI_STATUSES_IGNORE, 0);
+}
+
+int mpi_wait_polling(MPI_Request *reqs, int n, double deadline, int yield)
+{
+	return wait_polling(reqs, n, deadline, MPI_STATUSES_IGNORE, yield);
 }
 
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st)
+{
+	return wait_polling(reqs, n, deadline, st, 0);
+}
+
+static int wait_polling(MPI_Request *reqs, int n, double deadline, MPI_Status *st, int yield)
 {
 	double first = 0;
 
@@ -80,7 +95,7 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 			 * at the next scheduler tick; alone on its core, the call returns at once */
 			if (!first)
 				first = now;
-			else if (now - first > WAIT_YIELD_AFTER_S)
+			else if (yield && now - first > WAIT_YIELD_AFTER_S)
 				sched_yield();
 		}
 	}
@@ -93,6 +108,28 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 		MPI_Request_free(&reqs[i]);
 	}
 	return FP_ETIMEDOUT;
+}
+
+int mpi_machine_oversubscribed(MPI_Comm comm)
+{
+	char id[40] = "", *all = NULL;
+	int n = 0, size = 0, same = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (f) {
+		if (!fgets(id, sizeof id, f))
+			id[0] = 0;
+		fclose(f);
+	}
+	MPI_Comm_size(comm, &size);
+	if (!(all = calloc((size_t)size, sizeof id)))
+		return 0;
+	if (MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, comm) == MPI_SUCCESS)
+		for (n = 0; n < size; n++)
+			same += id[0] && !strncmp(all + (size_t)n * sizeof id, id, sizeof id);
+	free(all);
+	return cpus > 0 && same > cpus;
 }
 
 int mpi_rc(int rc, const char *call, const char *file, int line)

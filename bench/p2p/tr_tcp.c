@@ -53,6 +53,7 @@ struct tcp_ctx {
 	char *sbuf, *rbuf;
 	size_t max;
 	int fault;               /* test only: TR_FAULT_* for this endpoint */
+	int yield;               /* tr_env.yield */
 };
 
 struct tcp_conn {
@@ -81,9 +82,9 @@ static int wait_fd(int fd, short ev, double deadline)
 	}
 }
 
-/* Move len bytes through fd (send or receive), polling before sleeping. A wait beyond 5 µs
- * hands the core over every 16 tries: a peer sharing this core (more ranks than cores) answers
- * at once instead of after the whole spin. */
+/* Move len bytes through fd (send or receive), polling before sleeping. Where endpoints
+ * outnumber the machine's cores (tr_env.yield), a wait beyond 5 µs hands the core over every
+ * 16 tries: a peer sharing this core answers at once instead of after the whole spin. */
 static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double deadline)
 {
 	double first = 0;
@@ -111,7 +112,7 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 		}
 		if (++tries < SPIN_TRIES) {
-			if ((tries & 15) == 0) {
+			if (c->ctx->yield && (tries & 15) == 0) {
 				double now = clock_now();
 
 				if (!first)
@@ -184,6 +185,7 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	ctx->nep = env->nep;
 	ctx->max = env->max_size;
 	ctx->fault = env->fault;
+	ctx->yield = env->yield;
 	ctx->addrs = calloc((size_t)env->nep, sizeof *ctx->addrs);
 	if (!ctx->addrs) {
 		free(ctx); /* a few bytes per endpoint: nothing can go on */
