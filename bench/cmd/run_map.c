@@ -78,10 +78,18 @@ int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *cons
 
 /* ---------------------------------------------------------------- the plan */
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the median of a matrix's measured cells (O(N² log N)) */
 static double median_cells(const float *m, int n)
 {
 	size_t k = 0, cells = (size_t)n * (size_t)n;
-	float *v = malloc(sizeof *v * (cells + 1)), x;
+	float *v = malloc(sizeof *v * (cells + 1));
 	double med = NAN;
 
 	if (!v)
@@ -89,10 +97,7 @@ static double median_cells(const float *m, int n)
 	for (size_t i = 0; i < cells; i++)
 		if (!isnan(m[i]))
 			v[k++] = m[i];
-	/* a partial selection would do; n is at most a few thousand */
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--)
-			x = v[j], v[j] = v[j - 1], v[j - 1] = x;
+	qsort(v, k, sizeof *v, cmp_float);
 	if (k)
 		med = v[(k - 1) / 2];
 	free(v);
