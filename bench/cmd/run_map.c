@@ -364,20 +364,34 @@ static void path_suffix(const char *path, char *out, size_t len)
 	out[k] = 0;
 }
 
-/* nodes whose leaf mates differ between two maps (tier 0) */
+/* nodes whose leaf mates differ between two maps (tier 0), O(n): a node agrees when, in both
+ * directions, its group in one map is the group of its group's first node */
 static int leaves_differ(const struct infer_result *a, const struct infer_result *b, int n, int *example)
 {
-	int count = 0;
+	int *first_a = malloc(sizeof *first_a * (size_t)n), *first_b = malloc(sizeof *first_b * (size_t)n), count = 0;
 
 	*example = -1;
+	if (!first_a || !first_b) {
+		free(first_a);
+		free(first_b);
+		return 0;
+	}
+	for (int g = 0; g < n; g++)
+		first_a[g] = first_b[g] = -1;
+	for (int x = 0; x < n; x++) {
+		if (first_a[a->group[x]] < 0)
+			first_a[a->group[x]] = x;
+		if (first_b[b->group[x]] < 0)
+			first_b[b->group[x]] = x;
+	}
 	for (int x = 0; x < n; x++)
-		for (int y = 0; y < n; y++)
-			if (y != x && (a->group[x] == a->group[y]) != (b->group[x] == b->group[y])) {
-				if (*example < 0)
-					*example = x;
-				count++;
-				break;
-			}
+		if (b->group[first_a[a->group[x]]] != b->group[x] || a->group[first_b[b->group[x]]] != a->group[x]) {
+			if (*example < 0)
+				*example = x;
+			count++;
+		}
+	free(first_a);
+	free(first_b);
 	return count;
 }
 
