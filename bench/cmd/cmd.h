@@ -68,6 +68,9 @@ struct run_opts {
 	const char *label_prefix;    /* Kubernetes label prefix */
 	uint64_t coll_max;           /* largest all-reduce of the collectives stage */
 	int no_inventory, no_coll;   /* leave a stage out */
+	double confirm_time;         /* the confirmation pass: at most this long (s) */
+	long confirm_factor;         /* …with this many times the samples and windows */
+	int no_confirm;
 };
 /* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);

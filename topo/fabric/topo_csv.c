@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "hostlist.h"
+#include "judge.h"
 
 static void tier_kind(const struct emit_topo *t, int tier, char *out)
 {
@@ -72,62 +73,119 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 	}
 }
 
-static void suspect_text(const struct emit_topo *t, const struct infer_suspect *s, char *hosts, size_t hl,
+/* The figure that counts (the confirming one once there is one) and the first. */
+static void figures(const struct judge_suspect *s, double *v, double *e, double *x, double *fv, double *fe)
+{
+	int confirmed = s->state != JUDGE_CANDIDATE;
+
+	*v = confirmed ? s->value2 : s->value;
+	*e = confirmed ? s->expected2 : s->expected;
+	*x = confirmed ? s->extra2 : s->extra;
+	*fv = confirmed ? s->value : NAN;
+	*fe = confirmed ? s->expected : NAN;
+}
+
+static void suspect_text(const struct emit_topo *t, const struct judge_suspect *s, char *hosts, size_t hl,
 			 const char **metric, char *why, size_t wl)
 {
 	const char *a = t->hosts[s->a], *b = s->b >= 0 ? t->hosts[s->b] : "";
 	char kind[EMIT_NAME_MAX] = "";
+	double v, e, x, fv, fe;
+	size_t k;
 
+	figures(s, &v, &e, &x, &fv, &fe);
 	if (s->tier >= 0 && s->tier < t->tree->ntiers)
 		tier_kind(t, s->tier, kind);
 	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
 	switch (s->kind) {
 	case SUSPECT_SLOW_NODE:
 		*metric = "offset_us";
-		snprintf(why, wl, "every path of %s is %.2f us slower than the tier model gives for its peers: slow NIC, host or cable", a, s->value);
+		snprintf(why, wl, "every path of %s is %.2f us slower than the tier model gives for its peers: slow NIC, host or cable", a, v);
 		break;
 	case SUSPECT_LOW_BW_NODE:
 		*metric = "bw_ratio";
-		snprintf(why, wl, "%s's pairs reach %.0f%% of their tier's median bandwidth: its NIC link (rate, width, cable) or host", a, 100 * s->value);
+		snprintf(why, wl, "%s's pairs reach %.0f%% of their tier's median bandwidth: its NIC link (rate, width, cable) or host", a, 100 * v);
 		break;
 	case SUSPECT_SLOW_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us where the tier model gives %.2f us for these two nodes under one %s switch: a slow link or a longer route", a, b, s->value, s->expected, kind);
+		snprintf(why, wl, "%s-%s: %.2f us where the tier model gives %.2f us for these two nodes under one %s switch: a slow link or a longer route", a, b, v, e, kind);
 		break;
 	case SUSPECT_FAST_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us, faster than the %.2f us the tier model gives for two nodes that meet at a %s switch: misgrouped, or a route that skips a tier", a, b, s->value, s->expected, kind);
+		snprintf(why, wl, "%s-%s: %.2f us, faster than the %.2f us the tier model gives for two nodes that meet at a %s switch: misgrouped, or a route that skips a tier", a, b, v, e, kind);
 		break;
 	case SUSPECT_LOW_BW_LINK:
 		*metric = "bandwidth_GBps";
-		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, s->value, kind, s->expected);
+		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, v, kind, e);
+		break;
+	case JUDGE_JITTERY_LINK:
+		*metric = "lat_p50_us";
+		snprintf(why, wl, "%s-%s: p50 %.1f us over a minimum of %.1f us, p99 %.1f us, far beyond the other pairs under a %s switch: a congested or flapping link, or a busy host", a, b, v, e, x, kind);
 		break;
 	default:
 		*metric = "";
 		snprintf(why, wl, "%s-%s: not measured in either direction (timeout or error)", a, b);
 	}
+	k = strlen(why);
+	if (s->state == JUDGE_NEW)
+		snprintf(why + k, wl - k, " (seen only on re-test)");
+	else if (s->state == JUDGE_NOT_RETESTED)
+		snprintf(why + k, wl - k, " (not re-tested: the confirmation's time ran out)");
+	else if (s->state != JUDGE_CANDIDATE)
+		snprintf(why + k, wl - k, " (first pass %.4g, re-tested alone %.4g)", fv, v);
+}
+
+static const struct judge_suspect *suspect_at(const struct emit_topo *t, const struct judge_list *l, int i,
+					      struct judge_suspect *tmp)
+{
+	const struct infer_suspect *is;
+
+	if (l)
+		return &l->s[i];
+	is = &t->tree->suspects[i];
+	*tmp = (struct judge_suspect){ .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
+				       .state = JUDGE_CANDIDATE, .value = is->value, .expected = is->expected,
+				       .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
+	return tmp;
+}
+
+static void suspects_write(FILE *f, const struct emit_topo *t, const struct judge_list *l)
+{
+	int n = l ? l->n : t->tree->nsuspects;
+
+	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
+	for (int i = 0; i < n; i++) {
+		struct judge_suspect tmp;
+		const struct judge_suspect *s = suspect_at(t, l, i, &tmp);
+		char hosts[600], why[1200];
+		const char *metric;
+		double v, e, x, fv, fe;
+
+		figures(s, &v, &e, &x, &fv, &fe);
+		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "%s,", judge_kind_name(s->kind));
+		csv_field(f, hosts);
+		fprintf(f, ",%s", metric);
+		num(f, v, 4);
+		num(f, e, 4);
+		num(f, fv, 4);
+		num(f, fe, 4);
+		fprintf(f, ",%s,", judge_state_name(s->state));
+		csv_field(f, why);
+		fputc('\n', f);
+	}
 }
 
 void topo_csv_suspects(FILE *f, const struct emit_topo *t)
 {
-	const struct infer_result *r = t->tree;
+	suspects_write(f, t, t->suspects);
+}
 
-	fputs("kind,hosts,metric,value,expected,reason\n", f);
-	for (int i = 0; i < r->nsuspects; i++) {
-		const struct infer_suspect *s = &r->suspects[i];
-		char hosts[600], why[1024];
-		const char *metric;
+void topo_csv_retested(FILE *f, const struct emit_topo *t)
+{
+	static const struct judge_list none = { 0 };
 
-		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "%s,", infer_suspect_kind_name(s->kind));
-		csv_field(f, hosts);
-		fprintf(f, ",%s", metric);
-		num(f, s->value, 4);
-		num(f, s->kind == SUSPECT_SLOW_NODE ? 0 : s->expected, 4);
-		fputc(',', f);
-		csv_field(f, why);
-		fputc('\n', f);
-	}
+	suspects_write(f, t, t->rest ? t->rest : &none);
 }
 
 void topo_summary_print(FILE *f, const struct emit_topo *t)
@@ -167,14 +225,20 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 		free(list);
 	}
 	free(names);
-	fprintf(f, "  suspects: %d\n", r->nsuspects);
-	for (int i = 0; i < r->nsuspects && i < 10; i++) {
-		char hosts[600], why[1024];
+	int ns = t->suspects ? t->suspects->n : r->nsuspects;
+	if (t->rest)
+		fprintf(f, "  suspects: %d (confirmed: re-tested alone, they held)\n", ns);
+	else
+		fprintf(f, "  suspects: %d%s\n", ns, t->suspects ? "" : " (candidates, not re-tested)");
+	for (int i = 0; i < ns && i < 10; i++) {
+		struct judge_suspect tmp;
+		const struct judge_suspect *s = suspect_at(t, t->suspects, i, &tmp);
+		char hosts[600], why[1200];
 		const char *metric;
 
-		suspect_text(t, &r->suspects[i], hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "    %s: %s\n", infer_suspect_kind_name(r->suspects[i].kind), why);
+		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "    %s: %s\n", judge_kind_name(s->kind), why);
 	}
-	if (r->nsuspects > 10)
-		fprintf(f, "    … %d more in suspects.csv\n", r->nsuspects - 10);
+	if (ns > 10)
+		fprintf(f, "    … %d more in suspects%s.csv\n", ns - 10, t->suffix ? t->suffix : "");
 }
