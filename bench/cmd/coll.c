@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "coll/coll.h"
 #include "core/log.h"
+#include "core/run.h"
 
 void coll_usage(FILE *f)
 {
@@ -202,10 +203,16 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
 }
 
+static int coll_body(struct world *w, struct run_out *ro, void *opts)
+{
+	ro->after = cmd_report_after;
+	return coll_stage(w, ro, opts);
+}
+
 int cmd_coll(int argc, char **argv)
 {
 	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
-						.body = coll_stage };
+						.body = coll_body };
 	struct coll_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = coll_opts_parse(argc, argv, &o, err);

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/world.h"
 #include "fabric/emit.h"
 #include "p2p/p2p.h"
@@ -259,6 +260,7 @@ const char *p2p_status_name(int status)
 
 static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
+	ro->after = cmd_report_after;
 	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
 }
 

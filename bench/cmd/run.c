@@ -123,6 +123,7 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	struct p2p_maps maps = { 0 };
 	int irc = 0, prc = 0, crc = 0, trc = 0, worst;
 
+	ro->after = cmd_report_after;
 	if (!c->o.no_inventory)
 		irc = inventory_stage(w, ro, &c->inv);
 	if (irc >= 0 && w->my_ep >= 0)

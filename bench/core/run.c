@@ -84,6 +84,8 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 		ro->p2p_csv = NULL;
 		meta_write(ro, w, code == FP_EXIT_OK ? "ok" : code == FP_EXIT_CHECK ? "failed" : "error", code);
 		printf("results: %s\n", ro->dir);
+		if (ro->after)
+			ro->after(ro->dir);
 		fflush(stdout);
 	}
 	MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

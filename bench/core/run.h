@@ -19,6 +19,7 @@ struct run_out {
 	time_t started;
 	int progress;          /* print progress on stderr */
 	FILE *p2p_csv;         /* streamed rows, opened by the p2p stage */
+	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
 };
 
 
