@@ -96,6 +96,16 @@ void rpt_table_html(FILE *f, const struct rtab *t, const char *const *cols, int 
 		fprintf(f, "<p class=\"muted\">… %ld more rows in the file.</p>\n", t->total_rows - shown);
 }
 
+void rpt_names_json(FILE *f, const char *id, const char *const *names, int n)
+{
+	fprintf(f, "<script type=\"application/json\" id=\"%s\">[", id);
+	for (int i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		html_json(f, names[i]);
+	}
+	fputs("]</script>\n", f);
+}
+
 void rpt_section(FILE *f, const char *id, const char *title)
 {
 	fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);

@@ -142,7 +142,7 @@ static int hosts_of(const struct cmap *m, char ***out)
 
 static int change_map(struct rpt *r, const struct cmap *m, int idx)
 {
-	char **h = NULL, id[32], size[32];
+	char **h = NULL, id[32], nid[40], size[32];
 	int n = hosts_of(m, &h), *order = NULL, nb = 0, rc = FP_ERUNTIME;
 	const char **shown = NULL;
 	float *v = NULL;
@@ -161,12 +161,15 @@ static int change_map(struct rpt *r, const struct cmap *m, int idx)
 	for (int k = 0; k < m->n; k++)
 		v[(size_t)rpt_ix_find(&ix, m->c[k].src) * n + rpt_ix_find(&ix, m->c[k].dst)] = m->c[k].worse;
 	snprintf(id, sizeof id, "cmp%d", idx);
+	snprintf(nid, sizeof nid, "names-%s", id);
 	html_bytes(size, sizeof size, atof(m->size));
 	fputs("<figure><figcaption>", r->out);
 	html_textf(r->out, "Change of %s over %s at %s (%d hosts): red worse, blue better", m->metric, m->path,
 		   atof(m->size) > 0 ? size : "any size", n);
 	fputs("</figcaption>\n", r->out);
-	struct hm_map map = { .id = id, .names_id = "", .path = m->path, .metric = "change", .unit = "% change",
+	if (n > HM_CELLS_MAX)
+		rpt_names_json(r->out, nid, shown, n);
+	struct hm_map map = { .id = id, .names_id = nid, .path = m->path, .metric = "change", .unit = "% change",
 			      .scale = HM_DIVERGING, .n = n, .names = shown, .v = v, .blocks = blocks, .nblocks = nb };
 	rc = hm_render(r->out, &map);
 	fputs("</figure>\n", r->out);

@@ -58,6 +58,8 @@ void rpt_file(const struct rpt *r, const char *name, char *out, size_t len);
 int rpt_table_load(struct rpt *r, const char *name, int max_rows, struct rtab *t, const char *costs);
 /* an HTML table of t's columns (cols: names, NULL-terminated; NULL = all), up to max rows */
 void rpt_table_html(FILE *f, const struct rtab *t, const char *const *cols, int max, const char *cls);
+/* the host names of an image heat map, for its tooltip: <script type="application/json" id=id> */
+void rpt_names_json(FILE *f, const char *id, const char *const *names, int n);
 /* <section id=...><h2>title</h2> */
 void rpt_section(FILE *f, const char *id, const char *title);
 

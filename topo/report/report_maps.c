@@ -162,16 +162,6 @@ struct fig {
 	int pidx, first;
 };
 
-static void names_json(FILE *f, const char *id, const char *const *names, int n)
-{
-	fprintf(f, "<script type=\"application/json\" id=\"%s\">[", id);
-	for (int i = 0; i < n; i++) {
-		fputs(i ? "," : "", f);
-		html_json(f, names[i]);
-	}
-	fputs("]</script>\n", f);
-}
-
 static void caption(FILE *f, const struct fig *g, int n, int nmarks)
 {
 	fputs("<figcaption>", f);
@@ -215,7 +205,7 @@ static int figure(struct rpt *r, const struct fig *g, int n, char *const *names,
 	fputs("<figure>\n", r->out);
 	caption(r->out, g, n, nm);
 	if (n > HM_CELLS_MAX)
-		names_json(r->out, nid, shown, n);
+		rpt_names_json(r->out, nid, shown, n);
 	struct hm_map map = { .id = id, .names_id = nid, .path = g->path, .metric = g->metric, .unit = g->unit,
 			      .scale = !strcmp(g->metric, "latency") ? HM_LOG : HM_LINEAR,
 			      .high_is_good = !!strcmp(g->metric, "latency"), .n = n, .names = shown, .v = v,
