@@ -16,7 +16,7 @@ const char report_css[] =
 	".banner ul{margin:6px 0 0;padding-left:22px}\n"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}"
 	"th,td{border:1px solid #d4d4d4;padding:3px 7px;text-align:left;vertical-align:top}"
-	"td,li{overflow-wrap:anywhere}th{background:#f1f1f1}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"td,li{overflow-wrap:anywhere}th{background:#f1f1f1}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	".kv th{min-width:140px}\n"
 	".maps{display:flex;flex-wrap:wrap;gap:22px;align-items:flex-start}figure{margin:0;width:min-content}"
 	"figcaption{font-weight:600;margin-bottom:4px}\n"
