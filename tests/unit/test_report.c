@@ -26,9 +26,9 @@ static char *render(void (*fn)(FILE *, const char *), const char *arg)
 
 static void test_checksums(void)
 {
-	CHECK(png_crc32((const uint8_t *)"123456789", 9) == 0xCBF43926u);
-	CHECK(png_adler32((const uint8_t *)"Wikipedia", 9) == 0x11E60398u);
-	CHECK(png_adler32((const uint8_t *)"", 0) == 1);
+	CHECK_EQ(png_crc32((const uint8_t *)"123456789", 9), 0xCBF43926u);
+	CHECK_EQ(png_adler32((const uint8_t *)"Wikipedia", 9), 0x11E60398u);
+	CHECK_EQ(png_adler32((const uint8_t *)"", 0), 1u);
 }
 
 static void b64(FILE *f, const char *s)
@@ -59,8 +59,8 @@ static void test_png(void)
 
 	for (int i = 0; i < W * H; i++)
 		pix[i] = (uint8_t)(i % 3);
-	CHECK(png_indexed(W, H, pix, (const uint8_t (*)[3])pal, 3, &png, &len) == 0);
-	CHECK(!memcmp(png, "\x89PNG\r\n\x1a\n", 8));
+	CHECK_EQ(png_indexed(W, H, pix, (const uint8_t (*)[3])pal, 3, &png, &len), 0);
+	CHECK_EQ(memcmp(png, "\x89PNG\r\n\x1a\n", 8), 0);
 	raw = malloc((W + 1) * H);
 	while (at + 12 <= len) {
 		uint32_t n = be32(png + at);
@@ -84,10 +84,14 @@ static void test_png(void)
 		chunks++;
 		at += 12 + n;
 	}
-	CHECK(ok);
-	CHECK(at == len && chunks == 4);
-	CHECK(nraw == (W + 1) * H);
-	CHECK(raw[0] == 0 && raw[1] == 0 && raw[2] == 1 && raw[W + 1] == 0 && raw[W + 2] == (W % 3));
+	CHECK(ok); /* every CRC, the header, the stored blocks' lengths, the Adler-32 */
+	CHECK_EQ(at, len);
+	CHECK_EQ(chunks, 4);
+	CHECK_EQ(nraw, (size_t)(W + 1) * H);
+	CHECK_EQ(raw[0], 0);          /* filter byte of row 0 */
+	CHECK_EQ(raw[2], 1);          /* pixel (0, 1) */
+	CHECK_EQ(raw[W + 1], 0);      /* filter byte of row 1 */
+	CHECK_EQ(raw[W + 2], W % 3);  /* pixel (1, 0) */
 	free(pix);
 	free(png);
 	free(raw);
@@ -123,20 +127,26 @@ static void test_rcsv(void)
 
 	close(fd);
 	file_with(path, "a,b,c\r\n\"x,1\",\"say \"\"hi\"\"\",\"two\nlines\"\n\n3,4\n\"open,5\n6\n");
-	CHECK(rtab_load(path, 100, &t, err) == 0);
-	CHECK(t.ncols == 3 && t.nrows == 3 && t.total_rows == 3);
+	CHECK_EQ(rtab_load(path, 100, &t, err), 0);
+	CHECK_EQ(t.ncols, 3);
+	CHECK_EQ(t.nrows, 3);
+	CHECK_EQ(t.total_rows, 3);
 	CHECK_STR(rtab_get(&t, 0, 0), "x,1");
 	CHECK_STR(rtab_get(&t, 0, 1), "say \"hi\"");
 	CHECK_STR(rtab_get(&t, 0, 2), "two\nlines");
-	CHECK(t.line[1] == 5 && !strcmp(rtab_get(&t, 1, 2), ""));
+	CHECK_EQ(t.line[1], 5);
+	CHECK_STR(rtab_get(&t, 1, 2), "");
 	CHECK_STR(rtab_get(&t, 2, 0), "open,5\n6\n"); /* an open quote runs to the end */
-	CHECK(strstr(t.bad, ":5: 2 cells, expected 3") != NULL);
-	CHECK(rtab_col(&t, "c") == 2 && rtab_col(&t, "d") == -1 && !strcmp(rtab_get(&t, 0, -1), ""));
+	CHECK_HAS(t.bad, ":5: 2 cells, expected 3");
+	CHECK_EQ(rtab_col(&t, "c"), 2);
+	CHECK_EQ(rtab_col(&t, "d"), -1);
+	CHECK_STR(rtab_get(&t, 0, -1), "");
 	rtab_free(&t);
 	file_with(path, "");
-	CHECK(rtab_load(path, 100, &t, err) == FP_EUSAGE && strstr(err, "empty"));
+	CHECK_EQ(rtab_load(path, 100, &t, err), FP_EUSAGE);
+	CHECK_HAS(err, "empty");
 	unlink(path);
-	CHECK(rtab_load(path, 100, &t, err) == -1);
+	CHECK_EQ(rtab_load(path, 100, &t, err), -1);
 }
 
 static void test_rjson(void)
@@ -145,15 +155,20 @@ static void test_rjson(void)
 	char err[128], deep[200];
 	struct rjson v;
 
-	CHECK(rjson_parse(good, strlen(good), &v, err, sizeof err) == 0);
+	CHECK_EQ(rjson_parse(good, strlen(good), &v, err, sizeof err), 0);
 	CHECK_STR(rjson_str(rjson_get(&v, "a")), "x\xEF\xBF\xBDy\xC3\xA9");
-	CHECK(rjson_get(&v, "n")->num == -150 && rjson_get(&v, "l")->n == 3 && !rjson_get(&v, "zz"));
+	CHECK_EQ(rjson_get(&v, "n")->num, -150);
+	CHECK_EQ(rjson_get(&v, "l")->n, 3);
+	CHECK(rjson_get(&v, "zz") == NULL);
 	rjson_free(&v);
-	CHECK(rjson_parse("{\"a\": \"b", 8, &v, err, sizeof err) == FP_EUSAGE && strstr(err, "unterminated"));
-	CHECK(rjson_parse("{\"a\" 1}", 7, &v, err, sizeof err) == FP_EUSAGE && strstr(err, "byte"));
-	CHECK(rjson_parse("[1] x", 5, &v, err, sizeof err) == FP_EUSAGE);
+	CHECK_EQ(rjson_parse("{\"a\": \"b", 8, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "unterminated");
+	CHECK_EQ(rjson_parse("{\"a\" 1}", 7, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "byte 6");
+	CHECK_EQ(rjson_parse("[1] x", 5, &v, err, sizeof err), FP_EUSAGE);
 	memset(deep, '[', sizeof deep);
-	CHECK(rjson_parse(deep, sizeof deep, &v, err, sizeof err) == FP_EUSAGE && strstr(err, "deep"));
+	CHECK_EQ(rjson_parse(deep, sizeof deep, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "deep");
 }
 
 static double luminance(enum hm_scale s, double t)
@@ -171,7 +186,9 @@ static void test_ramp(void)
 	for (int i = 1; i <= 100; i++)
 		monotone &= luminance(HM_LOG, i / 100.0) < luminance(HM_LOG, (i - 1) / 100.0);
 	CHECK(monotone); /* darker is worse, in grey print too */
-	CHECK(luminance(HM_DIVERGING, 0) > 240 && luminance(HM_DIVERGING, 1) < 120 && luminance(HM_DIVERGING, -1) < 120);
+	CHECK_CMP(luminance(HM_DIVERGING, 0), >, 240);  /* no change: near white */
+	CHECK_CMP(luminance(HM_DIVERGING, 1), <, 120);  /* worse: dark red */
+	CHECK_CMP(luminance(HM_DIVERGING, -1), <, 120); /* better: dark blue */
 }
 
 static void test_page(void)
@@ -184,7 +201,8 @@ static void test_page(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	f = open_memstream(&out, &len);
-	CHECK(report_write(f, dir, &notes, err, sizeof err) == FP_EUSAGE && strstr(err, "none of fabprobe"));
+	CHECK_EQ(report_write(f, dir, &notes, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "none of fabprobe");
 	fclose(f);
 	free(out);
 	report_notes_free(&notes);
@@ -193,19 +211,20 @@ static void test_page(void)
 	snprintf(path, sizeof path, "%s/topology.csv", dir);
 	file_with(path, "host,order,tier0,offset_us\na&2,0,leaf00,0\nb<1,1,leaf01,0\n");
 	f = open_memstream(&out, &len);
-	CHECK(report_write(f, dir, &notes, err, sizeof err) == 0);
+	CHECK_EQ(report_write(f, dir, &notes, err, sizeof err), 0);
 	fclose(f);
-	CHECK(strstr(out, "data-metric=\"latency\" data-n=\"2\" data-mode=\"cells\"") != NULL);
-	CHECK(strstr(out, "<title>a&amp;2 → b&lt;1: 6.50 µs</title>") != NULL); /* tree order: a&2 first */
-	CHECK(strstr(out, "<rect class=\"b0\"") != NULL && !strstr(out, "b<1"));
+	CHECK_HAS(out, "data-metric=\"latency\" data-n=\"2\" data-mode=\"cells\"");
+	CHECK_HAS(out, "<title>a&amp;2 → b&lt;1: 6.50 µs</title>"); /* tree order: a&2 first */
+	CHECK_HAS(out, "<rect class=\"b0\"");
+	CHECK(strstr(out, "b<1") == NULL);
 	int missing_p2p = 0;
 	for (int i = 0; i < notes.n; i++)
 		missing_p2p |= strstr(notes.msg[i], "p2p.csv: not in this directory") != NULL;
-	CHECK(missing_p2p);
+	CHECK(missing_p2p); /* the notes name p2p.csv as missing */
 	free(out);
 	report_notes_free(&notes);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
-	CHECK(system(path) == 0);
+	CHECK_EQ(system(path), 0);
 }
 
 int main(void)
