@@ -208,6 +208,8 @@ static void test_page(void)
 	report_notes_free(&notes);
 	snprintf(path, sizeof path, "%s/latency_mpi.csv", dir);
 	file_with(path, "host,b<1,a&2\nb<1,,5.5\na&2,6.5,\n");
+	snprintf(path, sizeof path, "%s/meta.json", dir);
+	file_with(path, "{\"status\": \"interrupted\", \"exit_code\": 130, \"run_id\": \"r<1\"}");
 	snprintf(path, sizeof path, "%s/topology.csv", dir);
 	file_with(path, "host,order,tier0,offset_us\na&2,0,leaf00,0\nb<1,1,leaf01,0\n");
 	f = open_memstream(&out, &len);
@@ -216,6 +218,8 @@ static void test_page(void)
 	CHECK_HAS(out, "data-metric=\"latency\" data-n=\"2\" data-mode=\"cells\"");
 	CHECK_HAS(out, "<title>a&amp;2 → b&lt;1: 6.50 µs</title>"); /* tree order: a&2 first */
 	CHECK_HAS(out, "<rect class=\"b0\"");
+	CHECK_HAS(out, "<b>INTERRUPTED</b>ended by a signal (exit code 130)");
+	CHECK_HAS(out, "<title>fabprobe report: r&lt;1</title>");
 	CHECK(strstr(out, "b<1") == NULL);
 	int missing_p2p = 0;
 	for (int i = 0; i < notes.n; i++)

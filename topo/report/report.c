@@ -189,6 +189,7 @@ static void banner(struct rpt *r, FILE *f)
 	struct verdict v = { 0 };
 	const struct rjson *code = rjson_get(&r->meta, "exit_code");
 	const char *status = rjson_str(rjson_get(&r->meta, "status")), *word, *cls, *why;
+	char buf[96];
 	int bad = 0;
 
 	findings(r, &v);
@@ -196,11 +197,18 @@ static void banner(struct rpt *r, FILE *f)
 		bad |= v.f[i].bad;
 	if (status && !strcmp(status, "running"))
 		word = "INCOMPLETE", cls = "unknown", why = "the run had not finished when this was written (or it was killed)";
-	else if (code && code->type == RJSON_NUM)
+	else if (status && !strcmp(status, "interrupted")) {
+		snprintf(buf, sizeof buf, "ended by a signal (exit code %.0f): what was measured is below",
+			 code && code->type == RJSON_NUM ? code->num : 128);
+		word = "INTERRUPTED", cls = "fail", why = buf;
+	} else if (code && code->type == RJSON_NUM && code->num >= 0 && code->num <= 3)
 		word = code->num == 0 ? "PASS" : code->num == 1 ? "FAIL" : "ERROR", cls = code->num == 0 ? "pass" : "fail",
 		why = code->num == 0 ? "exit code 0: every check passed" : code->num == 1 ? "exit code 1: a check failed"
 		: code->num == 2 ? "exit code 2: a usage or input error" : "exit code 3: a run-time error (MPI, I/O)";
-	else
+	else if (code && code->type == RJSON_NUM) {
+		snprintf(buf, sizeof buf, "exit code %.0f", code->num);
+		word = "ERROR", cls = "fail", why = buf;
+	} else
 		word = bad ? "FAIL" : "NO VERDICT", cls = bad ? "fail" : "unknown",
 		why = "no exit code in meta.json: judged from the files below";
 	fprintf(f, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b>", cls, word);
