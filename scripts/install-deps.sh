@@ -27,6 +27,7 @@ declare -A need=(
   [iperf3]=/usr/bin/iperf3
   [python3]=/usr/bin/python3
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py
+  [chromium]=/usr/bin/chromium   # headless, to test report.html (tests/integration/test_report.sh)
 )
 
 missing=()

@@ -28,6 +28,11 @@ int cmd_p2p(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Rank 0, once a measuring command's results are final: write <dir>/report.html and say where;
+ * a failure is a warning on stderr, never the run's exit code. */
+void cmd_report_after(const char *dir);
 
 struct world;
 struct run_out;

@@ -8,6 +8,7 @@
 #include "coll/coll.h"
 #include "coll/coll_backend.h"
 #include "core/log.h"
+#include "core/run.h"
 
 /* "mpi, nccl": every backend of the registry, in this build or not */
 static void backend_names(char *out, size_t len)
@@ -225,10 +226,16 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
 }
 
+static int coll_body(struct world *w, struct run_out *ro, void *opts)
+{
+	ro->after = cmd_report_after;
+	return coll_stage(w, ro, opts);
+}
+
 int cmd_coll(int argc, char **argv)
 {
 	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
-						.body = coll_stage };
+						.body = coll_body };
 	struct coll_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = coll_opts_parse(argc, argv, &o, err);

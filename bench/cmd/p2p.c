@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "core/run.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/world.h"
 #include "fabric/emit.h"
 #include "p2p/p2p.h"
@@ -241,6 +241,7 @@ const char *p2p_status_name(int status)
 /* The matrices in natural name order: `fabprobe p2p` infers no tree. */
 static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
+	ro->after = cmd_report_after;
 	struct p2p_result res = { 0 };
 	int *order = malloc(sizeof *order * (size_t)w->nep), rc = 0, wrc = 0;
 

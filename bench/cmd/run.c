@@ -289,6 +289,7 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	char which[1024] = "";
 	int np = 0, nn = 0, irc = 0, prc = 0, krc = 0, crc = 0, trc = 0, worst;
 
+	ro->after = cmd_report_after;
 	if (!c->no_inventory)
 		irc = inventory_run(w, ro, &c->inv, paths, &np, &nn);
 	if (irc >= 0 && paths_share(c, w, paths, np, nn))

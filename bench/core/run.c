@@ -128,6 +128,8 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 		meta_write(ro, sig ? "interrupted" : code == FP_EXIT_OK ? "ok" : code == FP_EXIT_CHECK ? "failed" : "error",
 			   code, sig);
 		printf("results: %s\n", ro->dir);
+		if (ro->after)
+			ro->after(ro->dir);
 		fflush(stdout);
 	}
 	interrupt_uninstall();
