@@ -24,6 +24,7 @@ int cmd_p2p(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 struct world;
 struct run_out;

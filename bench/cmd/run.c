@@ -16,6 +16,7 @@
 #include "fabric/infer.h"
 #include "fabric/topo_csv.h"
 #include "inventory/inventory_cmd.h"
+#include "judge.h"
 #include "p2p/p2p.h"
 
 static void run_usage(FILE *f)
@@ -35,14 +36,17 @@ static void run_usage(FILE *f)
 	      "      --coll-max SIZE     largest all-reduce (default 64M)\n"
 	      "Latency map:\n"
 	      "      --slots N           ranks per node in the host files (default: as in this job)\n"
-	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
-	      "\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
+	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n", f);
+	judge_usage(f, 1);
+	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
 
 struct run_ctx {
 	struct p2p_opts o;
 	struct inv_opts inv;
 	struct coll_opts coll;
+	struct judge_opts judge;
+	char verdict[JUDGE_VERDICT_MAX];  /* the judges' clauses of the verdict */
 };
 
 /* rank 0: the path's matrices again, now in the inferred tree order (DESIGN §4), so that a
@@ -121,7 +125,7 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 {
 	struct run_ctx *c = arg;
 	struct p2p_maps maps = { 0 };
-	int irc = 0, prc = 0, crc = 0, trc = 0, worst;
+	int irc = 0, prc = 0, crc = 0, trc = 0, jrc = 0, worst;
 
 	if (!c->o.no_inventory)
 		irc = inventory_stage(w, ro, &c->inv);
@@ -139,16 +143,19 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	free(maps.lat);
 	free(maps.lat_p50);
 	free(maps.bw);
-	worst = irc < 0 ? irc : prc < 0 ? prc : crc < 0 ? crc : trc < 0 ? trc : 0;
+	if (judge_wanted(&c->judge))
+		jrc = judge_stage(w, ro, &c->judge, &c->o, irc < 0 || prc < 0 || crc < 0 || trc < 0, c->verdict,
+				  sizeof c->verdict);
+	worst = irc < 0 ? irc : prc < 0 ? prc : crc < 0 ? crc : trc < 0 ? trc : jrc < 0 ? jrc : 0;
 	if (worst)
 		return worst;
 	if (w->rank == 0)
-		printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; latency map: %s)\n",
-		       irc || prc || crc || trc ? "FAIL" : "PASS",
+		printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; latency map: %s%s%s)\n",
+		       irc || prc || crc || trc || jrc ? "FAIL" : "PASS",
 		       c->o.no_inventory ? "not inventoried" : irc ? "differ, see inventory_mismatch.csv" : "alike",
 		       prc ? "some failed" : "all measured", c->o.no_coll ? "not run" : crc ? "WRONG RESULTS" : "correct",
-		       trc ? "suspects in suspects.csv" : "no suspects");
-	return irc || prc || crc || trc;
+		       trc ? "suspects in suspects.csv" : "no suspects", c->verdict[0] ? "; " : "", c->verdict);
+	return irc || prc || crc || trc || jrc;
 }
 
 /* The stages' own options, from their parsers, so that their defaults and checks apply. */
@@ -171,10 +178,13 @@ static int run_check(struct world *w, void *arg)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_ctx c;
-	char err[OPTS_ERR_MAX];
-	int rc = p2p_opts_parse(argc, argv, &c.o, err);
+	struct run_ctx c = { .verdict = "" };
+	char err[OPTS_ERR_MAX] = "out of memory", **rest = calloc((size_t)argc + 1, sizeof *rest);
+	int nrest = 0, rc = rest ? judge_opts_take(argc, argv, &nrest, rest, &c.judge, 1, err) : FP_EUSAGE;
 
+	if (rc == 0) /* the judging options are taken out first; the rest are p2p's and run's */
+		rc = p2p_opts_parse(nrest, rest, &c.o, err);
+	free(rest);
 	if (rc == 1) {
 		run_usage(stdout);
 		p2p_usage(stdout);

@@ -16,6 +16,7 @@
 #include "fabric/infer.h"
 #include "fabric/matrix.h"
 #include "fabric/topo_csv.h"
+#include "judge.h"
 
 static void topo_usage(FILE *f)
 {
@@ -31,9 +32,9 @@ static void topo_usage(FILE *f)
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
 	      "      --noise-us X        latency noise to assume at least (default: the spread of the\n"
 	      "                          lowest plateau, at least 3%% of a latency)\n"
-	      "  -h, --help\n"
-	      "\n"
-	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
+	      "  -h, --help\n", f);
+	judge_usage(f, 0);
+	fputs("\nWrites topology.csv, tiers.csv, suspects.csv and:\n", f);
 	for (int i = 0; emit_registry[i]; i++)
 		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
 }
@@ -161,15 +162,42 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 	return results_dir_create("results", "topo", NULL, time(NULL), dir, dlen, err, MATRIX_ERR_MAX);
 }
 
+/* --expect, --accept, --declared on what was just written into dir (from input). */
+static int topo_judge(const struct judge_opts *jo, const char *input, const char *dir)
+{
+	struct rundir rd;
+	struct stat st;
+	char err[RUNDIR_ERR_MAX], verdict[JUDGE_VERDICT_MAX] = "";
+	int from_input = stat(input, &st) == 0 && S_ISDIR(st.st_mode), rc;
+
+	rc = rundir_load(from_input ? input : dir, &rd, err);
+	if (rc == 0 && from_input && strcmp(input, dir))
+		rc = rundir_load_topology(&rd, dir, err);
+	if (rc) {
+		fprintf(stderr, "fabprobe topo: %s\n", err);
+		return rc;
+	}
+	rc = judge_run(jo, &rd, dir, verdict, sizeof verdict);
+	rundir_free(&rd);
+	printf("verdict: %s (%s)\n", rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR", verdict);
+	return rc;
+}
+
 int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o;
+	struct judge_opts jo;
 	struct matrix m = { 0 };
 	struct infer_result r;
 	struct infer_opts io;
-	char err[MATRIX_ERR_MAX], dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
-	int rc = topo_parse(argc, argv, &o, err);
+	char err[MATRIX_ERR_MAX] = "out of memory", dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
+	char **rest = calloc((size_t)argc + 1, sizeof *rest);
+	int nrest = 0, rc = rest ? judge_opts_take(argc, argv, &nrest, rest, &jo, 0, err) : FP_EUSAGE;
 	time_t now = time(NULL);
+
+	if (rc == 0)
+		rc = topo_parse(nrest, rest, &o, err);
+	free(rest);
 
 	if (rc == 1) {
 		topo_usage(stdout);
@@ -194,8 +222,13 @@ int cmd_topo(int argc, char **argv)
 			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how };
 	rc = topo_outputs_write(dir, &t, 1);
 	topo_summary_print(stdout, &t);
-	printf("results: %s\n", dir);
 	infer_result_free(&r);
 	matrix_free(&m);
-	return rc == 0 ? FP_EXIT_OK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	if (rc != FP_ERUNTIME && judge_wanted(&jo)) {
+		int jrc = topo_judge(&jo, o.input, dir);
+
+		rc = jrc < 0 ? jrc : rc ? rc : jrc;
+	}
+	printf("results: %s\n", dir);
+	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 }

@@ -35,6 +35,9 @@ struct p2p_run {
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_maps *maps;   /* rank 0: receives the first path's matrices, or NULL */
+	FILE *csv;               /* rank 0: where rows go (p2p.csv, or the retests' file) */
+	const char *csv_name;
+	int retest;              /* measuring chosen pairs again: rows only, no matrices */
 };
 
 /* ---------------------------------------------------------------- measuring one pair */
@@ -210,13 +213,13 @@ static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct
 
 				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
 					      po->labels[src], po->labels[dst], &m);
-				p2p_csv_row(run->out->p2p_csv, po, &m);
+				p2p_csv_row(run->csv, po, &m);
 				if (z == o->nsizes - 1 && m.status != P2P_OK)
 					run->failed++;
 			}
 		}
 	}
-	return csv_flush(run->out->p2p_csv, "p2p.csv");
+	return csv_flush(run->csv, run->csv_name);
 }
 
 static int cmp_label(const void *a, const void *b, void *labels)
@@ -255,11 +258,19 @@ static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct
 	qsort_r(order, n, sizeof *order, cmp_label, labels);
 	po->labels = labels;
 	po->order = order;
+	if (run->retest) {
+		printf("p2p %s: measuring %d pair%s again, one at a time\n", po->path, sc->npairs,
+		       sc->npairs == 1 ? "" : "s");
+		fflush(stdout);
+		return 0;
+	}
 	if (!run->out->p2p_csv) {
 		if (!(run->out->p2p_csv = results_open(run->out->dir, "p2p.csv")))
 			return FP_ERUNTIME;
 		p2p_csv_header(run->out->p2p_csv);
 	}
+	run->csv = run->out->p2p_csv;
+	run->csv_name = "p2p.csv";
 	printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
 	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
 	       po->path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
@@ -303,7 +314,7 @@ static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 	int rc = 0;
 	FILE *f;
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && !run->retest; k++) {
 		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", po->path);
 		if (!(f = results_tmp_open(run->out->dir, name))) {
 			rc = FP_ERUNTIME;
@@ -312,7 +323,8 @@ static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 		p2p_matrix_write(f, po, k ? po->bw : po->lat, k ? 4 : 3);
 		rc |= results_tmp_commit(f, run->out->dir, name);
 	}
-	p2p_summary_print(stdout, po);
+	if (!run->retest)
+		p2p_summary_print(stdout, po);
 	fflush(stdout);
 	if (run->maps && !run->maps->lat)
 		rc |= maps_take(run->maps, po);
@@ -324,7 +336,24 @@ static int path_end(struct p2p_run *run, struct p2p_path_out *po)
 	return rc ? FP_ERUNTIME : 0;
 }
 
-static int path_run(struct p2p_run *run, const char *path)
+/* A schedule of the given pairs, one a step. */
+static int sched_of(int n, const struct sched_pair *only, int nonly, struct sched *sc)
+{
+	*sc = (struct sched){ .n = n, .nsteps = nonly, .npairs = nonly,
+			      .pair = malloc(sizeof *sc->pair * (size_t)(nonly + 1)),
+			      .step_first = malloc(sizeof *sc->step_first * (size_t)(nonly + 1)) };
+	if (!sc->pair || !sc->step_first)
+		return FP_ERUNTIME;
+	for (int i = 0; i <= nonly; i++) {
+		if (i < nonly)
+			sc->pair[i] = only[i];
+		sc->step_first[i] = i;
+	}
+	return 0;
+}
+
+/* Every pair of the path (only NULL), or the pairs in only. */
+static int path_run(struct p2p_run *run, const char *path, const struct sched_pair *only, int nonly)
 {
 	const struct transport_ops *tr = transport_find(path);
 	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
@@ -342,7 +371,7 @@ static int path_run(struct p2p_run *run, const char *path)
 	for (int i = 0; i < run->o->nsizes; i++)
 		if (run->o->sizes[i].bytes > env.max_size)
 			env.max_size = run->o->sizes[i].bytes;
-	if (!ports || sched_create(w->nep, (int)run->o->concurrency, &sc))
+	if (!ports || (only ? sched_of(w->nep, only, nonly, &sc) : sched_create(w->nep, (int)run->o->concurrency, &sc)))
 		goto out;
 	if (tr->open(&env, arg, &ctx, &port)) {
 		/* this endpoint cannot use the path: its pairs are skipped, the others go on */
@@ -407,7 +436,7 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 		rc = FP_ERUNTIME;
 	}
 	for (int i = 0; rc == 0 && i < o->npaths; i++)
-		rc = path_run(&run, o->paths[i]);
+		rc = path_run(&run, o->paths[i], NULL, 0);
 	free(run.mine);
 	free(run.samples);
 	free(run.all);
@@ -416,3 +445,29 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 	return rc;
 }
 
+
+int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
+	       const struct sched_pair *pairs, int npairs)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .csv = csv,
+			       .csv_name = "p2p_retest.csv", .retest = 1 };
+	int rc = 0;
+
+	if (w->my_ep < 0 || npairs == 0)
+		return 0;
+	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
+	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
+	run.samples = calloc((size_t)o->lat_iters, sizeof *run.samples);
+	if (w->rank == 0)
+		run.all = calloc((size_t)w->nep * (size_t)run.nrec, sizeof *run.all);
+	if (!run.mine || !run.samples || (w->rank == 0 && !run.all)) {
+		LOG_ERROR("out of memory");
+		rc = FP_ERUNTIME;
+	}
+	if (rc == 0)
+		rc = path_run(&run, path, pairs, npairs);
+	free(run.mine);
+	free(run.samples);
+	free(run.all);
+	return rc;
+}

@@ -110,5 +110,13 @@ struct run_out;
  * negative FP_E*. maps (rank 0, may be NULL) receives the first path's matrices. */
 int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps);
 
+struct sched_pair;
+/* Measure the given pairs of one path again (both directions, every size), one pair at a
+ * time, as a confirmation: every endpoint calls it with the same list. Rank 0 appends the
+ * rows to csv (p2p.csv's columns; rank 0 opened it). Returns 0 or a negative FP_E*; a pair
+ * that fails is recorded, not an error. */
+int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
+	       const struct sched_pair *pairs, int npairs);
+
 
 #endif

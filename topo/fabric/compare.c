@@ -61,6 +61,13 @@ static double tol_of(const struct cmp_opts *o, double sa, double sb)
 	return (o->k > 0 ? o->k : CMP_K) * sqrt(sa * sa + sb * sb);
 }
 
+/* The tolerance in % on the side of the change: a ratio beyond e^tol up is +(e^tol - 1), down
+ * is -(1 - e^-tol); given as a positive number. */
+static double tol_pct(double tol, double change_pct)
+{
+	return (change_pct < 0 ? -expm1(-tol) : expm1(tol)) * 100;
+}
+
 /* ---------------------------------------------------------------- p2p */
 
 static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", "bw_GBps" };
@@ -178,8 +185,8 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 			double sb = cmp_noise_get(&c->nb, y->path, y->size, m, tb);
 			double tol = tol_of(c->o, sa, sb);
 
-			it.tol_pct = expm1(tol) * 100;
 			it.cls = cmp_classify(it.before, best_of(it.after, it.retest, hb), hb, tol, &it.change_pct);
+			it.tol_pct = tol_pct(tol, it.change_pct);
 			if (!x->ok || !y->ok)
 				snprintf(it.note, sizeof it.note, "status %s -> %s", c->a->str[x->status],
 					 c->b->str[y->status]);
@@ -279,8 +286,8 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 		double tol = tol_of(o, cmp_coll_sigma(a, x->backend, x->op, x->dtype, x->redop),
 				    cmp_coll_sigma(b, y->backend, y->op, y->dtype, y->redop));
 
-		it.tol_pct = expm1(tol) * 100;
 		it.cls = cmp_classify(it.before, it.after, 1, tol, &it.change_pct);
+		it.tol_pct = tol_pct(tol, it.change_pct);
 		if (x->nranks != y->nranks)
 			snprintf(it.note, sizeof it.note, "ranks %d -> %d", x->nranks, y->nranks);
 		if ((x->wrong > 0) != (y->wrong > 0))

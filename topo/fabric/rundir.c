@@ -471,6 +471,18 @@ static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct
 	return rc;
 }
 
+static int topo_index(struct rundir *rd)
+{
+	free(rd->topo_of);
+	if (!(rd->topo_of = malloc(sizeof *rd->topo_of * (size_t)rd->nstr)))
+		return FP_ERUNTIME;
+	for (int i = 0; i < rd->nstr; i++)
+		rd->topo_of[i] = -1;
+	for (int i = 0; i < rd->topo.n; i++)
+		rd->topo_of[rd->topo.host[i]] = i;
+	return 0;
+}
+
 /* After reading: names in strcmp order, rows sorted, retests folded, hosts to topology. */
 static int index_build(struct rundir *rd, struct retests *rt)
 {
@@ -479,13 +491,24 @@ static int index_build(struct rundir *rd, struct retests *rt)
 	qsort_r(rd->p2p, rd->np2p, sizeof *rd->p2p, cmp_p2p, rd);
 	retests_fold(rd, rt->rows, rt->n);
 	rd->nretest = (int)rt->n;
-	if (!(rd->topo_of = malloc(sizeof *rd->topo_of * (size_t)rd->nstr)))
-		return FP_ERUNTIME;
-	for (int i = 0; i < rd->nstr; i++)
-		rd->topo_of[i] = -1;
-	for (int i = 0; i < rd->topo.n; i++)
-		rd->topo_of[rd->topo.host[i]] = i;
-	return 0;
+	return topo_index(rd);
+}
+
+int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
+{
+	char saved[sizeof rd->dir];
+	int rc;
+
+	free(rd->topo.host);
+	free(rd->topo.group);
+	memset(&rd->topo, 0, sizeof rd->topo);
+	memcpy(saved, rd->dir, sizeof saved);
+	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
+	rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
+	memcpy(rd->dir, saved, sizeof saved);
+	if (rc == 0 && (ranks_make(rd) || topo_index(rd)))
+		rc = FP_ERUNTIME;
+	return rc;
 }
 
 int rundir_load(const char *dir, struct rundir *rd, char *err)

@@ -77,6 +77,8 @@ struct rundir {
  * malformed; a directory holding none of the files is refused too. */
 int rundir_load(const char *dir, struct rundir *rd, char *err);
 void rundir_free(struct rundir *rd);
+/* Replace rd's topology by dir/topology.csv (absent: none). 0 or FP_EUSAGE / FP_ERUNTIME. */
+int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
 
 static inline const char *rundir_str(const struct rundir *rd, int id)
 {

@@ -1,0 +1,67 @@
+/* judge.h — judging a run after it is measured: against a baseline run (--baseline DIR),
+ * against expectations (--expect FILE, --accept), against the declared cabling (--declared
+ * FILE). Shared by `run` (where suspected regressions and failures are measured again before
+ * they count), `topo` and `compare` (offline). Command layer: prints, writes files. */
+#ifndef FP_JUDGE_H
+#define FP_JUDGE_H
+
+#include <stdio.h>
+
+#include "fabric/compare.h"
+#include "fabric/compare_out.h"
+#include "fabric/rundir.h"
+
+#define JUDGE_VERDICT_MAX 256
+
+struct judge_opts {
+	const char *baseline;   /* --baseline DIR (run only) */
+	const char *expect;     /* --expect FILE */
+	const char *declared;   /* --declared FILE */
+	int accept;             /* --accept (or --expect) */
+	double tolerance_pct;   /* --tolerance PCT (0: from the noise) */
+	long retests;           /* --retests N (run only): confirmation rounds */
+};
+
+/* Take the judging options out of argv: the other arguments go to rest (room for argc + 1;
+ * *nrest of them, NULL after), for the command's own parser; check them (files readable and
+ * well formed, before anything is measured). with_baseline: --baseline, --tolerance and
+ * --retests are allowed (run). Returns 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
+int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge_opts *jo, int with_baseline,
+		    char *err);
+void judge_usage(FILE *f, int with_baseline);
+int judge_wanted(const struct judge_opts *jo);
+
+/* Compare cur (from cur_dir) with the run in base_dir into out (compare.csv,
+ * compare_topology.csv) and print the summary. Returns 0, 1 when anything is worse or gone,
+ * FP_EUSAGE (a bad baseline, said on stderr) or FP_ERUNTIME. */
+int judge_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
+		  const struct cmp_opts *co, char *verdict, size_t vlen);
+
+/* Offline (topo): judge the run loaded in cur by --expect/--accept and --declared, writing
+ * into out. Returns 0, 1 for a failure, or FP_E*. verdict: one line for the summary. */
+int judge_run(const struct judge_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
+
+/* Shared with judge_stage.c: the comparison and the acceptance into the files given (NULL:
+ * none); writing one judge's files into out, its summary on stdout and a clause in verdict. */
+struct exp_set;
+struct acc_report;
+int judge_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
+	      struct cmp_report *rep, struct cmp_skip *sk);
+int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
+int judge_rules(const struct judge_opts *jo, struct exp_set *s);
+int judge_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
+			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen);
+int judge_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen);
+int judge_write_declared(const char *file, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
+
+struct world;
+struct run_out;
+struct p2p_opts;
+/* `run`: collective over every rank. Rank 0 judges the results directory; candidate
+ * regressions and acceptance failures are measured again (up to jo->retests rounds, a pair
+ * counting only if every measurement agrees) before the files are written. skip (rank 0's
+ * word): an earlier stage failed, judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
+int judge_stage(struct world *w, struct run_out *ro, const struct judge_opts *jo, const struct p2p_opts *o,
+		int skip, char *verdict, size_t vlen);
+
+#endif
