@@ -57,11 +57,19 @@ int judge_write_declared(const char *file, const struct rundir *cur, const char 
 struct world;
 struct run_out;
 struct p2p_opts;
+struct p2p_maps;
+/* `run`'s latency map, drawn again (rank 0) once retests replaced suspect figures. */
+struct judge_remap {
+	int (*fn)(void *arg, struct world *w, struct run_out *ro, const struct p2p_maps *maps);
+	void *arg;
+};
 /* `run`: collective over every rank. Rank 0 judges the results directory; candidate
  * regressions and acceptance failures are measured again (up to jo->retests rounds, a pair
- * counting only if every measurement agrees) before the files are written. skip (rank 0's
+ * counting only if every measurement agrees; after each round the latency map is drawn again
+ * through remap from the best figure of each pair, as a stall during one pair could have
+ * misplaced a node) before the files are written. skip (rank 0's
  * word): an earlier stage failed, judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
 int judge_stage(struct world *w, struct run_out *ro, const struct judge_opts *jo, const struct p2p_opts *o,
-		int skip, char *verdict, size_t vlen);
+		const struct judge_remap *remap, int skip, char *verdict, size_t vlen);
 
 #endif

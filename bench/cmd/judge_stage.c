@@ -2,6 +2,7 @@
  * the declared cabling, with every suspected regression or failed pair measured again before
  * it counts (DESIGN §6: a finding is confirmed before it is reported). Rank 0 judges; every
  * endpoint takes part in the retests; ranks that wait sleep. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,73 @@ static int load(struct jst *s, int first)
 	return s->jo->accept ? judge_rules(s->jo, &s->rules) : 0;
 }
 
+/* Rank 0: the first path's matrices from the run's rows, each cell the best of the first
+ * figure and its retests (lowest latency, highest bandwidth), in endpoint order. */
+static int maps_from(const struct rundir *cur, const struct world *w, const char *path, struct p2p_maps *m)
+{
+	size_t n = (size_t)w->nep;
+	int *ep = malloc(sizeof *ep * (size_t)cur->nstr), pid = rundir_find(cur, path);
+	long long lat_size = -1, bw_size = -1;
+
+	*m = (struct p2p_maps){ .n = w->nep, .lat = malloc(sizeof(float) * n * n), .lat_p50 = malloc(sizeof(float) * n * n),
+				.bw = malloc(sizeof(float) * n * n) };
+	snprintf(m->path, sizeof m->path, "%s", path);
+	if (!ep || !m->lat || !m->lat_p50 || !m->bw) {
+		free(ep);
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < cur->nstr; i++)
+		ep[i] = -1;
+	for (int e = 0; e < w->nep; e++)
+		if (rundir_find(cur, w->ep_label[e]) >= 0)
+			ep[rundir_find(cur, w->ep_label[e])] = e;
+	for (size_t i = 0; i < n * n; i++)
+		m->lat[i] = m->lat_p50[i] = m->bw[i] = NAN;
+	for (size_t i = 0; i < cur->np2p; i++) {
+		const struct rd_p2p *p = &cur->p2p[i];
+
+		if (p->path != pid)
+			continue;
+		if (!isnan(p->v[RD_LAT_MIN]) && (lat_size < 0 || p->size < lat_size))
+			lat_size = p->size;
+		if (!isnan(p->v[RD_BW]) && p->size > bw_size)
+			bw_size = p->size;
+	}
+	for (size_t i = 0; i < cur->np2p; i++) {
+		const struct rd_p2p *p = &cur->p2p[i];
+		int a = ep[p->src], b = ep[p->dst];
+		size_t c = (size_t)a * n + (size_t)b;
+
+		if (p->path != pid || a < 0 || b < 0 || !p->ok)
+			continue;
+		if (p->size == lat_size) {
+			m->lat[c] = isnan(p->retest[RD_LAT_MIN]) ? p->v[RD_LAT_MIN] : fminf(p->v[RD_LAT_MIN], p->retest[RD_LAT_MIN]);
+			m->lat_p50[c] = isnan(p->retest[RD_LAT_P50]) ? p->v[RD_LAT_P50]
+								    : fminf(p->v[RD_LAT_P50], p->retest[RD_LAT_P50]);
+		}
+		if (p->size == bw_size)
+			m->bw[c] = isnan(p->retest[RD_BW]) ? p->v[RD_BW] : fmaxf(p->v[RD_BW], p->retest[RD_BW]);
+	}
+	free(ep);
+	return 0;
+}
+
+/* Rank 0: the latency map again from the confirmed figures, then the run read again. */
+static int remap_run(struct jst *s, struct world *w, const struct judge_remap *remap)
+{
+	struct p2p_maps m;
+	int rc = maps_from(&s->cur, w, s->o->paths[0], &m);
+
+	if (rc == 0) {
+		printf("\nlatency map again, from the best figure of each pair:\n");
+		rc = remap->fn(remap->arg, w, s->ro, &m);
+	}
+	free(m.lat);
+	free(m.lat_p50);
+	free(m.bw);
+	return rc < 0 ? rc : load(s, 0);
+}
+
 /* Every endpoint: measure the broadcast pairs again, path by path. */
 static int retest(struct jst *s, struct world *w, const int *t, int n)
 {
@@ -180,7 +248,7 @@ static int finish(struct jst *s, char *verdict, size_t vlen)
 }
 
 int judge_stage(struct world *w, struct run_out *ro, const struct judge_opts *jo, const struct p2p_opts *o,
-		int skip, char *verdict, size_t vlen)
+		const struct judge_remap *remap, int skip, char *verdict, size_t vlen)
 {
 	struct jst s = { .jo = jo, .ro = ro, .o = o, .w = w, .co = { .tolerance_pct = jo->tolerance_pct } };
 	int t[3 * RETEST_MAX + 1], rc = skip ? 1 : 0, n;
@@ -202,6 +270,8 @@ int judge_stage(struct world *w, struct run_out *ro, const struct judge_opts *jo
 			break;
 		if (w->rank == 0)
 			rc = load(&s, 0);
+		if (w->rank == 0 && rc == 0 && remap && s.cur.has_topo)
+			rc = remap_run(&s, w, remap);
 	}
 	if (n < 0)
 		rc = n;

@@ -89,6 +89,7 @@ struct path_sizes {
 	const char *path;
 	long long size;
 	int in_base, in_new;
+	int has[RD_NMETRIC];  /* a metric some row of either run has at this size */
 };
 
 /* The (path, size) combinations of both runs and which run has each. */
@@ -114,24 +115,26 @@ static struct path_sizes *path_sizes(const struct rundir *a, const struct rundir
 					return NULL;
 				}
 				ps = q;
-				ps[n++] = (struct path_sizes){ rd->str[p->path], p->size, 0, 0 };
+				ps[n++] = (struct path_sizes){ rd->str[p->path], p->size, 0, 0, { 0 } };
 			}
 			if (side)
 				ps[k].in_new = 1;
 			else
 				ps[k].in_base = 1;
+			for (int m = 0; m < RD_NMETRIC; m++)
+				ps[k].has[m] |= !isnan(p->v[m]);
 		}
 	}
 	*count = n;
 	return ps ? ps : calloc(1, sizeof *ps);
 }
 
-static int both_measure(const struct path_sizes *ps, int n, const char *path, long long size)
+static const struct path_sizes *ps_find(const struct path_sizes *ps, int n, const char *path, long long size)
 {
 	for (int k = 0; k < n; k++)
 		if (ps[k].size == size && !strcmp(ps[k].path, path))
-			return ps[k].in_base && ps[k].in_new;
-	return 0;
+			return &ps[k];
+	return NULL;
 }
 
 struct p2p_ctx {
@@ -155,8 +158,10 @@ static void tier_text(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 		snprintf(out, len, "%s>%s", na, nb);
 }
 
-/* Items of one row matched (x, y), or present on one side only (x or y NULL). */
-static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const struct rd_p2p *y)
+/* Items of one row matched (x, y), or present on one side only (x or y NULL); ps says which
+ * metrics are measured at its size. */
+static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const struct rd_p2p *y,
+		      const struct path_sizes *ps)
 {
 	const struct rd_p2p *r = x ? x : y;
 	const struct rundir *rr = x ? c->a : c->b;
@@ -168,8 +173,7 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 	for (int m = 0; m < RD_NMETRIC; m++) {
 		int hb = m == RD_BW;
 
-		/* a metric neither side measures at this size (bandwidth at a latency size) */
-		if ((!x || (x->ok && isnan(x->v[m]))) && (!y || (y->ok && isnan(y->v[m]))))
+		if (!ps->has[m]) /* not measured at this size (bandwidth at a latency size) */
 			continue;
 		it.metric = p2p_metric[m];
 		it.before = x ? x->v[m] : NAN;
@@ -232,13 +236,15 @@ int cmp_p2p(const struct rundir *base, const struct rundir *cur, const struct cm
 		const struct rd_p2p *r = d <= 0 ? x : y;
 		const struct rundir *rr = d <= 0 ? base : cur;
 
+		const struct path_sizes *z = ps_find(ps, nps, rr->str[r->path], r->size);
+
 		i += d <= 0;
 		j += d >= 0;
-		if (d && !both_measure(ps, nps, rr->str[r->path], r->size)) {
+		if (d && !(z->in_base && z->in_new)) {
 			cmp_skip_note(skip, rr->str[r->path], r->size, d < 0);
 			continue;
 		}
-		p2p_items(&c, d <= 0 ? x : NULL, d >= 0 ? y : NULL);
+		p2p_items(&c, d <= 0 ? x : NULL, d >= 0 ? y : NULL, z);
 	}
 	rc = 0;
 out:
