@@ -65,26 +65,18 @@ static int opt_is(int argc, char **argv, int i, const char *name, int has_arg, c
 	return 1;
 }
 
-/* The files named are there and well formed (the measurements must not run first). */
-static int judge_check_files(const struct judge_opts *jo, char *err)
+/* Read the files named (before anything is measured), once: a pipe cannot be read twice. */
+static int judge_read_files(struct judge_opts *jo, char *err)
 {
 	char why[DECL_ERR_MAX > EXPECT_ERR_MAX ? DECL_ERR_MAX : EXPECT_ERR_MAX];
 	struct stat st;
 
-	if (jo->expect) {
-		struct exp_set s;
-
-		if (exp_parse_file(jo->expect, &s, why))
-			OPTS_FAIL("--expect: %.200s", why);
-		exp_free(&s);
-	}
-	if (jo->declared) {
-		struct decl d;
-
-		if (decl_read(jo->declared, &d, why))
-			OPTS_FAIL("--declared: %.200s", why);
-		decl_free(&d);
-	}
+	if (jo->expect && exp_parse_file(jo->expect, &jo->rules, why))
+		OPTS_FAIL("--expect: %.200s", why);
+	if (jo->accept && exp_defaults(&jo->rules))
+		OPTS_FAIL("out of memory");
+	if (jo->declared && decl_read(jo->declared, &jo->decl, why))
+		OPTS_FAIL("--declared: %.200s", why);
 	if (jo->baseline) {
 		char f[RESULTS_PATH_MAX + 32];
 
@@ -92,10 +84,15 @@ static int judge_check_files(const struct judge_opts *jo, char *err)
 			OPTS_FAIL("--baseline: %.200s is not a results directory", jo->baseline);
 		snprintf(f, sizeof f, "%s/p2p.csv", jo->baseline);
 		if (access(f, R_OK))
-			OPTS_FAIL("--baseline: %.150s has no readable p2p.csv",
-				  jo->baseline);
+			OPTS_FAIL("--baseline: %.150s has no readable p2p.csv", jo->baseline);
 	}
 	return 0;
+}
+
+void judge_opts_free(struct judge_opts *jo)
+{
+	exp_free(&jo->rules);
+	decl_free(&jo->decl);
 }
 
 int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge_opts *jo, int with_baseline,
@@ -137,7 +134,7 @@ int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge
 	rest[k] = NULL;
 	if (jo->tolerance_pct > 0 && !jo->baseline)
 		OPTS_FAIL("--tolerance needs --baseline");
-	return judge_check_files(jo, err);
+	return judge_read_files(jo, err);
 }
 
 /* ---------------------------------------------------------------- comparing */
@@ -238,19 +235,6 @@ int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, stru
 	return 0;
 }
 
-/* The rules: the file's (if any) and the defaults. */
-int judge_rules(const struct judge_opts *jo, struct exp_set *s)
-{
-	char err[EXPECT_ERR_MAX];
-
-	*s = (struct exp_set){ 0 };
-	if (jo->expect && exp_parse_file(jo->expect, s, err)) {
-		fprintf(stderr, "fabprobe: --expect: %s\n", err);
-		return FP_EUSAGE;
-	}
-	return exp_defaults(s);
-}
-
 int judge_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
 {
 	FILE *csv = results_tmp_open(out, "acceptance.csv");
@@ -303,36 +287,27 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 		       r->declared, r->measured, r->matches[0] ? r->matches : "no declared group", r->how);
 }
 
-int judge_write_declared(const char *file, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
+int judge_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+			 char *verdict, size_t vlen)
 {
-	struct decl d;
-	char err[DECL_ERR_MAX];
 	struct decl_out o = { .csv = NULL };
 	int n, rc;
 
-	if (decl_read(file, &d, err)) {
-		fprintf(stderr, "fabprobe: --declared: %s\n", err);
-		return FP_EUSAGE;
-	}
 	if (!cur->has_topo) {
 		fprintf(stderr, "fabprobe: --declared: this run has no topology.csv (no latency map) to check\n");
-		decl_free(&d);
 		return FP_EUSAGE;
 	}
-	if (!(o.csv = results_tmp_open(out, "declared_mismatch.csv"))) {
-		decl_free(&d);
+	if (!(o.csv = results_tmp_open(out, "declared_mismatch.csv")))
 		return FP_ERUNTIME;
-	}
 	fputs("host,tier,switch,problem,declared,measured,measured_matches,how\n", o.csv);
-	printf("\ndeclared topology (%s, %s: %d nodes, %d tier%s):\n", file, d.format, d.n, d.ntiers,
-	       d.ntiers == 1 ? "" : "s");
-	n = decl_check(&d, cur, decl_row_out, &o);
+	printf("\ndeclared topology (%s, %s: %d nodes, %d tier%s):\n", file, d->format, d->n, d->ntiers,
+	       d->ntiers == 1 ? "" : "s");
+	n = decl_check(d, cur, decl_row_out, &o);
 	rc = commit(o.csv, out, "declared_mismatch.csv");
 	if (n < 0)
 		rc = n;
 	printf("declared: %s (%d mismatch%s; declared_mismatch.csv)\n", n ? "FAIL" : "PASS", n, n == 1 ? "" : "es");
 	verdict_add(verdict, vlen, "declared: %d mismatch%s", n, n == 1 ? "" : "es");
-	decl_free(&d);
 	return rc ? rc : n > 0;
 }
 
@@ -341,15 +316,11 @@ int judge_run(const struct judge_opts *jo, const struct rundir *cur, const char 
 	int rc = 0, r;
 
 	if (jo->accept) {
-		struct exp_set s;
-
-		if ((r = judge_rules(jo, &s)) == 0)
-			r = judge_write_accept(cur, &s, out, verdict, vlen);
-		exp_free(&s);
+		r = judge_write_accept(cur, &jo->rules, out, verdict, vlen);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (jo->declared) {
-		r = judge_write_declared(jo->declared, cur, out, verdict, vlen);
+		r = judge_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;

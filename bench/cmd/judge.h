@@ -9,6 +9,8 @@
 
 #include "fabric/compare.h"
 #include "fabric/compare_out.h"
+#include "fabric/declared.h"
+#include "fabric/expect.h"
 #include "fabric/rundir.h"
 
 #define JUDGE_VERDICT_MAX 256
@@ -20,6 +22,8 @@ struct judge_opts {
 	int accept;             /* --accept (or --expect) */
 	double tolerance_pct;   /* --tolerance PCT (0: from the noise) */
 	long retests;           /* --retests N (run only): confirmation rounds */
+	struct exp_set rules;   /* --expect's rules and the defaults, read once */
+	struct decl decl;       /* --declared, read once (a pipe can be read only once) */
 };
 
 /* Take the judging options out of argv: the other arguments go to rest (room for argc + 1;
@@ -30,6 +34,7 @@ int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge
 		    char *err);
 void judge_usage(FILE *f, int with_baseline);
 int judge_wanted(const struct judge_opts *jo);
+void judge_opts_free(struct judge_opts *jo);
 
 /* Compare cur (from cur_dir) with the run in base_dir into out (compare.csv,
  * compare_topology.csv) and print the summary. Returns 0, 1 when anything is worse or gone,
@@ -43,16 +48,15 @@ int judge_run(const struct judge_opts *jo, const struct rundir *cur, const char 
 
 /* Shared with judge_stage.c: the comparison and the acceptance into the files given (NULL:
  * none); writing one judge's files into out, its summary on stdout and a clause in verdict. */
-struct exp_set;
 struct acc_report;
 int judge_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
 	      struct cmp_report *rep, struct cmp_skip *sk);
 int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
-int judge_rules(const struct judge_opts *jo, struct exp_set *s);
 int judge_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen);
 int judge_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen);
-int judge_write_declared(const char *file, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
+int judge_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+			 char *verdict, size_t vlen);
 
 struct world;
 struct run_out;

@@ -27,7 +27,6 @@ struct jst {
 	const struct world *w;
 	struct rundir base, cur;
 	int have_base, have_cur;
-	struct exp_set rules;
 	struct cmp_opts co;
 	FILE *retest_csv;
 };
@@ -96,7 +95,7 @@ static int candidates(struct jst *s, int *t)
 	if (s->jo->accept) {
 		struct acc_report rep;
 
-		if (judge_acc(&s->cur, &s->rules, NULL, &rep))
+		if (judge_acc(&s->cur, &s->jo->rules, NULL, &rep))
 			return FP_ERUNTIME;
 		for (int i = 0; i < rep.nfailed_pairs; i++)
 			n = triple_add(s, t, n, rep.failed_pairs[i].path, rep.failed_pairs[i].a, rep.failed_pairs[i].b);
@@ -128,7 +127,7 @@ static int load(struct jst *s, int first)
 		}
 		s->have_base = 1;
 	}
-	return s->jo->accept ? judge_rules(s->jo, &s->rules) : 0;
+	return 0;
 }
 
 /* Rank 0: the first path's matrices from the run's rows, each cell the best of the first
@@ -237,11 +236,11 @@ static int finish(struct jst *s, char *verdict, size_t vlen)
 		rc = r < 0 ? r : rc | r;
 	}
 	if (s->jo->accept) {
-		r = judge_write_accept(&s->cur, &s->rules, s->ro->dir, verdict, vlen);
+		r = judge_write_accept(&s->cur, &s->jo->rules, s->ro->dir, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	if (s->jo->declared) {
-		r = judge_write_declared(s->jo->declared, &s->cur, s->ro->dir, verdict, vlen);
+		r = judge_write_declared(s->jo->declared, &s->jo->decl, &s->cur, s->ro->dir, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;
@@ -284,7 +283,6 @@ out:
 		rundir_free(&s.cur);
 	if (s.have_base)
 		rundir_free(&s.base);
-	exp_free(&s.rules);
 	if (skip || w->rank != 0)
 		return 0;
 	return rc;

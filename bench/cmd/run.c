@@ -209,6 +209,7 @@ int cmd_run(int argc, char **argv)
 		rc = stage_opts(&c, err);
 	if (rc)
 		return launcher_usage_error("run", err);
-	return run_command(argc, argv, "run", &c.o.where,
-			   c.o.progress, run_check, run_body, &c);
+	rc = run_command(argc, argv, "run", &c.o.where, c.o.progress, run_check, run_body, &c);
+	judge_opts_free(&c.judge);
+	return rc;
 }

@@ -230,5 +230,6 @@ int cmd_topo(int argc, char **argv)
 		rc = jrc < 0 ? jrc : rc ? rc : jrc;
 	}
 	printf("results: %s\n", dir);
+	judge_opts_free(&jo);
 	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 }

@@ -5,8 +5,9 @@
  *
  * Tolerance. A measured change counts only beyond what the runs' own noise explains. The
  * noise of a run is estimated per path, size, metric and tier (the lowest switch the pair
- * meets at) from how far that tier's pairs stand from the tier's median, once each node's
- * own offset is taken out (a slow node is a finding, not noise): sigma = p90(|residual|) /
+ * meets at) from how far that tier's pairs stand from the tier's median, once the offset of
+ * each node whose pairs clearly stand apart is taken out (a slow node is a finding, not
+ * noise; "clearly": its median beyond 3 robust deviations): sigma = p90(|residual|) /
  * 1.645 (one standard deviation for normal noise, and it widens when one pair in ten or more
  * strays). With fewer than 5 pairs in the tier, the path's tiers are pooled; with fewer than
  * 5 in all, sigma is CMP_SIGMA_DEFAULT. Collectives: the spread between in-place and

@@ -67,8 +67,10 @@ static int cmp_node(const void *x, const void *y)
 	return a->node != b->node ? a->node - b->node : cmp_double(&a->dev, &b->dev);
 }
 
-/* A node's offset in a group: the median deviation of its pairs, when it has 3 or more. */
-static double node_effect(const struct node_dev *nd, int n, int node)
+/* A node's offset in a group: the median deviation of its pairs, when it has 3 or more and
+ * it stands beyond 3 robust standard deviations of the group (sigma_core), else 0: an offset
+ * estimated from a few noisy pairs would soak up noise and shrink the estimate. */
+static double node_effect(const struct node_dev *nd, int n, int node, double sigma_core)
 {
 	int lo = 0, hi = n;
 
@@ -85,26 +87,29 @@ static double node_effect(const struct node_dev *nd, int n, int node)
 		k++;
 	if (k - lo < 3)
 		return 0;
-	return (k - lo) % 2 ? nd[lo + (k - lo) / 2].dev : 0.5 * (nd[lo + (k - lo) / 2 - 1].dev + nd[lo + (k - lo) / 2].dev);
+	double e = (k - lo) % 2 ? nd[lo + (k - lo) / 2].dev : 0.5 * (nd[lo + (k - lo) / 2 - 1].dev + nd[lo + (k - lo) / 2].dev);
+	return fabs(e) > 3 * sigma_core ? e : 0;
 }
 
 /* Residuals of one group of observations (in place): deviation from the group's median,
- * less whichever node offset (or none) explains it best. */
+ * less whichever clear node offset (or none) explains it best. */
 static int residuals(struct obs *o, int n, double *tmp, struct node_dev *nd)
 {
-	double med;
+	double med, core;
 
 	for (int i = 0; i < n; i++)
 		tmp[i] = o[i].lv;
 	med = median(tmp, n);
 	for (int i = 0; i < n; i++) {
 		o[i].lv -= med;
+		tmp[i] = fabs(o[i].lv);
 		nd[2 * i] = (struct node_dev){ o[i].src, o[i].lv };
 		nd[2 * i + 1] = (struct node_dev){ o[i].dst, o[i].lv };
 	}
+	core = 1.4826 * median(tmp, n);
 	qsort(nd, (size_t)(2 * n), sizeof *nd, cmp_node);
 	for (int i = 0; i < n; i++) {
-		double es = node_effect(nd, 2 * n, o[i].src), ed = node_effect(nd, 2 * n, o[i].dst), r = o[i].lv;
+		double es = node_effect(nd, 2 * n, o[i].src, core), ed = node_effect(nd, 2 * n, o[i].dst, core), r = o[i].lv;
 
 		if (fabs(r - es) < fabs(r))
 			r -= es;

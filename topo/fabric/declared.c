@@ -145,9 +145,51 @@ struct conf_host {
 	int line;
 };
 
+/* The members of switch name: child switches (Switches=) or hosts (Nodes=). */
+static int conf_members(struct parse *p, const char *name, const char *list, int switches, int line,
+			struct conf_host **hosts, int *nh)
+{
+	char **names = NULL;
+	int n = 0, rc = 0;
+
+	if (hostlist_expand(list, &names, &n, p->err, DECL_ERR_MAX)) {
+		char why[DECL_ERR_MAX];
+
+		snprintf(why, sizeof why, "%s", p->err);
+		PFAIL(line, "%s=%s: %s", switches ? "Switches" : "Nodes", list, why);
+	}
+	for (int i = 0; rc == 0 && i < n; i++) {
+		if (switches) {
+			struct sw *c = sw_add(p, names[i], -1);
+
+			if (!c || (!c->parent && !(c->parent = strdup(name))))
+				rc = -1;
+			else if (strcmp(c->parent, name)) {
+				snprintf(p->err, DECL_ERR_MAX, "%s:%d: switch '%s' is under two switches", p->file, line, names[i]);
+				rc = FP_EUSAGE;
+			}
+			continue;
+		}
+		struct conf_host *q = realloc(*hosts, sizeof *q * (size_t)(*nh + 1));
+		if (!q) {
+			rc = -1;
+			break;
+		}
+		*hosts = q;
+		q[*nh] = (struct conf_host){ names[i], strdup(name), line };
+		names[i] = NULL;
+		rc = q[(*nh)++].leaf ? 0 : -1;
+	}
+	hostlist_free(names, n);
+	if (rc == -1)
+		PFAIL(line, "out of memory");
+	return rc;
+}
+
 static int conf_line(struct parse *p, char *text, int line, struct conf_host **hosts, int *nh)
 {
 	char *name = NULL, *nodes = NULL, *switches = NULL, *save = NULL;
+	struct sw *s;
 
 	for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		char *eq = strchr(tok, '=');
@@ -164,57 +206,14 @@ static int conf_line(struct parse *p, char *text, int line, struct conf_host **h
 	}
 	if (!name || !*name)
 		PFAIL(line, "a line without SwitchName=");
-	struct sw *s = sw_find(p, name);
-
-	if (s && s->line > 0)
+	if ((s = sw_find(p, name)) && s->line > 0)
 		PFAIL(line, "switch '%s' is defined twice (first on line %d)", name, s->line);
-	s = sw_add(p, name, line);
-	if (!s)
+	if (!(s = sw_add(p, name, line)))
 		PFAIL(line, "out of memory");
 	s->line = line;
-	for (int k = 0; k < 2; k++) {
-		const char *list = k ? switches : nodes;
-		char **names = NULL;
-		int n = 0;
-
-		if (!list)
-			continue;
-		if (hostlist_expand(list, &names, &n, p->err, DECL_ERR_MAX)) {
-			char why[DECL_ERR_MAX];
-
-			snprintf(why, sizeof why, "%s", p->err);
-			PFAIL(line, "%s=%s: %s", k ? "Switches" : "Nodes", list, why);
-		}
-		for (int i = 0; i < n; i++) {
-			if (k) {
-				struct sw *c = sw_add(p, names[i], -1);
-
-				if (!c || (c->parent && strcmp(c->parent, name))) {
-					hostlist_free(names, n);
-					PFAIL(line, c ? "switch '%s' is under two switches" : "out of memory", names[i]);
-				}
-				if (!c->parent && !(c->parent = strdup(name))) {
-					hostlist_free(names, n);
-					PFAIL(line, "out of memory");
-				}
-				continue;
-			}
-			struct conf_host *q = realloc(*hosts, sizeof *q * (size_t)(*nh + 1));
-			if (!q) {
-				hostlist_free(names, n);
-				PFAIL(line, "out of memory");
-			}
-			*hosts = q;
-			q[(*nh)++] = (struct conf_host){ names[i], NULL, line };
-			names[i] = NULL;
-			if (!(q[*nh - 1].leaf = strdup(name))) {
-				hostlist_free(names, n);
-				PFAIL(line, "out of memory");
-			}
-		}
-		hostlist_free(names, n);
-	}
-	return 0;
+	if (nodes && conf_members(p, name, nodes, 0, line, hosts, nh))
+		return FP_EUSAGE;
+	return switches ? conf_members(p, name, switches, 1, line, hosts, nh) : 0;
 }
 
 /* Every host's chain of switches, leaf first; all hosts must have chains of one length. */
