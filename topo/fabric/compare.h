@@ -40,7 +40,8 @@ struct cmp_item {
 	const char *metric;
 	double before, after, retest;   /* NAN: none */
 	const char *before_s, *after_s; /* text metrics (inventory): the values, else NULL */
-	double change_pct, tol_pct;     /* NAN when it does not apply */
+	double change_pct;              /* (after / before - 1) x 100; NAN when it does not apply */
+	double tol_pct;                 /* the tolerance in %, on the side of the change; NAN: none */
 	int cls;
 	char tier[40];                  /* p2p: "leaf", or "leaf>spine" when the pair's tier changed */
 	char note[200];
