@@ -3,10 +3,15 @@
 #ifndef FP_CMD_H
 #define FP_CMD_H
 
+#include <getopt.h>
 #include <stdio.h>
 
+#include "coll/coll.h"
 #include "core/results.h"
 #include "fabric/emit.h"
+#include "inventory/inv_stage.h"
+#include "judge.h"
+#include "p2p/p2p.h"
 
 /* A subcommand: registry shape (core/registry.h); main returns the process exit code. */
 struct command {
@@ -43,9 +48,31 @@ struct cmd_stage {
 int cmd_measure(const struct cmd_stage *s, int argc, char **argv, int parse_rc, const char *err,
 		const struct results_where *where, int progress, void *opts);
 
-/* Write topology.csv, tiers.csv, suspects.csv and (with_schedulers) every scheduler file into
- * dir. A file whose format cannot hold a host name is not written (said on stderr):
- * FP_EUSAGE after the rest. */
-int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers);
+/* Options a command adds to those of p2p (`run`): its long options ({NULL}-terminated;
+ * values >= CMD_EXT_OPT) and what takes them (0, or FP_EUSAGE with err). */
+enum { CMD_EXT_OPT = 0x2000 };
+struct opts_ext {
+	const struct option *longopts;
+	int (*take)(void *ctx, int opt, const char *arg, char *err);
+	void *ctx;
+};
+/* Parse `fabprobe p2p` options (argv[0] the command's name), with ext's (may be NULL).
+ * Returns 0, 1 when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
+int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_ext *ext, char *err);
+void p2p_usage(FILE *f);
+
+/* `fabprobe run`: the options of every stage. */
+struct run_opts {
+	struct p2p_opts p2p;
+	struct inv_opts inv;
+	struct coll_opts coll;
+	long slots;                  /* ranks per node in host files; 0 = as in this job */
+	const char *label_prefix;    /* Kubernetes label prefix */
+	uint64_t coll_max;           /* largest all-reduce of the collectives stage */
+	int no_inventory, no_coll;   /* leave a stage out */
+	struct judge_opts judge;     /* --baseline, --expect, --accept, --declared */
+};
+/* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
+int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);
 
 #endif

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "inventory/inventory_cmd.h"
+#include "coll/coll.h"
+#include "inventory/inv_stage.h"
 
 void inv_usage(FILE *f)
 {
@@ -19,9 +20,7 @@ void inv_usage(FILE *f)
 	      "                          rank reports as a node of its own\n"
 	      "      --hwloc-xml FILE    load this topology (lstopo --of xml) instead of the machine\n"
 	      "Output:\n"
-	      "  -o, --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
+	      RESULTS_HELP
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv, meta.json.\n"
@@ -53,11 +52,16 @@ static int pattern_ok(const char *s)
 	return 1;
 }
 
+void inv_opts_default(struct inv_opts *o)
+{
+	*o = (struct inv_opts){ .gpu_path = coll_gpu_backend() };
+}
+
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 {
 	int c, rc = 0;
 
-	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+	inv_opts_default(o);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {

@@ -40,31 +40,6 @@ int judge_wanted(const struct judge_opts *jo)
 	return jo->baseline || jo->accept || jo->declared;
 }
 
-/* Is argv[i] the option name (as "--name" or "--name=VALUE")? *val gets the value (the next
- * argument when none is attached; *used counts what was consumed). */
-static int opt_is(int argc, char **argv, int i, const char *name, int has_arg, const char **val, int *used, char *err)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[i], name, n) || (argv[i][n] && argv[i][n] != '='))
-		return 0;
-	if (!has_arg) {
-		if (argv[i][n])
-			OPTS_FAIL("%s takes no value", name);
-		*used = 1;
-		return 1;
-	}
-	if (argv[i][n] == '=') {
-		*val = argv[i] + n + 1;
-		*used = 1;
-	} else if (i + 1 < argc) {
-		*val = argv[i + 1];
-		*used = 2;
-	} else
-		OPTS_FAIL("option %s needs a value", name);
-	return 1;
-}
-
 /* Read the files named (before anything is measured), once: a pipe cannot be read twice. */
 static int judge_read_files(struct judge_opts *jo, char *err)
 {
@@ -95,43 +70,26 @@ void judge_opts_free(struct judge_opts *jo)
 	decl_free(&jo->decl);
 }
 
-int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge_opts *jo, int with_baseline,
-		    char *err)
+void judge_opts_init(struct judge_opts *jo)
 {
-	int k = 1, i = 1;
-
 	*jo = (struct judge_opts){ .retests = 2 };
-	rest[0] = argv[0];
-	while (i < argc && strcmp(argv[i], "--")) {
-		const char *v = NULL;
-		int used = 0, hit;
+}
 
-		if ((hit = opt_is(argc, argv, i, "--expect", 1, &v, &used, err)) == 1)
-			jo->expect = v, jo->accept = 1;
-		else if (hit == 0 && (hit = opt_is(argc, argv, i, "--accept", 0, &v, &used, err)) == 1)
-			jo->accept = 1;
-		else if (hit == 0 && (hit = opt_is(argc, argv, i, "--declared", 1, &v, &used, err)) == 1)
-			jo->declared = v;
-		else if (hit == 0 && with_baseline && (hit = opt_is(argc, argv, i, "--baseline", 1, &v, &used, err)) == 1)
-			jo->baseline = v;
-		else if (hit == 0 && with_baseline && (hit = opt_is(argc, argv, i, "--tolerance", 1, &v, &used, err)) == 1) {
-			if (opts_seconds("--tolerance", v, 1000, &jo->tolerance_pct, err))
-				return FP_EUSAGE;
-		} else if (hit == 0 && with_baseline && (hit = opt_is(argc, argv, i, "--retests", 1, &v, &used, err)) == 1) {
-			if (opts_long("--retests", v, 0, 10, &jo->retests, err))
-				return FP_EUSAGE;
-		}
-		if (hit < 0)
-			return FP_EUSAGE;
-		if (hit)
-			i += used;
-		else
-			rest[k++] = argv[i++];
+int judge_opt(struct judge_opts *jo, int opt, const char *arg, char *err)
+{
+	switch (opt) {
+	case JUDGE_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
+	case JUDGE_OPT_ACCEPT: jo->accept = 1; return 0;
+	case JUDGE_OPT_DECLARED: jo->declared = arg; return 0;
+	case JUDGE_OPT_BASELINE: jo->baseline = arg; return 0;
+	case JUDGE_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
+	case JUDGE_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
+	default: OPTS_FAIL("internal: option %d is not a judging one", opt);
 	}
-	while (i < argc)
-		rest[k++] = argv[i++];
-	*nrest = k;
-	rest[k] = NULL;
+}
+
+int judge_opts_finish(struct judge_opts *jo, char *err)
+{
 	if (jo->tolerance_pct > 0 && !jo->baseline)
 		OPTS_FAIL("--tolerance needs --baseline");
 	return judge_read_files(jo, err);

@@ -26,12 +26,25 @@ struct judge_opts {
 	struct decl decl;       /* --declared, read once (a pipe can be read only once) */
 };
 
-/* Take the judging options out of argv: the other arguments go to rest (room for argc + 1;
- * *nrest of them, NULL after), for the command's own parser; check them (files readable and
- * well formed, before anything is measured). with_baseline: --baseline, --tolerance and
- * --retests are allowed (run). Returns 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
-int judge_opts_take(int argc, char **argv, int *nrest, char **rest, struct judge_opts *jo, int with_baseline,
-		    char *err);
+/* The judging options, as getopt_long entries: every one (run), or the offline three (topo).
+ * Their values stand above CMD_EXT_OPT (cmd.h), so that `run` adds them to p2p's. */
+enum { JUDGE_OPT_EXPECT = 0x3000, JUDGE_OPT_ACCEPT, JUDGE_OPT_DECLARED, JUDGE_OPT_BASELINE, JUDGE_OPT_TOLERANCE,
+       JUDGE_OPT_RETESTS, JUDGE_OPT_END };
+#define JUDGE_LONG_OPTIONS                                                                    \
+	{ "expect", required_argument, NULL, JUDGE_OPT_EXPECT },                             \
+	{ "accept", no_argument, NULL, JUDGE_OPT_ACCEPT },                                   \
+	{ "declared", required_argument, NULL, JUDGE_OPT_DECLARED }
+#define JUDGE_LONG_OPTIONS_RUN                                                                \
+	JUDGE_LONG_OPTIONS, { "baseline", required_argument, NULL, JUDGE_OPT_BASELINE },     \
+	{ "tolerance", required_argument, NULL, JUDGE_OPT_TOLERANCE },                       \
+	{ "retests", required_argument, NULL, JUDGE_OPT_RETESTS }
+
+void judge_opts_init(struct judge_opts *jo);
+/* One judging option (opt: JUDGE_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
+int judge_opt(struct judge_opts *jo, int opt, const char *arg, char *err);
+/* After parsing: the options agree, and the files are read (once: a pipe cannot be read
+ * twice), before anything is measured. 0, or FP_EUSAGE with err naming file, line and key. */
+int judge_opts_finish(struct judge_opts *jo, char *err);
 void judge_usage(FILE *f, int with_baseline);
 int judge_wanted(const struct judge_opts *jo);
 void judge_opts_free(struct judge_opts *jo);
@@ -61,10 +74,10 @@ int judge_write_declared(const char *file, const struct decl *d, const struct ru
 struct world;
 struct run_out;
 struct p2p_opts;
-struct p2p_maps;
+struct p2p_result;
 /* `run`'s latency map, drawn again (rank 0) once retests replaced suspect figures. */
 struct judge_remap {
-	int (*fn)(void *arg, struct world *w, struct run_out *ro, const struct p2p_maps *maps);
+	int (*fn)(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res);
 	void *arg;
 };
 /* `run`: collective over every rank. Rank 0 judges the results directory; candidate

@@ -13,6 +13,7 @@
 #include "core/world.h"
 #include "fabric/accept.h"
 #include "fabric/expect.h"
+#include "fabric/p2p_csv.h"
 #include "judge.h"
 #include "p2p/p2p.h"
 #include "p2p/sched.h"
@@ -43,7 +44,7 @@ static int bcast_sleepy(int *v, int n)
 static int ep_of(const struct world *w, const char *label)
 {
 	for (int e = 0; e < w->nep; e++)
-		if (!strcmp(w->ep_label[e], label))
+		if (!strcmp(w->labels[e], label))
 			return e;
 	return -1;
 }
@@ -130,29 +131,14 @@ static int load(struct jst *s, int first)
 	return 0;
 }
 
-/* Rank 0: the first path's matrices from the run's rows, each cell the best of the first
- * figure and its retests (lowest latency, highest bandwidth), in endpoint order. */
-static int maps_from(const struct rundir *cur, const struct world *w, const char *path, struct p2p_maps *m)
+/* Rank 0: a path's matrices from the run's rows, each cell the best of the first figure and
+ * its retests (lowest latency, highest bandwidth), in endpoint order (ep: string id -> endpoint). */
+static void matrices_from(const struct rundir *cur, const int *ep, struct p2p_matrices *m)
 {
-	size_t n = (size_t)w->nep;
-	int *ep = malloc(sizeof *ep * (size_t)cur->nstr), pid = rundir_find(cur, path);
+	int pid = rundir_find(cur, m->path);
 	long long lat_size = -1, bw_size = -1;
 
-	*m = (struct p2p_maps){ .n = w->nep, .lat = malloc(sizeof(float) * n * n), .lat_p50 = malloc(sizeof(float) * n * n),
-				.bw = malloc(sizeof(float) * n * n) };
-	snprintf(m->path, sizeof m->path, "%s", path);
-	if (!ep || !m->lat || !m->lat_p50 || !m->bw) {
-		free(ep);
-		return FP_ERUNTIME;
-	}
-	for (int i = 0; i < cur->nstr; i++)
-		ep[i] = -1;
-	for (int e = 0; e < w->nep; e++)
-		if (rundir_find(cur, w->ep_label[e]) >= 0)
-			ep[rundir_find(cur, w->ep_label[e])] = e;
-	for (size_t i = 0; i < n * n; i++)
-		m->lat[i] = m->lat_p50[i] = m->bw[i] = NAN;
-	for (size_t i = 0; i < cur->np2p; i++) {
+	for (size_t i = 0; pid >= 0 && i < cur->np2p; i++) {
 		const struct rd_p2p *p = &cur->p2p[i];
 
 		if (p->path != pid)
@@ -162,68 +148,91 @@ static int maps_from(const struct rundir *cur, const struct world *w, const char
 		if (!isnan(p->v[RD_BW]) && p->size > bw_size)
 			bw_size = p->size;
 	}
-	for (size_t i = 0; i < cur->np2p; i++) {
+	for (size_t i = 0; pid >= 0 && i < cur->np2p; i++) {
 		const struct rd_p2p *p = &cur->p2p[i];
 		int a = ep[p->src], b = ep[p->dst];
-		size_t c = (size_t)a * n + (size_t)b;
+		size_t c = (size_t)a * (size_t)m->n + (size_t)b;
 
 		if (p->path != pid || a < 0 || b < 0 || !p->ok)
 			continue;
 		if (p->size == lat_size) {
-			m->lat[c] = isnan(p->retest[RD_LAT_MIN]) ? p->v[RD_LAT_MIN] : fminf(p->v[RD_LAT_MIN], p->retest[RD_LAT_MIN]);
+			m->lat_min[c] = isnan(p->retest[RD_LAT_MIN]) ? p->v[RD_LAT_MIN]
+								     : fminf(p->v[RD_LAT_MIN], p->retest[RD_LAT_MIN]);
 			m->lat_p50[c] = isnan(p->retest[RD_LAT_P50]) ? p->v[RD_LAT_P50]
-								    : fminf(p->v[RD_LAT_P50], p->retest[RD_LAT_P50]);
+								     : fminf(p->v[RD_LAT_P50], p->retest[RD_LAT_P50]);
 		}
 		if (p->size == bw_size)
 			m->bw[c] = isnan(p->retest[RD_BW]) ? p->v[RD_BW] : fmaxf(p->v[RD_BW], p->retest[RD_BW]);
 	}
-	free(ep);
-	return 0;
 }
 
-/* Rank 0: the latency map again from the confirmed figures, then the run read again. */
+/* Rank 0: the latency map again from the confirmed figures of every path, then the run read
+ * again (its topology.csv changed). */
 static int remap_run(struct jst *s, struct world *w, const struct judge_remap *remap)
 {
-	struct p2p_maps m;
-	int rc = maps_from(&s->cur, w, s->o->paths[0], &m);
+	struct p2p_result res = { 0 };
+	int *ep = malloc(sizeof *ep * (size_t)s->cur.nstr), rc = 0;
 
+	if (!ep)
+		return FP_ERUNTIME;
+	for (int i = 0; i < s->cur.nstr; i++)
+		ep[i] = -1;
+	for (int e = 0; e < w->nep; e++) {
+		int id = rundir_find(&s->cur, w->labels[e]);
+
+		if (id >= 0)
+			ep[id] = e;
+	}
+	for (int i = 0; rc == 0 && i < s->o->npaths; i++)
+		if ((rc = p2p_matrices_init(&res.path[i], s->o->paths[i], w->nep)) == 0) {
+			res.npaths++;
+			matrices_from(&s->cur, ep, &res.path[i]);
+		}
+	free(ep);
 	if (rc == 0) {
 		printf("\nlatency map again, from the best figure of each pair:\n");
-		rc = remap->fn(remap->arg, w, s->ro, &m);
+		rc = remap->fn(remap->arg, w, s->ro, &res);
 	}
-	free(m.lat);
-	free(m.lat_p50);
-	free(m.bw);
+	p2p_result_free(&res);
 	return rc < 0 ? rc : load(s, 0);
+}
+
+/* Every rank learns the worst of rc, asleep while it waits. */
+static int agree_all(int rc)
+{
+	MPI_Request req;
+
+	CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req));
+	int wrc = mpi_wait_sleepy(&req, 0);
+	return wrc ? wrc : rc;
 }
 
 /* Every endpoint: measure the broadcast pairs again, path by path. */
 static int retest(struct jst *s, struct world *w, const int *t, int n)
 {
 	struct sched_pair *pairs = malloc(sizeof *pairs * (size_t)(n + 1));
-	int rc = 0;
+	int rc = pairs ? 0 : FP_ERUNTIME;
 
-	if (!pairs)
-		return FP_ERUNTIME;
-	if (w->rank == 0 && !s->retest_csv) {
+	if (rc == 0 && w->rank == 0 && !s->retest_csv) {
 		if (!(s->retest_csv = results_open(s->ro->dir, "p2p_retest.csv")))
 			rc = FP_ERUNTIME;
 		else
 			p2p_csv_header(s->retest_csv);
 	}
+	rc = agree_all(rc);
 	for (int p = 0; rc == 0 && p < s->o->npaths; p++) {
 		int m = 0;
 
 		for (int i = 0; i < n; i++)
 			if (t[3 * i] == p)
 				pairs[m++] = (struct sched_pair){ t[3 * i + 1], t[3 * i + 2] };
-		if (m)
+		if (m) /* agreed among the endpoints; the others wait below */
 			rc = p2p_retest(s->o, w, s->ro, s->retest_csv, s->o->paths[p], pairs, m);
 	}
 	free(pairs);
-	int worst = rc;
-	MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	return worst;
+	if (rc == FP_ETIMEDOUT)
+		return rc; /* an endpoint hung: the job cannot go on together */
+	return agree_all(rc);
 }
 
 /* Rank 0: the judges' files and summaries. */

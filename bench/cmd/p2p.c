@@ -1,10 +1,12 @@
-/* p2p_opts.c — `fabprobe p2p` options: parsing, validation, defaults and the estimate. */
+/* p2p.c — `fabprobe p2p`: options (shared with `run`), usage, and the command. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "core/run.h"
 #include "core/log.h"
 #include "core/world.h"
 #include "fabric/emit.h"
@@ -32,9 +34,7 @@ void p2p_usage(FILE *f)
 	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
 	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
 	      "Output:\n"
-	      "  -o, --output DIR        write into DIR (new or empty)\n"
-	      "      --name NAME         add -NAME to the default directory name\n"
-	      "      --results-root DIR  where default directories go (default results)\n"
+	      RESULTS_HELP
 	      "      --progress, --no-progress  progress line on stderr (default: when a terminal)\n"
 	      "Testing:\n"
 	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
@@ -48,10 +48,9 @@ void p2p_usage(FILE *f)
 	      f);
 }
 
-enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL, O_FAULT, O_SLOTS, O_LABEL_PREFIX, O_COLL_MAX, O_NO_COLL, O_NO_INVENTORY };
+enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_PROGRESS, O_NO_PROGRESS, O_STALL, O_FAULT };
 
-static const struct option long_opts[] = {
+static const struct option p2p_long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
 	{ "bw-sizes", required_argument, NULL, 's' },
 	{ "lat-iters", required_argument, NULL, 'n' },
@@ -67,14 +66,23 @@ static const struct option long_opts[] = {
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "test-stall", required_argument, NULL, O_STALL },
 	{ "test-fault", required_argument, NULL, O_FAULT },
-	{ "slots", required_argument, NULL, O_SLOTS },
-	{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
-	{ "coll-max", required_argument, NULL, O_COLL_MAX },
-	{ "no-coll", no_argument, NULL, O_NO_COLL },
-	{ "no-inventory", no_argument, NULL, O_NO_INVENTORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+#define P2P_NLONG ((int)(sizeof p2p_long_opts / sizeof p2p_long_opts[0]) - 1)
+#define EXT_MAX 32
+
+/* p2p's long options followed by ext's, into all (room for P2P_NLONG + EXT_MAX + 1). */
+static void long_opts_join(const struct opts_ext *ext, struct option *all)
+{
+	int n = 0;
+
+	for (int i = 0; i < P2P_NLONG; i++)
+		all[n++] = p2p_long_opts[i];
+	for (int i = 0; ext && ext->longopts[i].name && i < EXT_MAX; i++)
+		all[n++] = ext->longopts[i];
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 {
@@ -151,20 +159,24 @@ static int size_list(const char *opt, const char *s, uint64_t *out, int *n, char
 	return opts_size_list(opt, s, 1, SIZE_MAX_B, out, n, err);
 }
 
-int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
+int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_ext *ext, char *err)
 {
 	uint64_t lat[OPTS_LIST_MAX] = { 8 }, bw[OPTS_LIST_MAX] = { 4ULL << 20 };
+	struct option all[P2P_NLONG + EXT_MAX + 1];
 	int nlat = 1, nbw = 1, c, rc = 0;
-	int run_mode = argc > 0 && !strcmp(argv[0], "run");
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
-				.window = 64, .test_stall_rank = -1, .progress = -1,
-				.label_prefix = "fabprobe", .test_fault_rank = -1, .coll_max = "64M" };
+				.window = 64, .test_stall_rank = -1, .progress = -1, .test_fault_rank = -1 };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
+	long_opts_join(ext, all);
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
 	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":l:s:n:W:p:c:t:o:h", long_opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, ":l:s:n:W:p:c:t:o:h", all, NULL)) != -1) {
+		if (ext && c >= CMD_EXT_OPT) {
+			rc = ext->take(ext->ctx, c, optarg, err);
+			continue;
+		}
 		switch (c) {
 		case 'l': rc = size_list("--lat-sizes", optarg, lat, &nlat, err); break;
 		case 's': rc = size_list("--bw-sizes", optarg, bw, &nbw, err); break;
@@ -184,34 +196,6 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 		case O_NO_PROGRESS: o->progress = 0; break;
 		case O_STALL: rc = opts_long("--test-stall", optarg, 0, 10000000, &o->test_stall_rank, err); break;
 		case O_FAULT: rc = parse_fault(optarg, o, err); break;
-		case O_SLOTS:
-			if (!run_mode)
-				OPTS_FAIL("--slots belongs to fabprobe run and topo, not p2p");
-			rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err);
-			break;
-		case O_LABEL_PREFIX:
-			if (!run_mode)
-				OPTS_FAIL("--label-prefix belongs to fabprobe run and topo, not p2p");
-			if (!emit_label_prefix_ok(optarg))
-				OPTS_FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, "
-				     "digits, '-' and '.')", optarg);
-			o->label_prefix = optarg;
-			break;
-		case O_COLL_MAX:
-		case O_NO_COLL:
-		case O_NO_INVENTORY: {
-			uint64_t v;
-
-			if (!run_mode)
-				OPTS_FAIL("--coll-max, --no-coll and --no-inventory belong to fabprobe run, not p2p");
-			if (c == O_COLL_MAX) {
-				rc = opts_size("--coll-max", optarg, 8, 1ULL << 34, &v, err);
-				o->coll_max = optarg;
-			}
-			o->no_coll |= c == O_NO_COLL;
-			o->no_inventory |= c == O_NO_INVENTORY;
-			break;
-		}
 		case 'h': return 1;
 		case ':': OPTS_FAIL("option %s needs a value", argv[optind - 1]);
 		default: OPTS_FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
@@ -229,27 +213,6 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 	return 0;
 }
 
-double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
-{
-	double t = 0;
-
-	for (int i = 0; i < o->nsizes; i++) {
-		const struct p2p_size *z = &o->sizes[i];
-		double wire = (double)z->bytes / (GBps * 1e9);
-
-		if (z->lat)
-			t += (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
-		if (z->bw)
-			t += (double)(o->bw_iters + o->bw_warmup) * ((double)o->window * wire + 2 * lat_us * 1e-6);
-	}
-	return 2 * t; /* both directions */
-}
-
-double p2p_default_timeout(const struct p2p_opts *o)
-{
-	return 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
-}
-
 const char *p2p_status_name(int status)
 {
 	static const char *const names[] = { "ok", "skipped", "error", "timeout" };
@@ -257,9 +220,23 @@ const char *p2p_status_name(int status)
 	return status >= 0 && status <= P2P_TIMEOUT ? names[status] : "unknown";
 }
 
+/* The matrices in natural name order: `fabprobe p2p` infers no tree. */
 static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
-	return w->my_ep >= 0 ? p2p_main(arg, w, ro, NULL) : 0;
+	struct p2p_result res = { 0 };
+	int *order = malloc(sizeof *order * (size_t)w->nep), rc = 0, wrc = 0;
+
+	if (w->my_ep >= 0)
+		rc = p2p_main(arg, w, ro, w->rank == 0 ? &res : NULL);
+	for (int i = 0; order && i < res.npaths; i++) {
+		p2p_order_natural(w->nep, w->labels, order);
+		wrc |= p2p_matrices_write(ro->dir, &res.path[i], w->labels, order);
+	}
+	if (w->rank == 0 && !order)
+		wrc = FP_ERUNTIME;
+	p2p_result_free(&res);
+	free(order);
+	return rc < 0 ? rc : wrc ? FP_ERUNTIME : rc;
 }
 
 int cmd_p2p(int argc, char **argv)
@@ -267,7 +244,7 @@ int cmd_p2p(int argc, char **argv)
 	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .body = p2p_body };
 	struct p2p_opts o;
 	char err[OPTS_ERR_MAX];
-	int rc = p2p_opts_parse(argc, argv, &o, err);
+	int rc = p2p_opts_parse(argc, argv, &o, NULL, err);
 
 	return cmd_measure(&stage, argc, argv, rc, err, &o.where, o.progress, &o);
 }

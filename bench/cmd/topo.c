@@ -39,61 +39,24 @@ static void topo_usage(FILE *f)
 		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
 }
 
-int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers)
-{
-	static const struct {
-		const char *name;
-		void (*write)(FILE *, const struct emit_topo *);
-	} own[] = { { "topology.csv", topo_csv_topology }, { "tiers.csv", topo_csv_tiers },
-		    { "suspects.csv", topo_csv_suspects } };
-	int rc = 0;
-	FILE *f;
-
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
-		if (!(f = results_tmp_open(dir, own[i].name)))
-			return FP_ERUNTIME;
-		own[i].write(f, t);
-		if (results_tmp_commit(f, dir, own[i].name))
-			return FP_ERUNTIME;
-	}
-	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
-		char err[EMIT_ERR_MAX] = "";
-
-		if (!(f = results_tmp_open(dir, emit_registry[i]->name)))
-			return FP_ERUNTIME;
-		if (emit_registry[i]->write(f, t, err)) {
-			/* a name this format cannot hold: no file rather than a corrupt one */
-			fclose(f);
-			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_registry[i]->name, err);
-			char tmp[RESULTS_PATH_MAX + 64];
-			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_registry[i]->name);
-			unlink(tmp);
-			rc = FP_EUSAGE;
-			continue;
-		}
-		if (results_tmp_commit(f, dir, emit_registry[i]->name))
-			return FP_ERUNTIME;
-	}
-	return rc;
-}
-
 struct topo_opts {
 	const char *input, *output, *path, *label_prefix;
 	long slots;
 	double noise_us;
 };
 
-static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
+static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judge_opts *jo, char *err)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
 		{ "noise-us", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		JUDGE_LONG_OPTIONS, { NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
 	*o = (struct topo_opts){ .label_prefix = "fabprobe", .slots = 1 };
+	judge_opts_init(jo);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
@@ -110,6 +73,9 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
 			}
 			break;
 		case 'N': rc = opts_seconds("--noise-us", optarg, 1e6, &o->noise_us, err); break;
+		case JUDGE_OPT_EXPECT: case JUDGE_OPT_ACCEPT: case JUDGE_OPT_DECLARED:
+			rc = judge_opt(jo, c, optarg, err);
+			break;
 		case 'h': return 1;
 		case ':': snprintf(err, OPTS_ERR_MAX, "option %s needs a value", argv[optind - 1]); return FP_EUSAGE;
 		default: snprintf(err, OPTS_ERR_MAX, "unknown option %s (see fabprobe topo --help)", argv[optind - 1]); return FP_EUSAGE;
@@ -123,7 +89,7 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
 		return FP_EUSAGE;
 	}
 	o->input = argv[optind];
-	return 0;
+	return judge_opts_finish(jo, err);
 }
 
 /* Load the matrices; choose where the output goes. */
@@ -190,14 +156,9 @@ int cmd_topo(int argc, char **argv)
 	struct matrix m = { 0 };
 	struct infer_result r;
 	struct infer_opts io;
-	char err[MATRIX_ERR_MAX] = "out of memory", dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
-	char **rest = calloc((size_t)argc + 1, sizeof *rest);
-	int nrest = 0, rc = rest ? judge_opts_take(argc, argv, &nrest, rest, &jo, 0, err) : FP_EUSAGE;
+	char err[MATRIX_ERR_MAX], dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
+	int rc = topo_parse(argc, argv, &o, &jo, err);
 	time_t now = time(NULL);
-
-	if (rc == 0)
-		rc = topo_parse(nrest, rest, &o, err);
-	free(rest);
 
 	if (rc == 1) {
 		topo_usage(stdout);

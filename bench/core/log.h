@@ -1,7 +1,16 @@
 /* log.h — messages and the error contract.
  *
- * Error contract: functions return 0 on success or a negative FP_E* code, after logging
- * what failed with `host rank file:line`. Only main() and the cmd_* handlers exit. */
+ * The error rule, for the whole program:
+ *  - A function returns 0 (or a count, or 1 for "a check failed" where its contract says so)
+ *    or a negative FP_E* code below, after logging what failed with `host rank file:line`
+ *    (or writing the reason into the caller's err buffer for usage errors). -errno and -1
+ *    never cross a module boundary; the FP_E* values are outside errno's range so that a
+ *    stray -errno cannot pass for one.
+ *  - Out of memory is FP_ERUNTIME.
+ *  - Only the command layer (bench/cmd/, and main) turns a code into an exit code and ends
+ *    the process; nothing below it calls exit() or MPI_Abort(). An MPI job whose ranks can no
+ *    longer meet (a rank hung: FP_ETIMEDOUT from a collective wait) is ended by the command
+ *    layer with MPI_Abort. */
 #ifndef FP_LOG_H
 #define FP_LOG_H
 
@@ -9,10 +18,10 @@
 
 enum {
 	FP_OK = 0,
-	FP_EUSAGE = -2,   /* bad option or input: exit code 2 */
-	FP_ERUNTIME = -3, /* MPI, I/O, device: exit code 3 */
-	FP_ETIMEDOUT = -4,/* a deadline passed (a pair, a barrier) */
-	FP_EPEER = -5,    /* the peer misbehaved or went away */
+	FP_EUSAGE = -1002,   /* bad option or input: exit code 2 */
+	FP_ERUNTIME = -1003, /* MPI, I/O, device, out of memory: exit code 3 */
+	FP_ETIMEDOUT = -1004,/* a deadline passed (a pair, a barrier) */
+	FP_EPEER = -1005,    /* the peer misbehaved or went away */
 };
 
 /* Exit codes of the program (DESIGN.md §6). */

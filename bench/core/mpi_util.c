@@ -52,3 +52,15 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 	}
 	return FP_ETIMEDOUT;
 }
+
+int mpi_rc(int rc, const char *call, const char *file, int line)
+{
+	char s[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (rc == MPI_SUCCESS)
+		return 0;
+	MPI_Error_string(rc, s, &len);
+	log_msg("error", file, line, "%s: %s", call, s);
+	return FP_ERUNTIME;
+}

@@ -6,18 +6,17 @@
 
 #include "log.h"
 
-/* Log `host rank file:line call: reason` and return FP_ERUNTIME from the caller. The
- * communicators must use MPI_ERRORS_RETURN (set in main). */
+/* The result of an MPI call as 0, or FP_ERUNTIME after logging `host rank file:line call:
+ * reason` (the communicators use MPI_ERRORS_RETURN, set by the command layer). For code that
+ * must release what it holds: `if ((rc = MPI_RC(MPI_Foo(...)))) goto out;`. */
+#define MPI_RC(call) mpi_rc((call), #call, __FILE__, __LINE__)
+int mpi_rc(int rc, const char *call, const char *file, int line);
+
+/* The same, returning FP_ERUNTIME from the caller: only where nothing is held. */
 #define CHECK_MPI(call)                                                        \
 	do {                                                                   \
-		int rc_ = (call);                                              \
-		if (rc_ != MPI_SUCCESS) {                                      \
-			char s_[MPI_MAX_ERROR_STRING];                         \
-			int l_ = 0;                                            \
-			MPI_Error_string(rc_, s_, &l_);                        \
-			LOG_ERROR("%s: %s", #call, s_);                        \
+		if (MPI_RC(call))                                              \
 			return FP_ERUNTIME;                                    \
-		}                                                              \
 	} while (0)
 
 /* Wait for a request without spinning: MPI_Test, then a short sleep, until it completes or

@@ -23,10 +23,12 @@ enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT };
 	{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },            \
 	{ "name", required_argument, NULL, RESULTS_OPT_NAME },                \
 	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT }
-#define RESULTS_HELP                                                                        \
-	"  -o, --output DIR        write into DIR (new or empty)\n"                            \
-	"      --name NAME         name the new results directory <time>-NAME\n"               \
-	"      --results-root DIR  where new results directories go (default results)\n"
+#define RESULTS_HELP_NAME_ROOT                                                      \
+	"      --name NAME         add -NAME to the default directory name\n"          \
+	"      --results-root DIR  where default directories go (default results)\n"
+#define RESULTS_HELP "  -o, --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
+/* for a command whose -o means something else (coll: the operation) */
+#define RESULTS_HELP_LONG "      --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
 /* Record one of the options (opt: RESULTS_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
 int results_where_opt(struct results_where *w, int opt, const char *arg, char *err);
 /* After parsing: --output excludes the other two; no empty names; root defaults to "results". */

@@ -79,9 +79,6 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 	int code = exit_code;
 
 	if (w->rank == 0) {
-		if (ro->p2p_csv && results_close(ro->p2p_csv, ro->dir, "p2p.csv") && code == 0)
-			code = FP_EXIT_RUNTIME;
-		ro->p2p_csv = NULL;
 		meta_write(ro, w, code == FP_EXIT_OK ? "ok" : code == FP_EXIT_CHECK ? "failed" : "error", code);
 		printf("results: %s\n", ro->dir);
 		fflush(stdout);
@@ -90,37 +87,7 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 	return code;
 }
 
-int run_command(int argc, char **argv, const char *command, const struct results_where *where,
-		int progress, int (*check)(struct world *w, void *arg),
-		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg)
+void run_meta_abort(const struct run_out *ro, const struct world *w, int exit_code)
 {
-	struct world w;
-	struct run_out ro;
-	MPI_Request req;
-	int rc, code;
-
-	MPI_Init(&argc, &argv);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-		return FP_EXIT_RUNTIME;
-	}
-	log_set_identity(w.host, w.rank);
-	rc = check ? check(&w, arg) : 0;
-	if (rc == 0)
-		rc = run_begin(&ro, &w, where, command, argc, argv, progress);
-	if (rc) {
-		world_destroy(&w);
-		MPI_Finalize();
-		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	}
-	rc = body(&w, &ro, arg);
-	/* ranks with nothing (left) to do wait here, asleep */
-	MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	mpi_wait_sleepy(&req, 0);
-	code = rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
-	code = run_end(&ro, &w, code);
-	world_destroy(&w);
-	MPI_Finalize();
-	return code;
+	meta_write(ro, w, "error", exit_code);
 }

@@ -18,7 +18,6 @@ struct run_out {
 	char **argv;
 	time_t started;
 	int progress;          /* print progress on stderr */
-	FILE *p2p_csv;         /* streamed rows, opened by the p2p stage */
 };
 
 
@@ -26,17 +25,10 @@ struct run_out {
  * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
 int run_begin(struct run_out *ro, const struct world *w, const struct results_where *where,
 	      const char *command, int argc, char **argv, int progress);
-/* A measuring command from start to end: MPI up, the world; check (optional: options that
- * could only be judged once the ranks are known; FP_EUSAGE after rank 0 said why); the results
- * directory; body on every rank (it returns 0, 1 for a failed check, or a negative FP_E*); then
- * every rank waits asleep for the others, meta.json is finished and the exit code agreed.
- * Returns that code. */
-int run_command(int argc, char **argv, const char *command, const struct results_where *where,
-		int progress, int (*check)(struct world *w, void *arg),
-		int (*body)(struct world *w, struct run_out *ro, void *arg), void *arg);
-
-/* Close streamed files, rewrite meta.json with the exit code and end time, and agree on the
- * exit code (rank 0's, or worse on any rank). Returns that exit code. */
+/* Rewrite meta.json with the exit code and end time, and agree on the exit code (rank 0's, or
+ * worse on any rank). Returns that exit code. */
 int run_end(struct run_out *ro, const struct world *w, int exit_code);
+/* Rank 0 alone, when the job cannot end together (a rank hung): meta.json says "error". */
+void run_meta_abort(const struct run_out *ro, const struct world *w, int exit_code);
 
 #endif

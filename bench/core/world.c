@@ -41,7 +41,8 @@ int world_create(struct world *w)
 	w->hosts = calloc((size_t)w->size, sizeof *w->hosts);
 	w->ep_rank = calloc((size_t)w->size, sizeof *w->ep_rank);
 	w->ep_label = calloc((size_t)w->size, sizeof *w->ep_label);
-	if (!w->hosts || !w->ep_rank || !w->ep_label) {
+	w->labels = calloc((size_t)w->size, sizeof *w->labels);
+	if (!w->hosts || !w->ep_rank || !w->ep_label || !w->labels) {
 		LOG_ERROR("out of memory for %d ranks", w->size);
 		return FP_ERUNTIME;
 	}
@@ -57,6 +58,7 @@ int world_create(struct world *w)
 			snprintf(w->ep_label[e], WORLD_LABEL_MAX, "%s/r%d", w->hosts[r], r);
 		else
 			snprintf(w->ep_label[e], WORLD_LABEL_MAX, "%s", w->hosts[r]);
+		w->labels[e] = w->ep_label[e];
 		if (r == w->rank)
 			w->my_ep = e;
 	}
@@ -75,6 +77,7 @@ void world_destroy(struct world *w)
 	free(w->hosts);
 	free(w->ep_rank);
 	free(w->ep_label);
+	free(w->labels);
 	memset(w, 0, sizeof *w);
 	w->epcomm = MPI_COMM_NULL;
 }

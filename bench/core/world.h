@@ -15,6 +15,7 @@ struct world {
 	int nep;                            /* endpoints */
 	int *ep_rank;                       /* world rank of each endpoint */
 	char (*ep_label)[WORLD_LABEL_MAX];  /* host, or host/r<rank> on a single node */
+	const char **labels;                /* nep pointers into ep_label, for name lists */
 	int my_ep;                          /* this rank's endpoint index, -1 if none */
 	int single_node;
 	MPI_Comm epcomm;                    /* endpoints only (MPI_COMM_NULL elsewhere) */

@@ -7,7 +7,7 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/results.h"
-#include "inventory_cmd.h"
+#include "inv_report.h"
 
 #define NCOLS(t) ((int)(sizeof t / sizeof t[0]))
 

@@ -2,7 +2,6 @@
  * inventories (MPI_Gatherv of struct inv_node bytes), writes the CSVs, prints the table and
  * judges the nodes against the majority. Without a launcher it inventories this node (MPI
  * singleton). */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +9,8 @@
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "inventory_cmd.h"
+#include "inv_report.h"
+#include "inv_stage.h"
 
 #define MISMATCH_MAX 4096
 
@@ -42,7 +42,6 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 	return 0;
 }
 
-/* Non-empty, and every % starts %h, %r or %%. */
 /* ------------------------------------------------------------------ probing and gathering */
 
 /* This rank probes when it is the lowest rank of its node, or when the sources name the
@@ -139,8 +138,8 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 		LOG_ERROR("out of memory");
 		return FP_ERUNTIME;
 	}
-	r.npaths = inv_paths(nodes, n, o->have_nccl, paths, INV_PATHS_MAX);
-	r.nmm = inv_mismatches(nodes, n, o->have_nccl, mm, MISMATCH_MAX);
+	r.npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
+	r.nmm = inv_mismatches(nodes, n, o->gpu_path, mm, MISMATCH_MAX);
 	r.mm = mm;
 	rc = inv_report_write(&r);
 	inv_report_print(stdout, &r);

@@ -1,11 +1,12 @@
-/* p2p.c — the all-pairs point-to-point engine and the `fabprobe p2p` subcommand.
+/* p2p.c — the all-pairs point-to-point engine.
  *
  * Every endpoint walks the same schedule (sched.c). A step starts with a barrier, then each
  * endpoint with a partner in that step measures its pair through the transport, then the
  * endpoints' records are gathered to rank 0, which merges the two views of each direction,
- * appends the rows to p2p.csv and flushes. Waiting ranks sleep-poll (mpi_wait_sleepy). Each
+ * appends the rows to p2p.csv and flushes, and fills the path's matrices (handed to the caller,
+ * which writes them in the order it chooses). Waiting ranks sleep-poll (mpi_wait_sleepy). Each
  * pair has an absolute deadline; a pair that misses it is recorded as a timeout and the run
- * goes on. */
+ * goes on. Nothing here ends the job: failures are agreed at each step and returned. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,15 @@
 #include "core/run.h"
 #include "core/stats.h"
 #include "core/world.h"
+#include "fabric/p2p_csv.h"
 #include "p2p.h"
 #include "sched.h"
 
 struct p2p_run {
 	const struct p2p_opts *o;
 	struct world *w;
-	struct run_out *out;     /* rank 0 only */
+	struct run_out *out;     /* the results directory */
+	FILE *csv;               /* rank 0: p2p.csv, rows streamed as each step ends */
 	double timeout;          /* seconds per pair */
 	int nrec;                /* records per endpoint per step: 2 directions x sizes */
 	struct p2p_rec *mine;    /* nrec */
@@ -34,11 +37,33 @@ struct p2p_run {
 	double *samples;         /* lat_iters */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
-	struct p2p_maps *maps;   /* rank 0: receives the first path's matrices, or NULL */
-	FILE *csv;               /* rank 0: where rows go (p2p.csv, or the retests' file) */
-	const char *csv_name;
-	int retest;              /* measuring chosen pairs again: rows only, no matrices */
+	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
+	const char *csv_name;    /* "p2p.csv", or the retests' file */
+	int retest;              /* measuring chosen pairs again: rows only, no summary */
 };
+
+/* ---------------------------------------------------------------- estimates */
+
+double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
+{
+	double t = 0;
+
+	for (int i = 0; i < o->nsizes; i++) {
+		const struct p2p_size *z = &o->sizes[i];
+		double wire = (double)z->bytes / (GBps * 1e9);
+
+		if (z->lat)
+			t += (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
+		if (z->bw)
+			t += (double)(o->bw_iters + o->bw_warmup) * ((double)o->window * wire + 2 * lat_us * 1e-6);
+	}
+	return 2 * t; /* both directions */
+}
+
+double p2p_default_timeout(const struct p2p_opts *o)
+{
+	return 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+}
 
 /* ---------------------------------------------------------------- measuring one pair */
 
@@ -169,18 +194,19 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 
 /* ---------------------------------------------------------------- one path */
 
-/* Deadline for the step's collective waits: far beyond any pair, so that it fires only when
- * a rank is truly hung; then the rows written so far are all kept. */
-static int step_wait(struct p2p_run *run, MPI_Request *req, int step)
+/* Every endpoint says how it stands (0 or a negative FP_E*) and learns the worst, waiting
+ * asleep. The deadline is far beyond any pair, so that it fires only when an endpoint is truly
+ * hung: then FP_ETIMEDOUT, and the rows written so far are all kept. */
+static int agree(struct p2p_run *run, int rc, const char *where)
 {
-	int rc = mpi_wait_sleepy(req, clock_now() + 3 * run->timeout + 30);
+	MPI_Request req;
+	double limit = 3 * run->timeout + 30;
+	int wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
 
-	if (rc == FP_ETIMEDOUT) {
-		LOG_ERROR("step %d: other endpoints did not arrive within %.0f s: a rank is hung; "
-			  "aborting (rows measured so far are in p2p.csv)", step, 3 * run->timeout + 30);
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-	}
-	return rc;
+	if (wrc == 0 && (wrc = mpi_wait_sleepy(&req, clock_now() + limit)) == FP_ETIMEDOUT)
+		LOG_ERROR("%s: other endpoints did not arrive within %.0f s: an endpoint is hung "
+			  "(rows measured so far are in p2p.csv)", where, limit);
+	return wrc ? wrc : rc;
 }
 
 static void progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done,
@@ -196,8 +222,9 @@ static void progress_print(struct p2p_run *run, const char *path, int step, int 
 	fflush(stderr);
 }
 
-/* rank 0: merge the gathered records of step s and write them out */
-static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct sched *sc, int s)
+/* rank 0: merge the gathered records of step s, write them out, fill the matrices */
+static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct p2p_matrices *m,
+		      const struct sched *sc, int s)
 {
 	const struct p2p_opts *o = run->o;
 
@@ -209,12 +236,13 @@ static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct
 
 			for (int z = 0; z < o->nsizes; z++) {
 				int i = d * o->nsizes + z;
-				struct p2p_rec m;
+				struct p2p_rec r;
 
 				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
-					      po->labels[src], po->labels[dst], &m);
-				p2p_csv_row(run->csv, po, &m);
-				if (z == o->nsizes - 1 && m.status != P2P_OK)
+					      po->labels[src], po->labels[dst], &r);
+				p2p_csv_row(run->csv, po, &r);
+				p2p_matrices_add(m, o, &r);
+				if (z == o->nsizes - 1 && r.status != P2P_OK)
 					run->failed++;
 			}
 		}
@@ -222,118 +250,25 @@ static int step_write(struct p2p_run *run, struct p2p_path_out *po, const struct
 	return csv_flush(run->csv, run->csv_name);
 }
 
-static int cmp_label(const void *a, const void *b, void *labels)
-{
-	const char *const *l = labels;
-
-	return natsort_cmp(l[*(const int *)a], l[*(const int *)b]);
-}
-
-/* rank 0: what the path's output needs; the estimate on the terminal */
-static int path_begin(struct p2p_run *run, struct p2p_path_out *po, const struct tr_port *ports,
-		      const struct sched *sc)
+/* rank 0: the estimate on the terminal */
+static void path_announce(struct p2p_run *run, const char *path, const struct tr_port *ports,
+			  const struct sched *sc)
 {
 	struct world *w = run->w;
-	size_t n = (size_t)w->nep;
-	const char **labels = calloc(n, sizeof *labels);
-	int *order = calloc(n, sizeof *order);
 	double est = p2p_pair_estimate(run->o, 20, 1.25);
+	int e = 0;
 
-	po->run_id = run->out->run_id;
-	po->ports = ports;
-	po->lat = malloc(sizeof *po->lat * n * n);
-	po->lat_min = malloc(sizeof *po->lat_min * n * n);
-	po->bw = malloc(sizeof *po->bw * n * n);
-	if (!labels || !order || !po->lat || !po->lat_min || !po->bw) {
-		LOG_ERROR("out of memory for %zu endpoints", n);
-		return FP_ERUNTIME;
-	}
-	for (size_t i = 0; i < n * n; i++)
-		po->lat[i] = po->lat_min[i] = po->bw[i] = NAN;
-	for (size_t e = 0; e < n; e++) {
-		labels[e] = w->ep_label[e];
-		order[e] = (int)e;
-	}
-	/* matrices list endpoints in natural name order (the tree order exists only later) */
-	qsort_r(order, n, sizeof *order, cmp_label, labels);
-	po->labels = labels;
-	po->order = order;
-	if (run->retest) {
-		printf("p2p %s: measuring %d pair%s again, one at a time\n", po->path, sc->npairs,
-		       sc->npairs == 1 ? "" : "s");
-		fflush(stdout);
-		return 0;
-	}
-	if (!run->out->p2p_csv) {
-		if (!(run->out->p2p_csv = results_open(run->out->dir, "p2p.csv")))
-			return FP_ERUNTIME;
-		p2p_csv_header(run->out->p2p_csv);
-	}
-	run->csv = run->out->p2p_csv;
-	run->csv_name = "p2p.csv";
 	printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
 	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
-	       po->path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
+	       path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
 	       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
 	/* a path that no endpoint has (a typo, a driver not loaded): say so once, up front; its
 	 * rows are all skipped and the run exits 1, as asked-for measurements are missing */
-	size_t e = 0;
-	while (e < n && !ports[e].usable)
+	while (e < w->nep && !ports[e].usable)
 		e++;
-	if (e == n)
-		printf("  %s is usable on no endpoint, every pair is skipped: %s\n", po->path, ports[0].why);
+	if (e == w->nep)
+		printf("  %s is usable on no endpoint, every pair is skipped: %s\n", path, ports[0].why);
 	fflush(stdout);
-	return 0;
-}
-
-/* rank 0: keep the path's matrices for the latency map (float, as inference takes them);
- * the minimum latency is the least noisy */
-static int maps_take(struct p2p_maps *m, const struct p2p_path_out *po)
-{
-	size_t n = (size_t)po->nep;
-
-	m->n = po->nep;
-	snprintf(m->path, sizeof m->path, "%s", po->path);
-	m->lat = malloc(sizeof *m->lat * n * n);
-	m->lat_p50 = malloc(sizeof *m->lat_p50 * n * n);
-	m->bw = malloc(sizeof *m->bw * n * n);
-	if (!m->lat || !m->lat_p50 || !m->bw)
-		return FP_ERUNTIME;
-	for (size_t i = 0; i < n * n; i++) {
-		m->lat[i] = (float)po->lat_min[i];
-		m->lat_p50[i] = (float)po->lat[i];
-		m->bw[i] = (float)po->bw[i];
-	}
-	return 0;
-}
-
-/* rank 0: matrices and the summary of the path */
-static int path_end(struct p2p_run *run, struct p2p_path_out *po)
-{
-	char name[P2P_PATH_MAX + 32];
-	int rc = 0;
-	FILE *f;
-
-	for (int k = 0; k < 2 && !run->retest; k++) {
-		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", po->path);
-		if (!(f = results_tmp_open(run->out->dir, name))) {
-			rc = FP_ERUNTIME;
-			continue;
-		}
-		p2p_matrix_write(f, po, k ? po->bw : po->lat, k ? 4 : 3);
-		rc |= results_tmp_commit(f, run->out->dir, name);
-	}
-	if (!run->retest)
-		p2p_summary_print(stdout, po);
-	fflush(stdout);
-	if (run->maps && !run->maps->lat)
-		rc |= maps_take(run->maps, po);
-	free((void *)po->labels);
-	free((void *)po->order);
-	free(po->lat);
-	free(po->lat_min);
-	free(po->bw);
-	return rc ? FP_ERUNTIME : 0;
 }
 
 /* A schedule of the given pairs, one a step. */
@@ -352,7 +287,57 @@ static int sched_of(int n, const struct sched_pair *only, int nonly, struct sche
 	return 0;
 }
 
-/* Every pair of the path (only NULL), or the pairs in only. */
+/* rank 0: the path's summary, endpoints in natural name order */
+static void path_summary(const struct p2p_run *run, const struct p2p_matrices *m, const char *const *labels)
+{
+	int *order = malloc(sizeof *order * (size_t)m->n);
+
+	if (!order)
+		return; /* the summary is for the eye; the files are complete */
+	p2p_order_natural(m->n, labels, order);
+	p2p_summary_print(stdout, m, run->o, labels, order);
+	fflush(stdout);
+	free(order);
+}
+
+/* Every step: agree that all is well (rank 0 reports its last write), measure this step's
+ * pairs, gather the records to rank 0, which writes them. */
+static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
+		      const struct tr_port *ports, const struct sched *sc, const struct p2p_path_out *po,
+		      struct p2p_matrices *m)
+{
+	struct world *w = run->w;
+	double t0 = clock_now();
+	int rc = 0;
+
+	for (int s = 0; s < sc->nsteps; s++) {
+		MPI_Request req;
+
+		if ((rc = agree(run, rc, "step start")))
+			return rc;
+		for (int i = 0; i < run->nrec; i++)
+			rec_init(&run->mine[i], -1, -1, 0);
+		for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
+			const struct sched_pair *p = &sc->pair[k];
+
+			if (p->a == w->my_ep || p->b == w->my_ep)
+				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k);
+		}
+		if ((rc = MPI_RC(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
+					     run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req))))
+			return rc;
+		if ((rc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
+			return rc; /* a rank is hung: the caller ends the job */
+		if (w->rank == 0) {
+			rc = step_write(run, po, m, sc, s); /* logged; said at the next step */
+			if (run->out->progress)
+				progress_print(run, po->path, s + 1, sc->nsteps, sc->step_first[s + 1], sc->npairs, t0);
+		}
+	}
+	return agree(run, rc, "path end");
+}
+
+/* Every pair of the path (only NULL), or the pairs in only, one at a time. */
 static int path_run(struct p2p_run *run, const char *path, const struct sched_pair *only, int nonly)
 {
 	const struct transport_ops *tr = transport_find(path);
@@ -362,56 +347,46 @@ static int path_run(struct p2p_run *run, const char *path, const struct sched_pa
 			      .single_node = w->single_node, .max_window = (int)run->o->window,
 			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
-	struct p2p_path_out po = { .path = path, .nep = w->nep, .opts = run->o };
+	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
+	struct p2p_matrices m = { 0 };
 	struct sched sc = { 0 };
 	void *ctx = NULL;
-	int rc = FP_ERUNTIME;
-	double t0;
+	int rc = 0;
 
 	for (int i = 0; i < run->o->nsizes; i++)
 		if (run->o->sizes[i].bytes > env.max_size)
 			env.max_size = run->o->sizes[i].bytes;
-	if (!ports || (only ? sched_of(w->nep, only, nonly, &sc) : sched_create(w->nep, (int)run->o->concurrency, &sc)))
+	if (!ports || (only ? sched_of(w->nep, only, nonly, &sc) : sched_create(w->nep, (int)run->o->concurrency, &sc))) {
+		LOG_ERROR("out of memory for %d endpoints", w->nep);
+		rc = FP_ERUNTIME;
+	}
+	if (w->rank == 0 && rc == 0)
+		rc = p2p_matrices_init(&m, path, w->nep);
+	if ((rc = agree(run, rc, "path start")))
 		goto out;
 	if (tr->open(&env, arg, &ctx, &port)) {
 		/* this endpoint cannot use the path: its pairs are skipped, the others go on */
 		port.usable = 0;
 		snprintf(port.why, sizeof port.why, "%.60s could not open path %.60s (see its log)", w->host, path);
 	}
-	if (MPI_Allgather(&port, sizeof port, MPI_BYTE, ports, sizeof port, MPI_BYTE, w->epcomm)) {
-		rc = FP_ERUNTIME;
+	if ((rc = MPI_RC(MPI_Allgather(&port, sizeof port, MPI_BYTE, ports, sizeof port, MPI_BYTE, w->epcomm))))
 		goto out;
-	}
-	if (w->rank == 0 && path_begin(run, &po, ports, &sc))
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-	t0 = clock_now();
-	for (int s = 0; s < sc.nsteps; s++) {
-		MPI_Request req;
-
-		CHECK_MPI(MPI_Ibarrier(w->epcomm, &req));
-		step_wait(run, &req, s);
-		for (int i = 0; i < run->nrec; i++)
-			rec_init(&run->mine[i], -1, -1, 0);
-		for (int k = sc.step_first[s]; k < sc.step_first[s + 1]; k++) {
-			const struct sched_pair *p = &sc.pair[k];
-
-			if (p->a == w->my_ep || p->b == w->my_ep)
-				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k);
-		}
-		CHECK_MPI(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
-				      run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req));
-		step_wait(run, &req, s);
-		if (w->rank == 0) {
-			if (step_write(run, &po, &sc, s))
-				MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME); /* logged; rows so far are kept */
-			if (run->out->progress)
-				progress_print(run, path, s + 1, sc.nsteps, sc.step_first[s + 1], sc.npairs, t0);
+	po.labels = w->labels;
+	po.ports = ports;
+	if (w->rank == 0 && !run->retest)
+		path_announce(run, path, ports, &sc);
+	else if (w->rank == 0)
+		printf("p2p %s: measuring %d pair%s again, one at a time\n", path, nonly, nonly == 1 ? "" : "s");
+	rc = path_steps(run, tr, ctx, ports, &sc, &po, &m);
+	if (w->rank == 0 && rc == 0 && !run->retest) {
+		path_summary(run, &m, w->labels);
+		if (run->res) { /* the result owns them now */
+			run->res->path[run->res->npaths++] = m;
+			memset(&m, 0, sizeof m);
 		}
 	}
-	rc = 0;
-	if (w->rank == 0 && path_end(run, &po))
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
 out:
+	p2p_matrices_free(&m);
 	tr->close(ctx);
 	sched_destroy(&sc);
 	free(ports);
@@ -420,11 +395,13 @@ out:
 
 /* ---------------------------------------------------------------- the subcommand */
 
-int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps)
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res)
 {
-	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .maps = maps };
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res, .csv_name = "p2p.csv" };
 	int rc = 0;
 
+	if (res)
+		res->npaths = 0;
 	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
 	run.stall_pending = o->test_stall_rank == w->rank;
 	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
@@ -435,8 +412,17 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
+	if (rc == 0 && w->rank == 0) {
+		if ((run.csv = results_open(out->dir, "p2p.csv")))
+			p2p_csv_header(run.csv);
+		else
+			rc = FP_ERUNTIME;
+	}
+	rc = agree(&run, rc, "start");
 	for (int i = 0; rc == 0 && i < o->npaths; i++)
 		rc = path_run(&run, o->paths[i], NULL, 0);
+	if (run.csv && results_close(run.csv, out->dir, "p2p.csv") && rc == 0)
+		rc = FP_ERUNTIME;
 	free(run.mine);
 	free(run.samples);
 	free(run.all);
@@ -444,7 +430,6 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 		rc = 1;
 	return rc;
 }
-
 
 int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
 	       const struct sched_pair *pairs, int npairs)
@@ -464,6 +449,7 @@ int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, F
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
+	rc = agree(&run, rc, "retest start");
 	if (rc == 0)
 		rc = path_run(&run, path, pairs, npairs);
 	free(run.mine);

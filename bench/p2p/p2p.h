@@ -33,18 +33,8 @@ struct p2p_opts {
 	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
 	long test_fault_rank;
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
-	/* `run` only: the latency-map stage */
-	long slots;                  /* ranks per node in host files; 0 = as in this job */
-	const char *label_prefix;    /* Kubernetes label prefix */
-	const char *coll_max;        /* largest all-reduce of the collectives stage (a size) */
-	int no_inventory, no_coll;   /* leave a stage out */
 };
 
-/* Parse `fabprobe p2p` options (argv[0] is "p2p"), or `fabprobe run`'s (argv[0] "run": the
- * same plus the latency-map options). Returns 0, 1 when --help was asked for,
- * or FP_EUSAGE with a one-line reason in err. Pure: prints nothing. */
-int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err);
-void p2p_usage(FILE *f);
 /* Seconds one pair (both directions, every size) takes at the given half round trip (µs)
  * and bandwidth (GB/s), counting warm-up. */
 double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps);
@@ -71,52 +61,71 @@ struct p2p_rec {
 void p2p_rec_merge(const struct p2p_rec *src_view, const struct p2p_rec *dst_view,
 		   const char *src_label, const char *dst_label, struct p2p_rec *out);
 
-/* Output of one path (rank 0): rows into p2p.csv, matrices, the terminal summary. */
+/* The matrices of one path (rank 0), built by the engine from the merged records: n x n,
+ * [src * n + dst], NAN where not measured. Latency at the smallest latency size (µs, half
+ * round trip), bandwidth at the largest bandwidth size (GB/s). */
+struct p2p_matrices {
+	char path[P2P_PATH_MAX];
+	int n;
+	float *lat_min;  /* the minimum: the least noisy, what the latency map uses */
+	float *lat_p50;  /* what latency_<path>.csv shows */
+	float *bw;
+	int ok, failed;  /* directions, at the last size */
+};
+
+int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n);
+void p2p_matrices_free(struct p2p_matrices *m);
+/* Take one merged record into the cells it belongs to (the matrix sizes of o). */
+void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const struct p2p_rec *r);
+
+/* What the engine writes about one path (rank 0). */
 struct p2p_path_out {
 	const char *run_id, *path;
 	int nep;
 	const char *const *labels;      /* endpoint names: the host, or host/r<rank> on one node */
 	const struct tr_port *ports;    /* each endpoint's port on this path */
-	const int *order;               /* display order of endpoints */
 	const struct p2p_opts *opts;
-	double *lat;                    /* nep*nep, [src*nep+dst], p50 µs at the smallest latency size */
-	double *lat_min;                /* same, the minimum */
-	double *bw;                     /* nep*nep, GB/s at the largest bandwidth size */
-	int ok, failed;                 /* directions */
 };
 
-void p2p_csv_header(FILE *f);
-/* Append one merged record as a p2p.csv row and remember it for the matrices. */
-void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r);
-/* Square matrix: first row and column are labels in `order`; empty diagonal and gaps. */
-void p2p_matrix_write(FILE *f, const struct p2p_path_out *po, const double *m, int precision);
-/* Human summary of a path on f (matrices up to 16 endpoints, else distributions). */
-void p2p_summary_print(FILE *f, const struct p2p_path_out *po);
+/* Append one merged record as a p2p.csv row (columns: fabric/p2p_csv.h). */
+void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r);
+/* Human summary of a path on f, endpoints in `order` (matrices up to 16 endpoints, else
+ * distributions). */
+void p2p_summary_print(FILE *f, const struct p2p_matrices *m, const struct p2p_opts *o,
+		       const char *const *labels, const int *order);
 /* "latency_tcp_eth0.csv": file name of a per-path matrix. */
 void p2p_matrix_name(char *out, size_t len, const char *what, const char *path);
+/* Square matrix m (n x n): first row and column are labels in `order`; empty diagonal and
+ * gaps. */
+void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,
+		      int precision);
+/* latency_<path>.csv and bandwidth_<path>.csv into dir, endpoints in `order`. 0 or FP_ERUNTIME. */
+int p2p_matrices_write(const char *dir, const struct p2p_matrices *m, const char *const *labels,
+		       const int *order);
+/* Endpoint indices in natural name order (order: n entries). */
+void p2p_order_natural(int n, const char *const *labels, int *order);
 
-/* The first path's matrices, for the latency map (rank 0, float as inference takes them). */
-struct p2p_maps {
-	int n;
-	char path[P2P_PATH_MAX];
-	float *lat;      /* n x n minimum half round trip, µs, at the smallest latency size */
-	float *lat_p50;  /* the same, p50 (what latency_<path>.csv shows) */
-	float *bw;       /* n x n GB/s at the largest bandwidth size */
+/* Every path's matrices (rank 0), in the order of the paths measured. */
+struct p2p_result {
+	int npaths;
+	struct p2p_matrices path[P2P_PATHS_MAX];
 };
+void p2p_result_free(struct p2p_result *r);
 
 struct world;
 struct run_out;
-/* Measure every path (endpoints only: w->my_ep >= 0). Returns 0, 1 when a pair failed, or a
- * negative FP_E*. maps (rank 0, may be NULL) receives the first path's matrices. */
-int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_maps *maps);
+/* Measure every path (endpoints only: w->my_ep >= 0); rows stream into <dir>/p2p.csv. Returns
+ * 0, 1 when a pair failed, or a negative FP_E* (the same on every endpoint; FP_ETIMEDOUT when
+ * an endpoint hung, so that the job cannot end collectively). res (rank 0, may be NULL)
+ * receives every path's matrices: the caller writes them, in the order it chooses. */
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res);
 
 struct sched_pair;
 /* Measure the given pairs of one path again (both directions, every size), one pair at a
  * time, as a confirmation: every endpoint calls it with the same list. Rank 0 appends the
- * rows to csv (p2p.csv's columns; rank 0 opened it). Returns 0 or a negative FP_E*; a pair
- * that fails is recorded, not an error. */
+ * rows to csv (p2p.csv's columns; rank 0 opened it). Returns 0 or a negative FP_E* (agreed by
+ * every endpoint); a pair that fails is recorded, not an error. */
 int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
 	       const struct sched_pair *pairs, int npairs);
-
 
 #endif

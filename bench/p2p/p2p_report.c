@@ -1,12 +1,16 @@
-/* p2p_report.c — what the point-to-point benchmark writes: p2p.csv rows, per-path matrices,
- * the terminal summary. Pure over plain structs (only FILE * output), so it is unit-tested
- * without MPI. */
+/* p2p_report.c — what the point-to-point benchmark writes: p2p.csv rows, the per-path
+ * matrices (built here from merged records, written where the caller says), the terminal
+ * summary. No MPI, so it is unit-tested directly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/log.h"
+#include "core/natsort.h"
+#include "core/results.h"
 #include "core/stats.h"
+#include "fabric/p2p_csv.h"
 #include "p2p.h"
 
 /* ---------------------------------------------------------------- merging two views */
@@ -47,47 +51,6 @@ static void matrix_sizes(const struct p2p_opts *o, int *first_lat, int *last_bw)
 	}
 }
 
-struct p2p_row {
-	const char *run_id, *path, *kind, *src_host, *dst_host, *src_dev, *dst_dev;
-	double line_rate_Gbps;
-	int64_t size_B, lat_iters;
-	double lat_us_min, lat_us_avg, lat_us_p50, lat_us_p99;
-	int64_t bw_windows, window;
-	double bw_GBps, bw_Gbps, pct_line_rate;
-	const char *status, *note;
-};
-
-#define COL(n, t, f, p) CSV_COL(n, t, struct p2p_row, f, p)
-static const struct csv_col p2p_cols[] = {
-	COL("run_id", CSV_STR, run_id, 0),
-	COL("path", CSV_STR, path, 0),
-	COL("kind", CSV_STR, kind, 0),
-	COL("src_host", CSV_STR, src_host, 0),
-	COL("dst_host", CSV_STR, dst_host, 0),
-	COL("src_dev", CSV_STR, src_dev, 0),
-	COL("dst_dev", CSV_STR, dst_dev, 0),
-	COL("line_rate_Gbps", CSV_F64, line_rate_Gbps, 1),
-	COL("size_B", CSV_I64, size_B, 0),
-	COL("lat_iters", CSV_I64, lat_iters, 0),
-	COL("lat_us_min", CSV_F64, lat_us_min, 3),
-	COL("lat_us_avg", CSV_F64, lat_us_avg, 3),
-	COL("lat_us_p50", CSV_F64, lat_us_p50, 3),
-	COL("lat_us_p99", CSV_F64, lat_us_p99, 3),
-	COL("bw_windows", CSV_I64, bw_windows, 0),
-	COL("window", CSV_I64, window, 0),
-	COL("bw_GBps", CSV_F64, bw_GBps, 4),
-	COL("bw_Gbps", CSV_F64, bw_Gbps, 3),
-	COL("pct_line_rate", CSV_F64, pct_line_rate, 1),
-	COL("status", CSV_STR, status, 0),
-	COL("note", CSV_STR, note, 0),
-};
-#define NCOLS ((int)(sizeof p2p_cols / sizeof p2p_cols[0]))
-
-void p2p_csv_header(FILE *f)
-{
-	csv_header(f, p2p_cols, NCOLS);
-}
-
 /* The link between two ports: same kind or unknown; rate of the slower side. */
 static void link_of(const struct tr_port *a, const struct tr_port *b, const char **kind, double *rate)
 {
@@ -95,7 +58,7 @@ static void link_of(const struct tr_port *a, const struct tr_port *b, const char
 	*rate = isnan(a->rate_gbps) || isnan(b->rate_gbps) ? NAN : fmin(a->rate_gbps, b->rate_gbps);
 }
 
-void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r)
+void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r)
 {
 	const struct p2p_size *z = &po->opts->sizes[r->size_idx];
 	const struct tr_port *sp = &po->ports[r->src], *dp = &po->ports[r->dst];
@@ -126,24 +89,61 @@ void p2p_csv_row(FILE *f, struct p2p_path_out *po, const struct p2p_rec *r)
 		if (!isnan(row.line_rate_Gbps) && row.line_rate_Gbps > 0)
 			row.pct_line_rate = 100 * row.bw_Gbps / row.line_rate_Gbps;
 	}
-	csv_row(f, p2p_cols, NCOLS, &row);
-
-	/* remember the matrix cells: p50 at the smallest latency size, the largest bandwidth size */
-	size_t cell = (size_t)r->src * (size_t)po->nep + (size_t)r->dst;
-	int first_lat, last_bw;
-	matrix_sizes(po->opts, &first_lat, &last_bw);
-	if (ok && r->size_idx == first_lat) {
-		po->lat[cell] = r->lat_p50;
-		if (po->lat_min)
-			po->lat_min[cell] = r->lat_min;
-	}
-	if (ok && r->size_idx == last_bw)
-		po->bw[cell] = r->bw_GBps;
-	if (r->size_idx == po->opts->nsizes - 1)
-		ok ? po->ok++ : po->failed++;
+	p2p_csv_write(f, &row);
 }
 
 /* ---------------------------------------------------------------- matrices */
+
+int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n)
+{
+	size_t cells = (size_t)n * (size_t)n;
+
+	memset(m, 0, sizeof *m);
+	snprintf(m->path, sizeof m->path, "%s", path);
+	m->n = n;
+	m->lat_min = malloc(sizeof *m->lat_min * cells);
+	m->lat_p50 = malloc(sizeof *m->lat_p50 * cells);
+	m->bw = malloc(sizeof *m->bw * cells);
+	if (!m->lat_min || !m->lat_p50 || !m->bw) {
+		LOG_ERROR("out of memory for the matrices of %d endpoints", n);
+		p2p_matrices_free(m);
+		return FP_ERUNTIME;
+	}
+	for (size_t i = 0; i < cells; i++)
+		m->lat_min[i] = m->lat_p50[i] = m->bw[i] = NAN;
+	return 0;
+}
+
+void p2p_matrices_free(struct p2p_matrices *m)
+{
+	free(m->lat_min);
+	free(m->lat_p50);
+	free(m->bw);
+	m->lat_min = m->lat_p50 = m->bw = NULL;
+}
+
+void p2p_result_free(struct p2p_result *r)
+{
+	for (int i = 0; i < r->npaths; i++)
+		p2p_matrices_free(&r->path[i]);
+	r->npaths = 0;
+}
+
+void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const struct p2p_rec *r)
+{
+	size_t cell = (size_t)r->src * (size_t)m->n + (size_t)r->dst;
+	int ok = r->status == P2P_OK, first_lat, last_bw;
+
+	matrix_sizes(o, &first_lat, &last_bw);
+	if (ok && r->size_idx == first_lat) {
+		m->lat_p50[cell] = (float)r->lat_p50;
+		m->lat_min[cell] = (float)r->lat_min;
+	}
+	if (ok && r->size_idx == last_bw)
+		m->bw[cell] = (float)r->bw_GBps;
+	if (r->size_idx == o->nsizes - 1)
+		ok ? m->ok++ : m->failed++;
+}
 
 void p2p_matrix_name(char *out, size_t len, const char *what, const char *path)
 {
@@ -154,52 +154,87 @@ void p2p_matrix_name(char *out, size_t len, const char *what, const char *path)
 	snprintf(out + n, len - (size_t)n, ".csv");
 }
 
-void p2p_matrix_write(FILE *f, const struct p2p_path_out *po, const double *m, int precision)
+void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,
+		      int precision)
 {
-	int n = po->nep;
-
 	fputs("host", f);
 	for (int j = 0; j < n; j++) {
 		fputc(',', f);
-		csv_field(f, po->labels[po->order[j]]);
+		csv_field(f, labels[order[j]]);
 	}
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		int s = po->order[i];
+		int s = order[i];
 
-		csv_field(f, po->labels[s]);
+		csv_field(f, labels[s]);
 		for (int j = 0; j < n; j++) {
-			double v = m[(size_t)s * (size_t)n + (size_t)po->order[j]];
+			float v = m[(size_t)s * (size_t)n + (size_t)order[j]];
 
 			fputc(',', f);
-			if (s != po->order[j] && !isnan(v))
+			if (s != order[j] && !isnan(v))
 				fprintf(f, "%.*f", precision, v);
 		}
 		fputc('\n', f);
 	}
 }
 
+int p2p_matrices_write(const char *dir, const struct p2p_matrices *m, const char *const *labels,
+		       const int *order)
+{
+	char name[P2P_PATH_MAX + 32];
+	int rc = 0;
+
+	for (int k = 0; k < 2; k++) {
+		FILE *f;
+
+		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", m->path);
+		if (!(f = results_tmp_open(dir, name))) {
+			rc = FP_ERUNTIME;
+			continue;
+		}
+		p2p_matrix_write(f, m->n, labels, order, k ? m->bw : m->lat_p50, k ? 4 : 3);
+		if (results_tmp_commit(f, dir, name))
+			rc = FP_ERUNTIME;
+	}
+	return rc;
+}
+
+static int cmp_label(const void *a, const void *b, void *labels)
+{
+	const char *const *l = labels;
+
+	return natsort_cmp(l[*(const int *)a], l[*(const int *)b]);
+}
+
+void p2p_order_natural(int n, const char *const *labels, int *order)
+{
+	for (int e = 0; e < n; e++)
+		order[e] = e;
+	qsort_r(order, (size_t)n, sizeof *order, cmp_label, (void *)labels);
+}
+
 /* ---------------------------------------------------------------- terminal summary */
 
-static void print_matrix(FILE *f, const struct p2p_path_out *po, const double *m, const char *title)
+static void print_matrix(FILE *f, int n, const char *const *labels, const int *order, const float *m,
+			 const char *title)
 {
-	int n = po->nep, w = 6;
+	int w = 6;
 
 	for (int i = 0; i < n; i++)
-		if ((int)strlen(po->labels[i]) > w)
-			w = (int)strlen(po->labels[i]);
+		if ((int)strlen(labels[i]) > w)
+			w = (int)strlen(labels[i]);
 	fprintf(f, "%s\n%*s", title, w, "");
 	for (int j = 0; j < n; j++)
-		fprintf(f, " %9.9s", po->labels[po->order[j]]);
+		fprintf(f, " %9.9s", labels[order[j]]);
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		int s = po->order[i];
+		int s = order[i];
 
-		fprintf(f, "%*s", w, po->labels[s]);
+		fprintf(f, "%*s", w, labels[s]);
 		for (int j = 0; j < n; j++) {
-			double v = m[(size_t)s * (size_t)n + (size_t)po->order[j]];
+			double v = m[(size_t)s * (size_t)n + (size_t)order[j]];
 
-			if (s == po->order[j])
+			if (s == order[j])
 				fprintf(f, " %9s", "-");
 			else if (isnan(v))
 				fprintf(f, " %9s", "x");
@@ -211,9 +246,9 @@ static void print_matrix(FILE *f, const struct p2p_path_out *po, const double *m
 }
 
 /* min / median / max of the measured off-diagonal cells */
-static void print_spread(FILE *f, const struct p2p_path_out *po, const double *m, const char *title)
+static void print_spread(FILE *f, int nep, const float *m, const char *title)
 {
-	size_t n = (size_t)po->nep, k = 0;
+	size_t n = (size_t)nep, k = 0;
 	double *v = malloc(sizeof *v * n * n);
 	struct stats st;
 
@@ -240,22 +275,28 @@ static void size_text(char *out, size_t len, uint64_t b)
 		snprintf(out, len, "%llu B", (unsigned long long)b);
 }
 
-void p2p_summary_print(FILE *f, const struct p2p_path_out *po)
+void p2p_summary_print(FILE *f, const struct p2p_matrices *m, const struct p2p_opts *o,
+		       const char *const *labels, const int *order)
 {
 	char title[128], sz[32];
 	int first_lat, last_bw;
 
-	matrix_sizes(po->opts, &first_lat, &last_bw);
-	fprintf(f, "\npath %s: %d endpoints, %d directions ok, %d failed\n", po->path, po->nep, po->ok,
-		po->failed);
+	matrix_sizes(o, &first_lat, &last_bw);
+	fprintf(f, "\npath %s: %d endpoints, %d directions ok, %d failed\n", m->path, m->n, m->ok, m->failed);
 	if (first_lat >= 0) {
-		size_text(sz, sizeof sz, po->opts->sizes[first_lat].bytes);
+		size_text(sz, sizeof sz, o->sizes[first_lat].bytes);
 		snprintf(title, sizeof title, "latency p50 (us, half round trip), %s, row = src", sz);
-		po->nep <= 16 ? print_matrix(f, po, po->lat, title) : print_spread(f, po, po->lat, title);
+		if (m->n <= 16)
+			print_matrix(f, m->n, labels, order, m->lat_p50, title);
+		else
+			print_spread(f, m->n, m->lat_p50, title);
 	}
 	if (last_bw >= 0) {
-		size_text(sz, sizeof sz, po->opts->sizes[last_bw].bytes);
+		size_text(sz, sizeof sz, o->sizes[last_bw].bytes);
 		snprintf(title, sizeof title, "bandwidth (GB/s), %s messages, row = src", sz);
-		po->nep <= 16 ? print_matrix(f, po, po->bw, title) : print_spread(f, po, po->bw, title);
+		if (m->n <= 16)
+			print_matrix(f, m->n, labels, order, m->bw, title);
+		else
+			print_spread(f, m->n, m->bw, title);
 	}
 }

@@ -27,7 +27,7 @@
 
 #include "core/clock.h"
 #include "core/mpi_util.h"
-#include "tcp_info.h"
+#include "node/inv_link.h"
 #include "transport.h"
 
 #define HELLO_MAGIC 0x66707462u /* "fptb" */
@@ -133,6 +133,24 @@ static void tcp_close(void *vctx)
 	free(ctx);
 }
 
+/* The interface's first IPv4 address (network order). 0, or -1 when it has none. */
+static int if_ipv4(const char *dev, uint32_t *ip)
+{
+	struct ifaddrs *all, *a;
+	int rc = -1;
+
+	if (getifaddrs(&all))
+		return -1;
+	for (a = all; a; a = a->ifa_next)
+		if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && !strcmp(a->ifa_name, dev)) {
+			*ip = ((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr;
+			rc = 0;
+			break;
+		}
+	freeifaddrs(all);
+	return rc;
+}
+
 /* Listen on this node's address of the interface. Fills *me (ip 0 when not usable) and why. */
 static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port *port)
 {
@@ -140,7 +158,7 @@ static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port 
 	socklen_t sl = sizeof sa;
 	int one = 1;
 
-	if (tcp_if_ipv4(ctx->dev, &sa.sin_addr.s_addr)) {
+	if (if_ipv4(ctx->dev, &sa.sin_addr.s_addr)) {
 		snprintf(port->why, TR_WHY_MAX, "no IPv4 address on %s", ctx->dev);
 		return;
 	}
@@ -170,21 +188,27 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	ctx->max = env->max_size;
 	ctx->fault = env->fault;
 	ctx->addrs = calloc((size_t)env->nep, sizeof *ctx->addrs);
+	if (!ctx->addrs) {
+		free(ctx); /* a few bytes per endpoint: nothing can go on */
+		return FP_ERUNTIME;
+	}
 	ctx->sbuf = malloc(env->max_size);
 	ctx->rbuf = malloc(env->max_size);
-	if (!ctx->addrs || !ctx->sbuf || !ctx->rbuf) {
-		LOG_ERROR("out of memory for %zu-byte buffers", env->max_size);
-		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
-	}
-	memset(ctx->sbuf, 0x5a, env->max_size);
-	memset(ctx->rbuf, 0, env->max_size);
 	snprintf(ctx->dev, sizeof ctx->dev, "%s", arg ? arg : "");
 	snprintf(port->dev, sizeof port->dev, "%s", ctx->dev);
 	port->rate_gbps = NAN;
-	if (!arg || !*arg || strlen(arg) >= IF_NAMESIZE)
+	if (!ctx->sbuf || !ctx->rbuf) /* this endpoint's pairs are skipped; the exchange goes on */
+		snprintf(port->why, TR_WHY_MAX, "out of memory for two %zu-byte buffers", env->max_size);
+	else if (!arg || !*arg || strlen(arg) >= IF_NAMESIZE)
 		snprintf(port->why, TR_WHY_MAX, "path tcp needs an interface: tcp:<netdev>");
 	else {
-		tcp_if_describe(NULL, ctx->dev, port->kind, sizeof port->kind, &port->rate_gbps);
+		struct inv_netdev nd;
+
+		inv_netdev_read("/sys", ctx->dev, &nd);
+		snprintf(port->kind, sizeof port->kind, "%s", inv_kind_name(nd.kind));
+		port->rate_gbps = nd.rate_gbps;
+		memset(ctx->sbuf, 0x5a, env->max_size);
+		memset(ctx->rbuf, 0, env->max_size);
 		tcp_listen(ctx, &me, port);
 	}
 	/* the token: random on endpoint 0, the same everywhere */

@@ -141,7 +141,7 @@ static int verbs_port_query(struct verbs_ctx *x, int max_window, struct tr_port 
 				     .gid_index = -1 };
 	/* the choice `fabprobe inventory` reports: sysfs GID types, the inventory's picker */
 	if (verbs_port_is_roce(&x->vp) && pa.state == IBV_PORT_ACTIVE &&
-	    (x->vp.gid_index = verbs_gid_choose("/sys", x->dev, x->port, NULL)) >= 0) {
+	    (x->vp.gid_index = inv_gid_choose("/sys", x->dev, x->port, NULL)) >= 0) {
 		CHECK_IBV(x, -1, port->why, ibv_query_gid(x->ibv, (uint8_t)x->port, x->vp.gid_index, &gid),
 			  return FP_ERUNTIME);
 		memcpy(x->gid, gid.raw, 16);

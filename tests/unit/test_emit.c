@@ -54,13 +54,16 @@ static void test_three_tiers_tree_and_blocks(void)
 	CHECK(strstr(buf, "root") == NULL);
 	render(emit_slurm_block, &t, &rc);
 	/* pairs (0,1)(2,3)(4,5) and quads (0-3)(4-5) each stay under one spine */
-	CHECK(rc == 0 && strstr(buf, "BlockName=b05 Nodes=n[11-12]\nBlockSizes=2,4,8\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "BlockName=b05 Nodes=n[11-12]\nBlockSizes=2,4,8\n");
 
 	r = tree(3, 3); /* 3 + 3 leaves: a pair (2,3) would straddle the spines */
 	render(emit_slurm_block, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "BlockSizes=2\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "BlockSizes=2\n");
 	render(emit_slurm_yaml, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "    block_sizes:\n      - 2\n    blocks:\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "    block_sizes:\n      - 2\n    blocks:\n");
 }
 
 static void test_disconnected_parts_get_one_root(void)
@@ -70,7 +73,8 @@ static void test_disconnected_parts_get_one_root(void)
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "SwitchName=root Switches=spine[00-01]\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "SwitchName=root Switches=spine[00-01]\n");
 }
 
 static void test_names_refused(void)
@@ -84,12 +88,14 @@ static void test_names_refused(void)
 		bad[i] = hosts[i];
 	bad[3] = "GPU04";
 	render(emit_k8s_nodes, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "GPU04"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "GPU04");
 	render(emit_slurm_tree, &t, &rc);
 	CHECK(rc == 0); /* Slurm takes upper case */
 	bad[3] = "n 04";
 	render(emit_slurm_tree, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "n 04"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "n 04");
 	render(emit_ompi_hostfile, &t, &rc);
 	CHECK(rc == FP_EUSAGE);
 	bad[3] = "n04:1";
@@ -98,7 +104,8 @@ static void test_names_refused(void)
 	t.hosts = hosts;
 	t.label_prefix = "Not.Valid";
 	render(emit_k8s_label_cmds, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "Not.Valid"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "Not.Valid");
 }
 
 static void test_name_rules(void)

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "core/log.h"
 #include "core/opts.h"
+#include "cmd/cmd.h"
 #include "p2p/p2p.h"
 
 static char err[OPTS_ERR_MAX];
@@ -33,14 +34,16 @@ static void test_integers_and_seconds(void)
 	long v;
 	double d;
 
-	CHECK(opts_long("-n", "10", 1, 100, &v, err) == 0 && v == 10);
+	CHECK_EQ(opts_long("-n", "10", 1, 100, &v, err), 0);
+	CHECK_EQ(v, 10);
 	CHECK(opts_long("-n", "0", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "-5", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "101", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "1e3", 1, 10000, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "99999999999999999999999", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "", 1, 100, &v, err) == FP_EUSAGE);
-	CHECK(opts_seconds("-t", "2.5", 10, &d, err) == 0 && d == 2.5);
+	CHECK_EQ(opts_seconds("-t", "2.5", 10, &d, err), 0);
+	CHECK_EQ(d, 2.5);
 	CHECK(opts_seconds("-t", "0", 10, &d, err) == FP_EUSAGE);
 	CHECK(opts_seconds("-t", "-1", 10, &d, err) == FP_EUSAGE);
 	CHECK(opts_seconds("-t", "nan", 10, &d, err) == FP_EUSAGE);
@@ -55,7 +58,10 @@ static void test_size_lists(void)
 	int n;
 
 	CHECK(opts_size_list("-l", "4K,8,4096,64", 1, 1u << 30, v, &n, err) == 0);
-	CHECK(n == 3 && v[0] == 8 && v[1] == 64 && v[2] == 4096); /* sorted, duplicates merged */
+	CHECK_EQ(n, 3); /* sorted, duplicates merged */
+	CHECK_EQ(v[0], 8);
+	CHECK_EQ(v[1], 64);
+	CHECK_EQ(v[2], 4096);
 	CHECK(opts_size_list("-l", "8,,64", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
 	CHECK(opts_size_list("-l", "8,", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
 	CHECK(opts_size_list("-l", ",8", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
@@ -83,7 +89,7 @@ static int parse(const char *line, struct p2p_opts *o)
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
-	return p2p_opts_parse(argc, argv, o, err);
+	return p2p_opts_parse(argc, argv, o, NULL, err);
 }
 
 static void test_p2p_defaults_and_merge(void)
@@ -91,16 +97,33 @@ static void test_p2p_defaults_and_merge(void)
 	struct p2p_opts o;
 
 	CHECK(parse("", &o) == 0);
-	CHECK(o.nsizes == 2 && o.sizes[0].bytes == 8 && o.sizes[0].lat && !o.sizes[0].bw);
-	CHECK(o.sizes[1].bytes == 4u << 20 && o.sizes[1].bw && !o.sizes[1].lat);
-	CHECK(o.lat_iters == 1000 && o.window == 64 && o.npaths == 1 && !strcmp(o.paths[0], "mpi"));
-	CHECK(o.pair_timeout == 0 && o.concurrency == 0 && o.test_stall_rank == -1);
+	CHECK_EQ(o.nsizes, 2);
+	CHECK_EQ(o.sizes[0].bytes, 8);
+	CHECK(o.sizes[0].lat);
+	CHECK(!o.sizes[0].bw);
+	CHECK_EQ(o.sizes[1].bytes, 4u << 20);
+	CHECK(o.sizes[1].bw);
+	CHECK(!o.sizes[1].lat);
+	CHECK_EQ(o.lat_iters, 1000);
+	CHECK_EQ(o.window, 64);
+	CHECK_EQ(o.npaths, 1);
+	CHECK_STR(o.paths[0], "mpi");
+	CHECK_EQ(o.pair_timeout, 0);
+	CHECK_EQ(o.concurrency, 0);
+	CHECK_EQ(o.test_stall_rank, -1);
 
 	CHECK(parse("-l 8,64K -s 64K,1M -n 50 --window 16 -c 1 -t 2.5 --name x", &o) == 0);
 	CHECK(o.nsizes == 3);
-	CHECK(o.sizes[1].bytes == 65536 && o.sizes[1].lat && o.sizes[1].bw); /* one size, both */
-	CHECK(o.lat_iters == 50 && o.window == 16 && o.concurrency == 1 && o.pair_timeout == 2.5);
-	CHECK(parse("--bw-sizes none", &o) == 0 && o.nsizes == 1 && o.sizes[0].lat);
+	CHECK_EQ(o.sizes[1].bytes, 65536); /* one size, both */
+	CHECK(o.sizes[1].lat);
+	CHECK(o.sizes[1].bw);
+	CHECK_EQ(o.lat_iters, 50);
+	CHECK_EQ(o.window, 16);
+	CHECK_EQ(o.concurrency, 1);
+	CHECK_EQ(o.pair_timeout, 2.5);
+	CHECK_EQ(parse("--bw-sizes none", &o), 0);
+	CHECK_EQ(o.nsizes, 1);
+	CHECK(o.sizes[0].lat);
 	CHECK(parse("--help", &o) == 1);
 }
 
@@ -131,13 +154,25 @@ static void test_p2p_rejects(void)
 /* `run` takes p2p's options and the stages' own; p2p refuses those */
 static void test_run_options(void)
 {
-	struct p2p_opts o;
+	struct run_opts o;
 	char *argv[] = { "run", "--no-inventory", "--coll-max", "256K", "--slots", "4", "-c", "1", NULL };
 	char *bad[] = { "run", "--coll-max", "0", NULL };
+	char *p2p_only[] = { "p2p", "--slots", "4", NULL };
+	struct p2p_opts po;
 
-	CHECK(p2p_opts_parse(8, argv, &o, err) == 0);
-	CHECK(o.no_inventory && !o.no_coll && !strcmp(o.coll_max, "256K") && o.slots == 4 && o.concurrency == 1);
-	CHECK(p2p_opts_parse(3, bad, &o, err) == FP_EUSAGE && strstr(err, "--coll-max"));
+	CHECK_EQ(run_opts_parse(8, argv, &o, err), 0);
+	CHECK(o.no_inventory);
+	CHECK(!o.no_coll);
+	CHECK_EQ(o.coll_max, 256 << 10);
+	CHECK_EQ(o.slots, 4);
+	CHECK_EQ(o.p2p.concurrency, 1);
+	/* the collectives stage: 8 B .. 256 KiB, x4 per step */
+	CHECK_EQ(o.coll.nsizes, 8);
+	CHECK_EQ(o.coll.sizes[0], 8);
+	CHECK_EQ(o.coll.sizes[7], 128 << 10);
+	CHECK_EQ(run_opts_parse(3, bad, &o, err), FP_EUSAGE);
+	CHECK_HAS(err, "--coll-max");
+	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, NULL, err), FP_EUSAGE);
 }
 
 static void test_estimate(void)

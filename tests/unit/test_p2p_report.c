@@ -18,18 +18,22 @@ static void test_merge(void)
 		       er = rec(P2P_ERROR, "connection reset"), m;
 
 	p2p_rec_merge(&ok, &ok, "a", "b", &m);
-	CHECK(m.status == P2P_OK && m.why[0] == 0 && m.lat_p50 == 5);
+	CHECK_EQ(m.status, P2P_OK);
+	CHECK_STR(m.why, "");
+	CHECK_EQ(m.lat_p50, 5);
 	p2p_rec_merge(&ok, &to, "a", "b", &m);
 	CHECK(m.status == P2P_TIMEOUT);
 	CHECK_STR(m.why, "b: timed out waiting for the echo");
 	p2p_rec_merge(&to, &to, "node01", "node05", &m); /* both sides named */
 	CHECK(m.status == P2P_TIMEOUT);
-	CHECK(strstr(m.why, "node01: timed") && strstr(m.why, "node05: timed"));
+	CHECK_HAS(m.why, "node01: timed");
+	CHECK_HAS(m.why, "node05: timed");
 	p2p_rec_merge(&to, &er, "a", "b", &m); /* the error is the cause */
 	CHECK(m.status == P2P_ERROR);
 	CHECK(strstr(m.why, "b: connection reset") != NULL);
 	p2p_rec_merge(&er, &ok, "a", "b", &m);
-	CHECK(m.status == P2P_ERROR && strstr(m.why, "a: connection reset"));
+	CHECK_EQ(m.status, P2P_ERROR);
+	CHECK_HAS(m.why, "a: connection reset");
 }
 
 static struct p2p_opts opts(void)
@@ -49,27 +53,28 @@ static void test_rows_and_matrices(void)
 	const char *labels[3] = { "node10", "node2", "node3" };
 	struct tr_port ports[3] = { { "eth0", "ethernet", 25, 1, "" }, { "eth0", "ethernet", 10, 1, "" },
 				    { "ib0", "infiniband", NAN, 1, "" } };
-	int order[3] = { 1, 2, 0 };
-	double lat[9], bw[9];
+	int order[3];
+	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "tcp:eth0", .nep = 3, .labels = labels,
-				   .ports = ports, .order = order, .opts = &o,
-				   .lat = lat, .bw = bw };
+				   .ports = ports, .opts = &o };
 	struct p2p_rec r = { .src = 0, .dst = 1, .size_idx = 1, .status = P2P_OK, .bw_iters = 4,
 			     .bw_GBps = 1.0, .lat_p50 = NAN };
 	FILE *f;
 
-	for (int i = 0; i < 9; i++)
-		lat[i] = bw[i] = NAN;
+	CHECK(p2p_matrices_init(&m, "tcp:eth0", 3) == 0);
 	f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
+	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
 	/* 8 Gbit/s over the slower port's 10 Gbit/s = 80% */
 	CHECK_STR(buf, "r,tcp:eth0,ethernet,node10,node2,eth0,eth0,10.0,1048576,,,,,,4,64,1.0000,8.000,80.0,ok,\n");
-	CHECK(bw[0 * 3 + 1] == 1.0 && po.ok == 1);
+	CHECK_EQ(m.bw[0 * 3 + 1], 1.0f);
+	CHECK_EQ(m.ok, 1);
 
 	r = (struct p2p_rec){ .src = 2, .dst = 0, .size_idx = 1, .status = P2P_OK, .bw_iters = 4, .bw_GBps = 2 };
 	f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
+	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
 	/* kinds differ, one rate unknown: kind, rate and fraction are empty, not zero */
 	CHECK_STR(buf, "r,tcp:eth0,,node3,node10,ib0,eth0,,1048576,,,,,,4,64,2.0000,16.000,,ok,\n");
@@ -78,17 +83,23 @@ static void test_rows_and_matrices(void)
 			      .lat_min = 1, .lat_avg = 2, .lat_p50 = 1.5, .lat_p99 = 3 };
 	f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
+	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
-	CHECK(lat[1 * 3 + 2] == 1.5);
+	CHECK(m.lat_p50[1 * 3 + 2] == 1.5f);
+	CHECK(m.lat_min[1 * 3 + 2] == 1.0f);
 
+	p2p_order_natural(3, labels, order);
+	CHECK(order[0] == 1);
+	CHECK(order[2] == 0);
 	f = fmemopen(buf, sizeof buf, "w");
-	p2p_matrix_write(f, &po, bw, 2);
+	p2p_matrix_write(f, 3, labels, order, m.bw, 2);
 	fclose(f);
 	/* natural order node2, node3, node10; diagonal and unmeasured cells empty */
 	CHECK_STR(buf, "host,node2,node3,node10\n"
 		       "node2,,,\n"
 		       "node3,,,2.00\n"
 		       "node10,1.00,,\n");
+	p2p_matrices_free(&m);
 }
 
 static void test_failed_row_is_empty(void)
@@ -96,20 +107,23 @@ static void test_failed_row_is_empty(void)
 	struct p2p_opts o = opts();
 	const char *labels[2] = { "a", "b" };
 	struct tr_port ports[2] = { { "rank0", "", NAN, 1, "" }, { "rank1", "", NAN, 1, "" } };
-	int order[2] = { 0, 1 };
-	double lat[4] = { NAN, NAN, NAN, NAN }, bw[4] = { NAN, NAN, NAN, NAN };
+	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "mpi", .nep = 2, .labels = labels,
-				   .ports = ports, .order = order, .opts = &o,
-				   .lat = lat, .bw = bw };
+				   .ports = ports, .opts = &o };
 	struct p2p_rec r = { .src = 0, .dst = 1, .size_idx = 1, .status = P2P_TIMEOUT, .bw_iters = 4,
 			     .bw_GBps = 1.0 };
 
 	snprintf(r.why, sizeof r.why, "a: timed out, \"x\"");
+	CHECK(p2p_matrices_init(&m, "mpi", 2) == 0);
 	FILE *f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
+	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
 	CHECK_STR(buf, "r,mpi,,a,b,rank0,rank1,,1048576,,,,,,,,,,,timeout,\"a: timed out, \"\"x\"\"\"\n");
-	CHECK(isnan(bw[1]) && po.failed == 1 && po.ok == 0);
+	CHECK(isnan(m.bw[1]));
+	CHECK_EQ(m.failed, 1);
+	CHECK_EQ(m.ok, 0);
+	p2p_matrices_free(&m);
 }
 
 static void test_matrix_names(void)

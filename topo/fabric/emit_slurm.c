@@ -62,15 +62,15 @@ static void header(FILE *f, const struct emit_topo *t, const char *what)
 int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
-	int top = r->ntiers - 1;
+	int top = r->ntiers - 1, rc;
 
 	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/tree");
 	for (int k = 0; k < r->ntiers; k++)
 		for (int g = 0; g < r->ngroups[k]; g++) {
 			char name[EMIT_NAME_MAX], *list = NULL;
 
-			if (members(t, k, g, &list, err))
-				return FP_EUSAGE;
+			if ((rc = members(t, k, g, &list, err)))
+				return rc;
 			emit_group_name(t, k, g, name);
 			fprintf(f, "SwitchName=%s %s=%s\n", name, k ? "Switches" : "Nodes", list);
 			free(list);
@@ -80,8 +80,8 @@ int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
 		 * puts them in one job */
 		char *list = NULL;
 
-		if (members(t, r->ntiers, 0, &list, err))
-			return FP_EUSAGE;
+		if ((rc = members(t, r->ntiers, 0, &list, err)))
+			return rc;
 		fprintf(f, "# the switches below root are not connected by any measurement\n"
 			   "SwitchName=root Switches=%s\n", list);
 		free(list);
@@ -130,7 +130,7 @@ static int block_sizes(const struct emit_topo *t, int *base)
 
 int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 {
-	int base, levels = block_sizes(t, &base);
+	int rc, base, levels = block_sizes(t, &base);
 
 	if (levels < 0) {
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
@@ -140,8 +140,8 @@ int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 	for (int g = 0; g < t->tree->ngroups[0]; g++) {
 		char *list = NULL;
 
-		if (members(t, 0, g, &list, err))
-			return FP_EUSAGE;
+		if ((rc = members(t, 0, g, &list, err)))
+			return rc;
 		fprintf(f, "BlockName=b%02d Nodes=%s\n", g, list);
 		free(list);
 	}
@@ -155,7 +155,7 @@ int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
-	int base, levels = block_sizes(t, &base);
+	int rc, base, levels = block_sizes(t, &base);
 
 	if (levels < 0) {
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
@@ -167,8 +167,8 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 		for (int g = 0; g < r->ngroups[k]; g++) {
 			char name[EMIT_NAME_MAX], *list = NULL;
 
-			if (members(t, k, g, &list, err))
-				return FP_EUSAGE;
+			if ((rc = members(t, k, g, &list, err)))
+				return rc;
 			emit_group_name(t, k, g, name);
 			fprintf(f, "    - switch: %s\n      %s: \"%s\"\n", name, k ? "children" : "nodes", list);
 			free(list);
@@ -180,8 +180,8 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 	for (int g = 0; g < r->ngroups[0]; g++) {
 		char *list = NULL;
 
-		if (members(t, 0, g, &list, err))
-			return FP_EUSAGE;
+		if ((rc = members(t, 0, g, &list, err)))
+			return rc;
 		fprintf(f, "    - block: b%02d\n      nodes: \"%s\"\n", g, list);
 		free(list);
 	}

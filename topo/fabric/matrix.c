@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "p2p_csv.h"
 
 #define FAIL(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); goto fail; } while (0)
 
@@ -162,9 +163,11 @@ void matrix_free(struct matrix *m)
 
 /* ---------------------------------------------------------------- p2p.csv */
 
+/* the columns read, by their p2p_csv.h index */
 enum { C_PATH, C_SRC, C_DST, C_SDEV, C_DDEV, C_SIZE, C_LMIN, C_BW, C_STATUS, C_N };
-static const char *const p2p_need[C_N] = { "path", "src_host", "dst_host", "src_dev", "dst_dev",
-					   "size_B", "lat_us_min", "bw_GBps", "status" };
+static const int p2p_need[C_N] = { P2P_COL_PATH, P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_SRC_DEV,
+				   P2P_COL_DST_DEV, P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_BW_GBPS,
+				   P2P_COL_STATUS };
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -213,10 +216,10 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 	for (int c = 0; c < C_N; c++) {
 		idx[c] = -1;
 		for (int k = 0; k < nf; k++)
-			if (!strcmp(fields[k], p2p_need[c]))
+			if (!strcmp(fields[k], p2p_csv_cols[p2p_need[c]].name))
 				idx[c] = k;
 		if (idx[c] < 0)
-			FAIL("%s:1: no column '%s': not a fabprobe p2p.csv", file, p2p_need[c]);
+			FAIL("%s:1: no column '%s': not a fabprobe p2p.csv", file, p2p_csv_cols[p2p_need[c]].name);
 	}
 	/* pass 1: the path, the endpoints, the sizes */
 	while (read_line(f, &buf, &cap)) {

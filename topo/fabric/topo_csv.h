@@ -15,4 +15,9 @@ void topo_csv_suspects(FILE *f, const struct emit_topo *t);
 /* tiers, groups and their hosts, suspects: what a person reads first */
 void topo_summary_print(FILE *f, const struct emit_topo *t);
 
+/* Write topology.csv, tiers.csv, suspects.csv and (with_schedulers) every scheduler file into
+ * dir (topo_out.c). A file whose format cannot hold a host name is not written (said on
+ * stderr): FP_EUSAGE after the rest; FP_ERUNTIME on an I/O error or out of memory. */
+int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers);
+
 #endif

@@ -213,46 +213,35 @@ static void scan_proc(struct inv_node *node)
 
 /* ------------------------------------------------------------------ netdevs */
 
-/* One /sys/class/net entry. A netdev without a "device" link is virtual (lo, veth, bridges,
- * docker0, ifb): listed, never tested unless asked. */
+/* One /sys/class/net entry (inv_netdev_read). A netdev without a "device" link is virtual
+ * (lo, veth, bridges, docker0, ifb): listed, never tested unless asked. */
 static void scan_netdev(const char *root, const char *name, struct inv_node *node)
 {
 	struct inv_nic *n = inv_nic_get(node, NULL, -1, name);
+	struct inv_netdev nd;
 	char buf[128], rel[96];
-	int type = -1;
 
 	if (!n)
 		return;
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/type", name))
-		type = atoi(buf);
-	n->kind = type == 32 ? INV_KIND_INFINIBAND : type == 772 ? INV_KIND_LOOPBACK : INV_KIND_ETHERNET;
-	snprintf(rel, sizeof rel, "class/net/%.32s/device", name);
-	n->is_virtual = !inv_sysfs_exists(root, rel) || n->kind == INV_KIND_LOOPBACK;
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/operstate", name)) {
-		inv_copy(n->state, buf, sizeof n->state);
-		inv_copy(n->netdev_state, buf, sizeof n->netdev_state);
-	} else {
+	inv_netdev_read(root, name, &nd);
+	n->kind = nd.kind;
+	n->is_virtual = nd.is_virtual;
+	inv_copy(n->state, nd.operstate, sizeof n->state);
+	inv_copy(n->netdev_state, nd.operstate, sizeof n->netdev_state);
+	n->mtu = nd.mtu;
+	inv_copy(n->guid_or_mac, nd.address, sizeof n->guid_or_mac);
+	n->rate_gbps = nd.rate_gbps;
+	if (nd.bad & INV_NETDEV_BAD_OPERSTATE) {
 		snprintf(rel, sizeof rel, "class/net/%.32s/operstate", name);
 		inv_sysfs_bad(node, root, rel, "unreadable");
 	}
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/mtu", name))
-		n->mtu = atoi(buf);
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/address", name))
-		inv_copy(n->guid_or_mac, buf, sizeof n->guid_or_mac);
-	/* Mb/s; -1 or unreadable (EINVAL while down, virtual devices) = unknown, never 0 */
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/speed", name)) {
-		char *end;
-		long mbps = strtol(buf, &end, 10);
-
-		if (end == buf || *end) {
-			snprintf(rel, sizeof rel, "class/net/%.32s/speed", name);
-			inv_sysfs_bad(node, root, rel, "malformed (expected Mb/s, or -1)");
-		} else if (mbps > 0) {
-			n->rate_gbps = mbps / 1000.0;
-		}
+	if (nd.bad & INV_NETDEV_BAD_SPEED) {
+		snprintf(rel, sizeof rel, "class/net/%.32s/speed", name);
+		inv_sysfs_bad(node, root, rel, "malformed (expected Mb/s, or -1)");
 	}
 	if (n->is_virtual)
 		return;
+	snprintf(rel, sizeof rel, "class/net/%.32s/device", name);
 	if (inv_sysfs_pci(root, rel, n->pci, sizeof n->pci))
 		n->pci[0] = 0; /* not a PCI device (platform NIC): no locality */
 	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/device/numa_node", name) ||

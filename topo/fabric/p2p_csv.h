@@ -1,0 +1,37 @@
+/* p2p_csv.h — p2p.csv's columns: the one definition that the writer (bench/p2p) and every
+ * reader (topo/fabric/matrix.c, …) share, so that the two cannot drift apart. */
+#ifndef FP_P2P_CSV_H
+#define FP_P2P_CSV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/csv.h"
+
+/* One row: one direction of one pair, at one message size, on one path. Missing values are
+ * NAN / -1 / NULL (empty cells). */
+struct p2p_row {
+	const char *run_id, *path, *kind, *src_host, *dst_host, *src_dev, *dst_dev;
+	double line_rate_Gbps;
+	int64_t size_B, lat_iters;
+	double lat_us_min, lat_us_avg, lat_us_p50, lat_us_p99;
+	int64_t bw_windows, window;
+	double bw_GBps, bw_Gbps, pct_line_rate;
+	const char *status, *note;
+};
+
+/* Column indices, in file order. */
+enum p2p_col {
+	P2P_COL_RUN_ID, P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST,
+	P2P_COL_SRC_DEV, P2P_COL_DST_DEV, P2P_COL_LINE_RATE, P2P_COL_SIZE, P2P_COL_LAT_ITERS,
+	P2P_COL_LAT_MIN, P2P_COL_LAT_AVG, P2P_COL_LAT_P50, P2P_COL_LAT_P99, P2P_COL_BW_WINDOWS,
+	P2P_COL_WINDOW, P2P_COL_BW_GBPS, P2P_COL_BW_GBITS, P2P_COL_PCT_LINE_RATE, P2P_COL_STATUS,
+	P2P_COL_NOTE, P2P_NCOLS
+};
+
+extern const struct csv_col p2p_csv_cols[P2P_NCOLS];
+
+void p2p_csv_header(FILE *f);
+void p2p_csv_write(FILE *f, const struct p2p_row *row);
+
+#endif

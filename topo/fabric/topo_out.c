@@ -1,0 +1,52 @@
+/* topo_out.c — the latency map's files in a results directory: its own CSVs and every
+ * scheduler file (emit.h's registry). */
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/results.h"
+#include "topo_csv.h"
+
+int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers)
+{
+	static const struct {
+		const char *name;
+		void (*write)(FILE *, const struct emit_topo *);
+	} own[] = { { "topology.csv", topo_csv_topology }, { "tiers.csv", topo_csv_tiers },
+		    { "suspects.csv", topo_csv_suspects } };
+	int rc = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+		if (!(f = results_tmp_open(dir, own[i].name)))
+			return FP_ERUNTIME;
+		own[i].write(f, t);
+		if (results_tmp_commit(f, dir, own[i].name))
+			return FP_ERUNTIME;
+	}
+	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
+		char err[EMIT_ERR_MAX] = "";
+
+		if (!(f = results_tmp_open(dir, emit_registry[i]->name)))
+			return FP_ERUNTIME;
+		int wrc = emit_registry[i]->write(f, t, err);
+
+		if (wrc == FP_ERUNTIME) {
+			fclose(f);
+			LOG_ERROR("%s: %s", emit_registry[i]->name, err);
+			return FP_ERUNTIME;
+		}
+		if (wrc) {
+			/* a name this format cannot hold: no file rather than a corrupt one */
+			fclose(f);
+			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_registry[i]->name, err);
+			char tmp[RESULTS_PATH_MAX + 64];
+			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_registry[i]->name);
+			unlink(tmp);
+			rc = FP_EUSAGE;
+			continue;
+		}
+		if (results_tmp_commit(f, dir, emit_registry[i]->name))
+			return FP_ERUNTIME;
+	}
+	return rc;
+}
