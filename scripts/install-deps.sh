@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh --check  exit 0 when nothing is missing, 1 otherwise; installs nothing
 set -euo pipefail
 
-# package -> a file or command that proves it is installed
+# package -> a file or command that proves it is installed (a glob where the path has a version)
 declare -A need=(
   [openmpi-bin]=/usr/bin/mpirun
   [libopenmpi-dev]=/usr/bin/mpicc
@@ -19,6 +19,7 @@ declare -A need=(
   [make]=/usr/bin/make
   [gcc]=/usr/bin/gcc
   [clang]=/usr/bin/clang
+  [libclang-rt-dev]='/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'  # libFuzzer (make fuzz)
   [libbpf-dev]=/usr/include/bpf/bpf_helpers.h
   [util-linux]=/usr/bin/unshare
   [procps]=/usr/bin/pkill
@@ -30,7 +31,7 @@ declare -A need=(
 
 missing=()
 for pkg in "${!need[@]}"; do
-  [ -e "${need[$pkg]}" ] || missing+=("$pkg")
+  compgen -G "${need[$pkg]}" > /dev/null || missing+=("$pkg")
 done
 
 if [ "${1:-}" = "--check" ]; then

@@ -66,8 +66,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
 		switch (c) {
-		case O_SYSFS: o->sysfs_root = optarg; break;
-		case O_XML: o->hwloc_xml = optarg; break;
+		case O_SYSFS: o->sysfs_root = optarg; rc = opts_value("--sysfs-root", optarg, err); break;
+		case O_XML: o->hwloc_xml = optarg; rc = opts_value("--hwloc-xml", optarg, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
 		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
 			rc = results_where_opt(&o->where, c, optarg, err);
@@ -83,6 +83,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 		OPTS_FAIL("unexpected argument '%s' (see fabprobe inventory --help)", argv[optind]);
 	if (o->sysfs_root && !pattern_ok(o->sysfs_root))
 		OPTS_FAIL("--sysfs-root: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->sysfs_root);
+	if (o->hwloc_xml && strstr(FP_FEATURES, "hwloc=no"))
+		OPTS_FAIL("--hwloc-xml: this build has no hwloc (WITH_HWLOC=no or libhwloc-dev missing)");
 	if (o->hwloc_xml && !pattern_ok(o->hwloc_xml))
 		OPTS_FAIL("--hwloc-xml: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->hwloc_xml);
 	if ((rc = results_where_check(&o->where, err)))
@@ -92,7 +94,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 
 int cmd_inventory(int argc, char **argv)
 {
-	static const struct cmd_stage stage = { .name = "inventory", .usage = inv_usage, .body = inventory_stage };
+	static const struct cmd_stage stage = { .name = "inventory", .usage = inv_usage, .check = inventory_check,
+						.body = inventory_stage };
 	struct inv_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = inv_opts_parse(argc, argv, &o, err);

@@ -41,6 +41,7 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 		MPI_Finalize();
 		return exit_code_of(rc);
 	}
+	run_interrupts(&ro, &w);
 	rc = s->body(&w, &ro, opts);
 	/* ranks with nothing (left) to do wait here, asleep. A rank whose stage failed at run
 	 * time may have left the others inside a collective: it waits a bounded time only. */

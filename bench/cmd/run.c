@@ -210,8 +210,9 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 static int run_check(struct world *w, void *arg)
 {
 	struct run_opts *c = arg;
+	int rc = c->no_inventory ? 0 : inventory_check(w, &c->inv);
 
-	return c->no_coll ? 0 : coll_check(w, &c->coll);
+	return rc || c->no_coll ? rc : coll_check(w, &c->coll);
 }
 
 int cmd_run(int argc, char **argv)

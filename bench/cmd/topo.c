@@ -61,8 +61,8 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judge_o
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'p': o->path = optarg; break;
+		case 'o': o->output = optarg; rc = opts_value("-o/--output", optarg, err); break;
+		case 'p': o->path = optarg; rc = opts_value("--path", optarg, err); break;
 		case 's': rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err); break;
 		case 'L':
 			o->label_prefix = optarg;
@@ -92,26 +92,42 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judge_o
 	return judge_opts_finish(jo, err);
 }
 
+/* A results directory whose run did not end well: say so before its map. */
+static void topo_run_state_say(const char *dir)
+{
+	char why[512];
+	const char *state = results_run_state(dir, why, sizeof why);
+
+	if (!strcmp(state, "running") || !strcmp(state, "incomplete") || !strcmp(state, "interrupted"))
+		printf("run %s: %s (%s); the map is of the rows it wrote\n", dir, state, why);
+}
+
 /* Load the matrices; choose where the output goes. */
 static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, size_t dlen, char *err)
 {
 	struct stat st;
-	char file[RESULTS_PATH_MAX];
-	int is_dir = stat(o->input, &st) == 0 && S_ISDIR(st.st_mode), rc;
+	char file[RESULTS_PATH_MAX], head[16] = "";
+	int is_dir, rc;
 
 	if (stat(o->input, &st) != 0) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: no such file or directory", o->input);
 		return FP_EUSAGE;
 	}
+	is_dir = S_ISDIR(st.st_mode);
+	if (!is_dir && !S_ISREG(st.st_mode)) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: not a regular file or a directory", o->input);
+		return FP_EUSAGE;
+	}
 	snprintf(file, sizeof file, is_dir ? "%s/p2p.csv" : "%s", o->input);
+	if (is_dir)
+		topo_run_state_say(o->input);
 	FILE *f = fopen(file, "r");
-	char head[8] = "";
 	if (f) {
 		if (!fgets(head, sizeof head, f))
 			head[0] = 0;
 		fclose(f);
 	}
-	rc = !strncmp(head, "host,", 5) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
+	rc = matrix_is_square(head) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
 	if (rc)
 		return rc;
 	if (o->output)
@@ -168,6 +184,7 @@ int cmd_topo(int argc, char **argv)
 		rc = topo_load(&o, &m, dir, sizeof dir, err);
 	if (rc) {
 		fprintf(stderr, "fabprobe topo: %s\n", err);
+		matrix_free(&m);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	infer_opts_default(&io);
@@ -190,7 +207,8 @@ int cmd_topo(int argc, char **argv)
 
 		rc = jrc < 0 ? jrc : rc ? rc : jrc;
 	}
-	printf("results: %s\n", dir);
+	if (rc != FP_ERUNTIME) /* written there (a file a format refused was said on stderr) */
+		printf("results: %s\n", dir);
 	judge_opts_free(&jo);
 	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 }

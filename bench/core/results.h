@@ -43,7 +43,10 @@ int results_dir_create(const char *root, const char *name, const char *dir, time
 
 /* Open "<dir>/<file>" for writing: for a streamed file use results_open; for a derived file
  * write to the stream from results_tmp_open and publish it with results_tmp_commit (which
- * checks every write error). Both return NULL / FP_ERUNTIME after logging. */
+ * checks every write error). Both return NULL / FP_ERUNTIME after logging.
+ * A streamed file's rows reach the disk whole or not at all: a row (ended by an LF outside
+ * quotes) is written only once it is complete, and a failed write (a full disk) cuts the file
+ * back to its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
 FILE *results_tmp_open(const char *dir, const char *file);
 int results_tmp_commit(FILE *f, const char *dir, const char *file);
@@ -52,5 +55,15 @@ int results_close(FILE *f, const char *dir, const char *file);
 
 /* Write s as a JSON string literal (quoted, escaped). */
 void results_json_string(FILE *f, const char *s);
+
+/* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",
+ * "error", "interrupted" (a signal; the rows written before it are whole), "running" (its
+ * process is alive, or it ran on another host, where this one cannot look), "incomplete"
+ * (meta.json says running, but the process that wrote it is gone: killed, or its disk
+ * filled), or "unknown" (no readable meta.json). why (len bytes) gets one line for a person. */
+const char *results_run_state(const char *dir, char *why, size_t len);
+/* This machine's boot id ("" when unknown), recorded in meta.json beside the pid so that a
+ * pid from before a reboot is never taken for a live one. */
+void results_boot_id(char *out, size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "core/clock.h"
 #include "core/csv.h"
+#include "core/interrupt.h"
 #include "core/mpi_util.h"
 #include "core/natsort.h"
 #include "core/results.h"
@@ -62,7 +63,9 @@ double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 
 double p2p_default_timeout(const struct p2p_opts *o)
 {
-	return 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+	double t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+
+	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
 }
 
 /* ---------------------------------------------------------------- measuring one pair */
@@ -201,7 +204,11 @@ static int agree(struct p2p_run *run, int rc, const char *where)
 {
 	MPI_Request req;
 	double limit = 3 * run->timeout + 30;
-	int wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
+	int wrc;
+
+	if (rc == 0 && interrupt_pending())
+		rc = FP_EINTR; /* SIGINT/SIGTERM: every endpoint stops here, the rows so far are whole */
+	wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
 
 	if (wrc == 0 && (wrc = mpi_wait_sleepy(&req, clock_now() + limit)) == FP_ETIMEDOUT)
 		LOG_ERROR("%s: other endpoints did not arrive within %.0f s: an endpoint is hung "

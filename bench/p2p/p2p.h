@@ -39,7 +39,9 @@ struct p2p_opts {
  * and bandwidth (GB/s), counting warm-up. */
 double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps);
 /* The pair deadline used when --pair-timeout is not given: generous against a slow
- * (1 Gbit/s, 100 µs) link, so that only a pair that is stuck reaches it. */
+ * (1 Gbit/s, 100 µs) link, so that only a pair that is stuck reaches it; at most
+ * P2P_DEADLINE_MAX (a stuck pair must not hold a run for days: -t gives more). */
+#define P2P_DEADLINE_MAX 3600.0
 double p2p_default_timeout(const struct p2p_opts *o);
 
 enum p2p_status { P2P_OK, P2P_SKIPPED, P2P_ERROR, P2P_TIMEOUT };

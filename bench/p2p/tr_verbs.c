@@ -193,6 +193,14 @@ err_device:
 	return FP_ERUNTIME;
 }
 
+static int verbs_check(const char *arg, char *why)
+{
+	char dev[TR_DEV_MAX];
+	int port;
+
+	return verbs_arg_parse(arg, dev, sizeof dev, &port, why);
+}
+
 static int verbs_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
 {
 	struct verbs_ctx *x;
@@ -426,6 +434,7 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 const struct transport_ops transport_verbs = {
 	.name = "verbs",
 	.summary = "RDMA writes over an RC queue pair on one port, verbs:<device>:<port> (IB, RoCE v2)",
+	.check = verbs_check,
 	.open = verbs_open,
 	.connect = verbs_connect,
 	.roundtrip = verbs_roundtrip,

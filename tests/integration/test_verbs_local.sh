@@ -61,10 +61,11 @@ else
 	skip "verbs:mlx5_0:1 skipped when absent" "this machine has mlx5_0"
 fi
 
-# the path argument without a port: every pair skipped with the usage
+# the path argument without a port: refused before launch (issue 13), nothing written
 "${MPIRUN_LOCAL[@]}" -np 2 $FP p2p -p verbs:mlx5_0 "${Q[@]}" -o "$tmp/noport" > "$tmp/noport.out" 2>&1
 rc=$?
-expect "verbs:mlx5_0 (no port): exit 1" [ $rc -eq 1 ]
-expect "verbs:mlx5_0 (no port): rows say the path needs verbs:<device>:<port>" \
-	grep -q 'skipped,.*path verbs needs a device and port: verbs:<device>:<port>' "$tmp/noport/p2p.csv"
+expect "verbs:mlx5_0 (no port): exit 2 before launch" [ $rc -eq 2 ]
+expect "verbs:mlx5_0 (no port): says the path needs verbs:<device>:<port>" \
+	grep -q 'path verbs needs a device and port: verbs:<device>:<port>' "$tmp/noport.out"
+expect "verbs:mlx5_0 (no port): no results directory made" [ ! -e "$tmp/noport" ]
 exit $((FAILED > 0))

@@ -1,8 +1,11 @@
 /* Inventory: verbs and sysfs decoding, RoCE v2 GID choice, path classes, and each captured
  * node of tests/fixtures classified exactly (kinds, states, rates, classes, warnings). */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "core/log.h"
@@ -189,7 +192,7 @@ static const char *gpu_nic(const struct inv_node *n, int g)
 static void test_fixture_ib_hdr(void)
 {
 	struct inv_node *n = probe("ib-hdr", 1);
-	char l[16];
+	char l[32];
 
 	CHECK(n->nnics == 10);
 	for (int i = 0; i < 8; i++) {
@@ -348,6 +351,70 @@ static void test_fixture_bad(void)
 	free(n);
 }
 
+/* issue 13, finding 8: a captured tree with FIFOs never hangs the probe; a speed of 10^23
+ * Mb/s and an MTU of "abc" are left empty with a warning, never a figure */
+static void hung(int sig)
+{
+	(void)sig;
+	printf("not ok - test_hostile_tree: the probe hung on a FIFO\n");
+	fflush(stdout);
+	_exit(1);
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s/%s')\"", root, rel);
+	if (system(cmd))
+		return;
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	if (!text) {
+		mkfifo(path, 0600);
+		return;
+	}
+	if ((f = fopen(path, "w"))) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_hostile_tree(void)
+{
+	char root[] = "/tmp/fp-inv-XXXXXX", cmd[64];
+	struct inv_node *n = malloc(sizeof *n);
+	struct inv_probe_ctx ctx = { root, NULL };
+
+	if (!n || !mkdtemp(root))
+		SKIP("no temporary directory");
+	put(root, "class/net/eth0/type", "1\n");
+	put(root, "class/net/eth0/operstate", "up\n");
+	put(root, "class/net/eth0/mtu", NULL);
+	put(root, "class/net/eth0/speed", "100000000000000000000000\n");
+	put(root, "class/net/eth1/type", "1\n");
+	put(root, "class/net/eth1/operstate", "up\n");
+	put(root, "class/net/eth1/mtu", "abc\n");
+	put(root, "class/net/eth1/speed", "25000\n");
+	put(root, "fabprobe-ipv4", NULL);
+	inv_node_init(n);
+	strcpy(n->host, "hostile");
+	signal(SIGALRM, hung);
+	alarm(20);
+	inv_probe_all(&ctx, n);
+	alarm(0);
+	CHECK(isnan(nic(n, "eth0")->rate_gbps) && nic(n, "eth0")->mtu == -1);
+	CHECK(nic(n, "eth1")->mtu == -1);
+	CHECK_NEAR(nic(n, "eth1")->rate_gbps, 25, 0);
+	CHECK(has_note(n, "rate 9.22337e+15 Gb/s is outside"));
+	CHECK(has_note(n, "mtu = 0 is outside"));
+	CHECK(has_note(n, "fabprobe-ipv4: not a regular file"));
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	if (system(cmd))
+		printf("# could not remove %s\n", root);
+	free(n);
+}
+
 /* ------------------------------------------------------------------ paths and mismatches */
 
 static void test_paths_and_mismatches(void)
@@ -487,6 +554,7 @@ int main(void)
 	RUN(test_fixture_degraded);
 	RUN(test_fixture_bad);
 	RUN(test_netdev_read);
+	RUN(test_hostile_tree);
 	RUN(test_paths_and_mismatches);
 	RUN(test_expand_and_opts);
 	CHECK_EXIT();

@@ -137,6 +137,9 @@ static void test_p2p_rejects(void)
 		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
 		"-l none -s none", "--test-stall -1", "--lat-warmup -1", "--no-coll", "--coll-max 1M",
 		"--slots 8", "--test-fault reset", "--test-fault boom:1",
+		/* issue 13, finding 9: a value that is the next option, and malformed path specs */
+		"--results-root --lat", "-o -x", "--name --lat", "--output=", "-p tcp:", "-p tcp:a/b",
+		"-p mpi:x", "-p tcp:0123456789abcdef",
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -186,6 +189,11 @@ static void test_estimate(void)
 	/* 5 windows of 10 MiB at 1 GB/s, both directions, latency ~0 */
 	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 5 * 10 * 1048576 / 1e9, 1e-6);
 	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
+	/* issue 13, finding 9: 1 GiB messages in windows of 4096 would give 58 hours; capped */
+	parse("-s 1G -W 4096", &o);
+	CHECK(p2p_pair_estimate(&o, 100, 0.125) > 3600);
+	CHECK_NEAR(p2p_default_timeout(&o), 3600, 0);
+	CHECK(parse("-s 1G -W 4096 -t 86400", &o) == 0 && o.pair_timeout == 86400); /* -t says more */
 }
 
 int main(void)

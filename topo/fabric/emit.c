@@ -3,8 +3,10 @@
 
 #include <ctype.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/registry.h"
 
 REGISTRY_SHAPE(struct emit_file);
@@ -129,4 +131,110 @@ int emit_k8s_name_ok(const char *s)
 int emit_label_prefix_ok(const char *s)
 {
 	return dns_subdomain_ok(s);
+}
+
+/* ---------------------------------------------------------------- the name policy */
+
+void emit_name_show(const char *name, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t o = 0;
+
+	for (; *p && o + 8 < len; p++) { /* room for "\xHH" and "..." */
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\' || *p == '"' || *p == '\'')
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	snprintf(out + o, len - o, "%s", *p ? "..." : "");
+}
+
+/* why one byte cannot be in a host file or a Slurm hostlist; NULL when it can */
+static const char *byte_refused(unsigned char c, enum emit_format fmt)
+{
+	if (isalnum(c) || c == '.' || c == '-' || c == '_' || c == '/')
+		return NULL;
+	if (c <= 0x20 || c == 0x7f)
+		return "white space or a control character";
+	if (c >= 0x80)
+		return "a non-ASCII byte";
+	switch (c) {
+	case '#': return "'#' starts a comment";
+	case ',': return "',' separates the names of a list";
+	case '[': case ']': return "'[' and ']' are hostlist ranges";
+	case ':': return fmt == EMIT_FMT_HOSTFILE ? "':' separates host and slots (host:N)" : "':' is no host name character";
+	case '=': return "'=' separates a key from its value";
+	case '"': case '\'': case '\\': return "quotes and backslashes change how the name is read";
+	default: return "only letters, digits, '.', '-', '_' and '/' are written";
+	}
+}
+
+int emit_name_check(enum emit_format fmt, const char *name, char *why)
+{
+	static const char *const what[] = { "a host file", "a Slurm topology file", "Kubernetes" };
+	char show[128];
+
+	emit_name_show(name, show, sizeof show);
+	if (!*name) {
+		snprintf(why, EMIT_ERR_MAX, "an empty host name cannot be written in %s", what[fmt]);
+		return FP_EUSAGE;
+	}
+	if (fmt == EMIT_FMT_K8S) {
+		if (dns_subdomain_ok(name))
+			return 0;
+		snprintf(why, EMIT_ERR_MAX, "host name '%s' is not a Kubernetes node name (lower-case "
+			 "RFC 1123 subdomain)", show);
+		return FP_EUSAGE;
+	}
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		const char *no = byte_refused(*p, fmt);
+
+		if (no) {
+			snprintf(why, EMIT_ERR_MAX, "host name '%s' cannot be written in %s: %s", show, what[fmt], no);
+			return FP_EUSAGE;
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int emit_hosts_check(const struct emit_topo *t, enum emit_format fmt, char *err)
+{
+	const char **v;
+	int rc = 0;
+
+	for (int i = 0; i < t->n; i++)
+		if (emit_name_check(fmt, t->hosts[i], err))
+			return FP_EUSAGE;
+	if (!(v = malloc(sizeof *v * (size_t)(t->n + 1)))) {
+		snprintf(err, EMIT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	memcpy(v, t->hosts, sizeof *v * (size_t)t->n);
+	qsort(v, (size_t)t->n, sizeof *v, cmp_str);
+	for (int i = 1; i < t->n && !rc; i++)
+		if (!strcmp(v[i], v[i - 1])) {
+			char show[128];
+
+			emit_name_show(v[i], show, sizeof show);
+			snprintf(err, EMIT_ERR_MAX, "host name '%s' appears twice: the files would disagree", show);
+			rc = FP_EUSAGE;
+		}
+	free(v);
+	return rc;
+}
+
+void emit_comment(FILE *f, const char *text)
+{
+	fputs("# ", f);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	fputc('\n', f);
 }

@@ -141,11 +141,13 @@ static void nearest_and_noise(struct infer_ctx *c)
 static double offset_of(struct infer_ctx *c, int i)
 {
 	int n = c->n, j = c->nn[i], k = 0, close = 0;
-	const float *si = c->s + (size_t)i * n, *sj = c->s + (size_t)j * n;
+	const float *si, *sj;
 	double off;
 
-	if (j < 0)
+	if (j < 0) /* before the row pointer: c->s + (size_t)-1 * n would overflow */
 		return 0;
+	si = c->s + (size_t)i * n;
+	sj = c->s + (size_t)j * n;
 	for (int x = 0; x < n; x++)
 		if (x != i && x != j && !isnan(si[x]) && !isnan(sj[x]))
 			c->tmp[k++] = si[x] - sj[x];

@@ -110,3 +110,47 @@ struct inv_nic *inv_nic_get(struct inv_node *node, const char *device, int port,
 	n->width = n->mtu = n->numa = n->ipv4_prefix = n->gid_index = -1;
 	return n;
 }
+
+/* ------------------------------------------------------------------ plausible ranges */
+
+/* A value outside [lo, hi] (unknown excepted) becomes unknown, said once per value. */
+static void range_int(struct inv_node *node, const char *what, const char *name, int32_t *v, int32_t lo,
+		      int32_t hi)
+{
+	if (*v == -1 || (*v >= lo && *v <= hi))
+		return;
+	LOG_WARN("%s: %s %s = %d is outside %d..%d: left empty", node->host, what, name, *v, lo, hi);
+	inv_note(node, "%s %s = %d is outside %d..%d: left empty", what, name, *v, lo, hi);
+	*v = -1;
+}
+
+void inv_node_check_ranges(struct inv_node *node)
+{
+	for (int i = 0; i < node->nnics && i < INV_NICS_MAX; i++) {
+		struct inv_nic *n = &node->nics[i];
+		char label[2 * INV_NAME_MAX + 16];
+
+		snprintf(label, sizeof label, "%s%s%s", n->device, n->device[0] && n->netdev[0] ? "/" : "", n->netdev);
+		/* 10 Tb/s is beyond any port made; 0 is "unknown" written as a number */
+		if (!isnan(n->rate_gbps) && !(n->rate_gbps > 0 && n->rate_gbps <= 10000)) {
+			LOG_WARN("%s: NIC %s rate %g Gb/s is outside (0, 10000]: left empty", node->host, label,
+				 n->rate_gbps);
+			inv_note(node, "NIC %s rate %g Gb/s is outside (0, 10000]: left empty", label, n->rate_gbps);
+			n->rate_gbps = NAN;
+		}
+		range_int(node, "NIC", "mtu", &n->mtu, 68, 65536); /* IPv4's minimum, loopback's maximum */
+		range_int(node, "NIC", "width", &n->width, 1, 32);
+		range_int(node, "NIC", "numa_node", &n->numa, 0, 4095);
+		range_int(node, "NIC", "gid_index", &n->gid_index, 0, 65535);
+	}
+	for (int i = 0; i < node->ngpus && i < INV_GPUS_MAX; i++)
+		range_int(node, "GPU", "numa_node", &node->gpus[i].numa, 0, 4095);
+	range_int(node, "node", "sockets", &node->sockets, 1, 1 << 16);
+	range_int(node, "node", "cores", &node->cores, 1, 1 << 22);
+	range_int(node, "node", "threads", &node->threads, 1, 1 << 22);
+	range_int(node, "node", "numa_nodes", &node->numa_nodes, 1, 4096);
+	if (node->mem_bytes < -1 || node->mem_bytes > (1LL << 60))
+		node->mem_bytes = -1;
+	if (node->numa_mem_bytes < -1 || node->numa_mem_bytes > (1LL << 60))
+		node->numa_mem_bytes = -1;
+}

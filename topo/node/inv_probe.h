@@ -40,9 +40,19 @@ void inv_locality(struct inv_node *node);
 /* ------------------------------------------------------------------ sysfs access */
 
 /* Read the first line of "<root>/<rel>" (rel after printf formatting) into buf, without
- * the newline. Returns 0, or -errno without logging (absence is often normal). */
+ * the newline. Only a regular file is read, opened without blocking (a FIFO or a device in a
+ * captured tree is refused, never waited on), and at most len - 1 bytes of it. Returns 0, or
+ * -errno without logging (absence is often normal; -EINVAL: not a regular file). */
 int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* "<root>/<rel>" opened for reading as inv_sysfs_read opens it (a regular file, without
+ * blocking), and of at most INV_FILE_MAX bytes; NULL with errno set. */
+#define INV_FILE_MAX (1 << 20)
+FILE *inv_sysfs_fopen(const char *root, const char *rel);
+/* Values out of any plausible range (a rate of 10^20 Gb/s, an MTU of 0, a NUMA node of
+ * 10^9) are made unknown, with a warning naming them: a captured or broken file must not
+ * give a figure that looks measured. inv_probe_all runs it after the probes. */
+void inv_node_check_ranges(struct inv_node *node);
 /* Entries of "<root>/<rel>" (not . and ..), in natural order. Returns the count, or -errno. */
 int inv_sysfs_list(const char *root, const char *rel, char (*names)[INV_NAME_MAX], int max);
 /* The PCI address ("0000:17:00.0") that the device link "<root>/<rel>" resolves to (the last

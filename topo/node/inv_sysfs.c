@@ -5,6 +5,7 @@
  * then come from "<root>/fabprobe-ipv4" (lines "eth0 10.0.0.1/24"; a fixture file, not a
  * kernel one). */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,30 +25,73 @@
 
 /* ------------------------------------------------------------------ access under a root */
 
+/* open "<root>/<rel>" read-only, never blocking, only a regular file: a fd or -errno */
+static int open_regular(const char *root, const char *rel, off_t *size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if ((unsigned)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path)
+		return -ENAMETOOLONG;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	*size = st.st_size;
+	return fd;
+}
+
 int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	va_list ap;
-	FILE *f;
+	ssize_t n = 0, got;
+	off_t size;
+	int fd;
 
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof rel, fmt, ap);
 	va_end(ap);
 	buf[0] = 0;
-	if ((unsigned)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path)
-		return -ENAMETOOLONG;
-	if (!(f = fopen(path, "r")))
-		return -errno;
-	if (!fgets(buf, len, f) && ferror(f)) {
-		int e = errno ? errno : EIO;
+	if ((fd = open_regular(root, rel, &size)) < 0)
+		return fd;
+	while (n < len - 1 && (got = read(fd, buf + n, (size_t)(len - 1 - n))) != 0) {
+		if (got < 0) {
+			int e = errno;
 
-		fclose(f);
-		buf[0] = 0;
-		return -e;
+			if (e == EINTR)
+				continue;
+			close(fd);
+			buf[0] = 0;
+			return -e;
+		}
+		n += got;
 	}
-	fclose(f);
+	close(fd);
+	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+FILE *inv_sysfs_fopen(const char *root, const char *rel)
+{
+	off_t size;
+	int fd = open_regular(root, rel, &size);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	if (size > INV_FILE_MAX || fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		errno = EFBIG;
+		return NULL;
+	}
+	return f;
 }
 
 int inv_sysfs_exists(const char *root, const char *rel)
@@ -302,13 +347,15 @@ static void ipv4_live(struct inv_node *node)
 
 static void ipv4_fixture(const char *root, struct inv_node *node)
 {
-	char path[PATH_MAX], line[256], dev[64], addr[32];
+	char line[256], dev[64], addr[32];
 	int prefix, lineno = 0;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/fabprobe-ipv4", root);
-	if (!(f = fopen(path, "r")))
+	if (!(f = inv_sysfs_fopen(root, "fabprobe-ipv4"))) {
+		if (errno != ENOENT)
+			inv_sysfs_bad(node, root, "fabprobe-ipv4", errno == EINVAL ? "not a regular file" : strerror(errno));
 		return; /* a fixture without addresses */
+	}
 	while (fgets(line, sizeof line, f)) {
 		struct in_addr a;
 

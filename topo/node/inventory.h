@@ -103,8 +103,8 @@ struct inv_probe_ctx {
 };
 
 /* Run every probe on a node set up by inv_node_init (host may be set first: the probes keep
- * it), then the locality analysis. Fills probes_used / probes_missing. Returns the number of
- * probes that failed. */
+ * it), then the range checks and the locality analysis. Fills probes_used / probes_missing.
+ * Returns the number of probes that failed. */
 int inv_probe_all(const struct inv_probe_ctx *ctx, struct inv_node *node);
 void inv_node_init(struct inv_node *node);
 /* Copy src into the fixed field dst of size len, cut to fit, always terminated. */
