@@ -171,11 +171,11 @@ static void matrices_from(const struct rundir *cur, const int *ep, struct p2p_ma
 static int remap_run(struct jst *s, struct world *w, const struct judge_remap *remap)
 {
 	struct p2p_result res = { 0 };
-	int *ep = malloc(sizeof *ep * (size_t)s->cur.nstr), rc = 0;
+	int *ep = malloc(sizeof *ep * (size_t)s->cur.tab.n), rc = 0;
 
 	if (!ep)
 		return FP_ERUNTIME;
-	for (int i = 0; i < s->cur.nstr; i++)
+	for (int i = 0; i < s->cur.tab.n; i++)
 		ep[i] = -1;
 	for (int e = 0; e < w->nep; e++) {
 		int id = rundir_find(&s->cur, w->labels[e]);

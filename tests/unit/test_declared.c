@@ -82,6 +82,8 @@ static void test_read_bad(void)
 		{ "n1,,S\n", ":1: field 2 ('') is empty" },
 		{ "n1,A\nn1,B\n", ":2: host 'n1' is declared twice (first on line 1)" },
 		{ "# nothing\n", ": no node is declared" },
+		{ "SwitchName=a Nodes=n1 Switches=b\nSwitchName=b Switches=a\n",
+		  ":1: the switches above 'a' form a loop or more than 8 levels" },
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -45,7 +45,7 @@ static const struct exp_rule *rule_for(const struct exp_set *s, int what, const 
 /* Per path (string id): the largest size with a bandwidth, the smallest with a latency. */
 static void path_sizes(const struct rundir *rd, long long *bw_size, long long *lat_size)
 {
-	for (int i = 0; i < rd->nstr; i++)
+	for (int i = 0; i < rd->tab.n; i++)
 		bw_size[i] = lat_size[i] = -1;
 	for (size_t i = 0; i < rd->np2p; i++) {
 		const struct rd_p2p *p = &rd->p2p[i];
@@ -60,12 +60,12 @@ static void path_sizes(const struct rundir *rd, long long *bw_size, long long *l
 static void p2p_judge(const struct rundir *rd, const struct rd_p2p *p, const struct exp_rule *r, double value,
 		      const char *metric, const char *tier, acc_sink sink, void *ctx)
 {
-	struct acc_row row = { .rule = r, .path = rd->str[p->path], .src = rd->str[p->src], .dst = rd->str[p->dst],
+	struct acc_row row = { .rule = r, .path = rd->tab.str[p->path], .src = rd->tab.str[p->src], .dst = rd->tab.str[p->dst],
 			       .size = p->size, .metric = metric, .value = value };
 
 	if (!p->ok) {
 		row.value = NAN;
-		snprintf(row.note, sizeof row.note, "status %s", rd->str[p->status]);
+		snprintf(row.note, sizeof row.note, "status %s", rd->tab.str[p->status]);
 	} else if (isnan(value)) {
 		row.pass = -1;
 		snprintf(row.note, sizeof row.note, "no line rate known: not judged");
@@ -80,14 +80,14 @@ static void p2p_judge(const struct rundir *rd, const struct rd_p2p *p, const str
 
 static int p2p_rows(const struct rundir *rd, const struct exp_set *s, acc_sink sink, void *ctx)
 {
-	long long *bw_size = malloc(sizeof *bw_size * (size_t)rd->nstr * 2), *lat_size = bw_size + rd->nstr;
+	long long *bw_size = malloc(sizeof *bw_size * (size_t)rd->tab.n * 2), *lat_size = bw_size + rd->tab.n;
 
 	if (!bw_size)
 		return FP_ERUNTIME;
 	path_sizes(rd, bw_size, lat_size);
 	for (size_t i = 0; i < rd->np2p; i++) {
 		const struct rd_p2p *p = &rd->p2p[i];
-		const char *kind = rd->str[p->kind], *path = rd->str[p->path];
+		const char *kind = rd->tab.str[p->kind], *path = rd->tab.str[p->path];
 		const char *tier = rundir_tier_name(rd, rundir_tier(rd, p->src, p->dst));
 		const struct exp_rule *r;
 		double bw = isnan(p->retest[RD_BW]) ? p->v[RD_BW] : fmax(p->v[RD_BW], p->retest[RD_BW]);
@@ -121,7 +121,7 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 		for (int i = 0; !r->size && i < rd->ncoll; i++) {
 			const struct rd_coll *c = &rd->coll[i];
 
-			if (!strcmp(rd->str[c->backend], backends[b]) && !strcmp(rd->str[c->op], "allreduce") &&
+			if (!strcmp(rd->tab.str[c->backend], backends[b]) && !strcmp(rd->tab.str[c->op], "allreduce") &&
 			    c->size > size)
 				size = c->size;
 		}
@@ -130,12 +130,12 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 			struct acc_row row = { .rule = r, .path = backends[b], .src = "allreduce", .size = size,
 					       .metric = "busbw_GBps", .value = c->busbw };
 
-			if (strcmp(rd->str[c->backend], backends[b]) || strcmp(rd->str[c->op], "allreduce") ||
+			if (strcmp(rd->tab.str[c->backend], backends[b]) || strcmp(rd->tab.str[c->op], "allreduce") ||
 			    c->in_place || c->size != size)
 				continue;
-			row.dst = rd->str[c->dtype];
+			row.dst = rd->tab.str[c->dtype];
 			row.pass = exp_meets(r, c->busbw);
-			snprintf(row.note, sizeof row.note, "%s %s, %d ranks%s", rd->str[c->dtype], rd->str[c->redop],
+			snprintf(row.note, sizeof row.note, "%s %s, %d ranks%s", rd->tab.str[c->dtype], rd->tab.str[c->redop],
 				 c->nranks, c->wrong > 0 ? ", WRONG results" : "");
 			if (c->wrong > 0)
 				row.pass = 0;
@@ -158,14 +158,14 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 
 static int nic_is(const struct rundir *rd, const struct rd_nic *n, int host, const char *kind)
 {
-	return n->host == host && n->up && !n->is_virtual && !strcmp(rd->str[n->kind], kind);
+	return n->host == host && n->up && !n->is_virtual && !strcmp(rd->tab.str[n->kind], kind);
 }
 
 static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sink sink, void *ctx)
 {
 	for (int i = 0; i < rd->nnode; i++) {
 		const struct rd_node *nd = &rd->node[i];
-		struct acc_row row = { .rule = r, .path = "", .src = rd->str[nd->host], .dst = "", .size = -1 };
+		struct acc_row row = { .rule = r, .path = "", .src = rd->tab.str[nd->host], .dst = "", .size = -1 };
 		int count = 0;
 
 		if (r->what == EXP_GPUS) {
@@ -182,7 +182,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 				continue;
 			count++;
 			if (r->what == EXP_NIC_RATE) {
-				row.dst = rd->str[n->name];
+				row.dst = rd->tab.str[n->name];
 				row.metric = "rate_Gbps";
 				row.value = n->rate;
 				row.pass = exp_meets(r, n->rate);

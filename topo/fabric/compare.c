@@ -74,12 +74,12 @@ static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", 
 
 static int cmp_rows(const struct rundir *a, const struct rd_p2p *x, const struct rundir *b, const struct rd_p2p *y)
 {
-	int c = strcmp(a->str[x->path], b->str[y->path]);
+	int c = strcmp(a->tab.str[x->path], b->tab.str[y->path]);
 
 	if (!c)
-		c = strcmp(a->str[x->src], b->str[y->src]);
+		c = strcmp(a->tab.str[x->src], b->tab.str[y->src]);
 	if (!c)
-		c = strcmp(a->str[x->dst], b->str[y->dst]);
+		c = strcmp(a->tab.str[x->dst], b->tab.str[y->dst]);
 	if (!c)
 		c = x->size < y->size ? -1 : x->size > y->size;
 	return c;
@@ -105,7 +105,7 @@ static struct path_sizes *path_sizes(const struct rundir *a, const struct rundir
 			const struct rd_p2p *p = &rd->p2p[i];
 			int k = 0;
 
-			while (k < n && !(ps[k].size == p->size && !strcmp(ps[k].path, rd->str[p->path])))
+			while (k < n && !(ps[k].size == p->size && !strcmp(ps[k].path, rd->tab.str[p->path])))
 				k++;
 			if (k == n) {
 				struct path_sizes *q = realloc(ps, sizeof *q * (size_t)(n + 1));
@@ -115,7 +115,7 @@ static struct path_sizes *path_sizes(const struct rundir *a, const struct rundir
 					return NULL;
 				}
 				ps = q;
-				ps[n++] = (struct path_sizes){ rd->str[p->path], p->size, 0, 0, { 0 } };
+				ps[n++] = (struct path_sizes){ rd->tab.str[p->path], p->size, 0, 0, { 0 } };
 			}
 			if (side)
 				ps[k].in_new = 1;
@@ -165,8 +165,8 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 {
 	const struct rd_p2p *r = x ? x : y;
 	const struct rundir *rr = x ? c->a : c->b;
-	struct cmp_item it = { .kind = CMP_P2P, .path = rr->str[r->path], .src = rr->str[r->src],
-			       .dst = rr->str[r->dst], .size = r->size };
+	struct cmp_item it = { .kind = CMP_P2P, .path = rr->tab.str[r->path], .src = rr->tab.str[r->src],
+			       .dst = rr->tab.str[r->dst], .size = r->size };
 	int ta, tb;
 
 	tier_text(c, x, y, it.tier, sizeof it.tier, &ta, &tb);
@@ -192,8 +192,8 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 			it.cls = cmp_classify(it.before, best_of(it.after, it.retest, hb), hb, tol, &it.change_pct);
 			it.tol_pct = tol_pct(tol, it.change_pct);
 			if (!x->ok || !y->ok)
-				snprintf(it.note, sizeof it.note, "status %s -> %s", c->a->str[x->status],
-					 c->b->str[y->status]);
+				snprintf(it.note, sizeof it.note, "status %s -> %s", c->a->tab.str[x->status],
+					 c->b->tab.str[y->status]);
 			else if (ta != tb)
 				snprintf(it.note, sizeof it.note, "the pair now meets at another tier (%s)", it.tier);
 			if (!isnan(it.retest) && !isnan(it.after))
@@ -236,12 +236,12 @@ int cmp_p2p(const struct rundir *base, const struct rundir *cur, const struct cm
 		const struct rd_p2p *r = d <= 0 ? x : y;
 		const struct rundir *rr = d <= 0 ? base : cur;
 
-		const struct path_sizes *z = ps_find(ps, nps, rr->str[r->path], r->size);
+		const struct path_sizes *z = ps_find(ps, nps, rr->tab.str[r->path], r->size);
 
 		i += d <= 0;
 		j += d >= 0;
 		if (d && !(z->in_base && z->in_new)) {
-			cmp_skip_note(skip, rr->str[r->path], r->size, d < 0);
+			cmp_skip_note(skip, rr->tab.str[r->path], r->size, d < 0);
 			continue;
 		}
 		p2p_items(&c, d <= 0 ? x : NULL, d >= 0 ? y : NULL, z);
@@ -259,9 +259,10 @@ out:
 static int same_coll(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
 		     int with_size)
 {
-	return !strcmp(a->str[x->backend], b->str[y->backend]) && !strcmp(a->str[x->op], b->str[y->op]) &&
-	       !strcmp(a->str[x->dtype], b->str[y->dtype]) && !strcmp(a->str[x->redop], b->str[y->redop]) &&
-	       x->in_place == y->in_place && (!with_size || x->size == y->size);
+	return !strcmp(a->tab.str[x->backend], b->tab.str[y->backend]) && !strcmp(a->tab.str[x->op], b->tab.str[y->op]) &&
+	       !strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]) && !strcmp(a->tab.str[x->redop], b->tab.str[y->redop]) &&
+	       !strcmp(a->tab.str[x->root], b->tab.str[y->root]) && x->in_place == y->in_place &&
+	       (!with_size || x->size == y->size);
 }
 
 static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct rundir *b,
@@ -278,11 +279,11 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 {
 	const struct rundir *rr = x ? a : b;
 	const struct rd_coll *r = x ? x : y;
-	struct cmp_item it = { .kind = CMP_COLL, .path = rr->str[r->backend], .src = rr->str[r->op], .size = r->size,
+	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
 			       .metric = "busbw_GBps", .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
 			       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
 
-	snprintf(it.dstbuf, sizeof it.dstbuf, "%s %s%s", rr->str[r->dtype], rr->str[r->redop],
+	snprintf(it.dstbuf, sizeof it.dstbuf, "%s %s%s", rr->tab.str[r->dtype], rr->tab.str[r->redop],
 		 r->in_place ? " in-place" : "");
 	it.dst = it.dstbuf;
 	if (!x || !y) {
@@ -299,8 +300,8 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 		if ((x->wrong > 0) != (y->wrong > 0))
 			snprintf(it.note + strlen(it.note), sizeof it.note - strlen(it.note), "%swrong elements %lld -> %lld",
 				 it.note[0] ? "; " : "", x->wrong, y->wrong);
-		if (y->wrong > 0)
-			it.cls = CMP_WORSE; /* a wrong result is worse, whatever its speed */
+		if (y->wrong > 0 && !(x->wrong > 0))
+			it.cls = CMP_WORSE; /* newly wrong results are worse, whatever their speed */
 	}
 	sink(ctx, &it);
 }
@@ -318,10 +319,10 @@ int cmp_coll(const struct rundir *base, const struct rundir *cur, const struct c
 			if (side && y)
 				continue; /* matched: done from BASE's side */
 			for (int j = 0; !y && j < b->ncoll; j++)
-				op_size |= b->coll[j].size == x->size && !strcmp(a->str[x->op], b->str[b->coll[j].op]) &&
-					   !strcmp(a->str[x->backend], b->str[b->coll[j].backend]);
+				op_size |= b->coll[j].size == x->size && !strcmp(a->tab.str[x->op], b->tab.str[b->coll[j].op]) &&
+					   !strcmp(a->tab.str[x->backend], b->tab.str[b->coll[j].backend]);
 			if (!y && !op_size) {
-				cmp_skip_note(skip, a->str[x->op], x->size, !side);
+				cmp_skip_note(skip, a->tab.str[x->op], x->size, !side);
 				continue;
 			}
 			if (side)
@@ -360,7 +361,7 @@ static void inv_text(cmp_sink sink, void *ctx, struct cmp_item *it, const char *
 static const struct rd_node *node_find(const struct rundir *rd, const char *host)
 {
 	for (int i = 0; i < rd->nnode; i++)
-		if (!strcmp(rd->str[rd->node[i].host], host))
+		if (!strcmp(rd->tab.str[rd->node[i].host], host))
 			return &rd->node[i];
 	return NULL;
 }
@@ -368,14 +369,14 @@ static const struct rd_node *node_find(const struct rundir *rd, const char *host
 static const struct rd_nic *nic_find(const struct rundir *rd, const char *host, const char *name)
 {
 	for (int i = 0; i < rd->nnic; i++)
-		if (!strcmp(rd->str[rd->nic[i].host], host) && !strcmp(rd->str[rd->nic[i].name], name))
+		if (!strcmp(rd->tab.str[rd->nic[i].host], host) && !strcmp(rd->tab.str[rd->nic[i].name], name))
 			return &rd->nic[i];
 	return NULL;
 }
 
 static int nic_counts(const struct rundir *rd, const struct rd_nic *n)
 {
-	return !n->is_virtual && strcmp(rd->str[n->kind], "loopback");
+	return !n->is_virtual && strcmp(rd->tab.str[n->kind], "loopback");
 }
 
 /* The NICs of host that either run has: matched by name. */
@@ -386,9 +387,9 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 
 		for (int i = 0; i < p->nnic; i++) {
 			const struct rd_nic *x = &p->nic[i];
-			const char *name = p->str[x->name];
+			const char *name = p->tab.str[x->name];
 
-			if (strcmp(p->str[x->host], host) || !nic_counts(p, x))
+			if (strcmp(p->tab.str[x->host], host) || !nic_counts(p, x))
 				continue;
 			const struct rd_nic *y = nic_find(q, host, name);
 			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = name, .size = -1,
@@ -413,7 +414,7 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 			inv_num(sink, ctx, &it, "rate_Gbps", x->rate, y->rate);
 			inv_num(sink, ctx, &it, "width_lanes", x->width, y->width);
 			inv_num(sink, ctx, &it, "mtu_B", x->mtu, y->mtu);
-			inv_text(sink, ctx, &it, "fw_ver", a->str[x->fw], b->str[y->fw]);
+			inv_text(sink, ctx, &it, "fw_ver", a->tab.str[x->fw], b->tab.str[y->fw]);
 		}
 	}
 }
@@ -424,7 +425,7 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 		const struct rundir *p = side ? cur : base, *q = side ? base : cur;
 
 		for (int i = 0; i < p->nnode; i++) {
-			const char *host = p->str[p->node[i].host];
+			const char *host = p->tab.str[p->node[i].host];
 			const struct rd_node *x = &p->node[i], *y = node_find(q, host);
 			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = "", .size = -1,
 					       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
@@ -441,8 +442,8 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 			}
 			inv_num(sink, ctx, &it, "gpus", x->gpus < 0 ? NAN : (double)x->gpus, y->gpus < 0 ? NAN : (double)y->gpus);
 			inv_num(sink, ctx, &it, "nics", x->nics < 0 ? NAN : (double)x->nics, y->nics < 0 ? NAN : (double)y->nics);
-			inv_text(sink, ctx, &it, "kernel", base->str[x->kernel], cur->str[y->kernel]);
-			inv_text(sink, ctx, &it, "mpi_version", base->str[x->mpi], cur->str[y->mpi]);
+			inv_text(sink, ctx, &it, "kernel", base->tab.str[x->kernel], cur->tab.str[y->kernel]);
+			inv_text(sink, ctx, &it, "mpi_version", base->tab.str[x->mpi], cur->tab.str[y->mpi]);
 			inv_nics(base, cur, host, sink, ctx);
 		}
 	}

@@ -19,11 +19,11 @@ const char *cmp_map_change_name(int change)
  * id of each dense index. Returns the number of groups, or -1. */
 static int dense_groups(const struct rundir *rd, int tier, const int *rows, int n, int *g, int *labels)
 {
-	int *seen = malloc(sizeof *seen * (size_t)rd->nstr), k = 0;
+	int *seen = malloc(sizeof *seen * (size_t)rd->tab.n), k = 0;
 
 	if (!seen)
 		return -1;
-	for (int i = 0; i < rd->nstr; i++)
+	for (int i = 0; i < rd->tab.n; i++)
 		seen[i] = -1;
 	for (int i = 0; i < n; i++) {
 		int id = rd->topo.group[(size_t)tier * rd->topo.n + rows[i]];
@@ -55,8 +55,8 @@ static int map_tier(const struct rundir *a, const struct rundir *b, int tier, co
 	for (int i = 0; i < n; i++) {
 		int partner = m.b_to_a[gb[i]];
 		struct cmp_map_row row = { .tier = tier, .tier_name = a->topo.tier_name[tier],
-					   .host = a->str[a->topo.host[ra[i]]], .before = a->str[la[ga[i]]],
-					   .after = b->str[lb[gb[i]]], .after_as = partner >= 0 ? a->str[la[partner]] : "",
+					   .host = a->tab.str[a->topo.host[ra[i]]], .before = a->tab.str[la[ga[i]]],
+					   .after = b->tab.str[lb[gb[i]]], .after_as = partner >= 0 ? a->tab.str[la[partner]] : "",
 					   .change = m.change[i] }; /* GRP_* and CMP_MAP_* agree up to merged */
 
 		sink(ctx, &row);
@@ -80,8 +80,8 @@ int cmp_map(const struct rundir *base, const struct rundir *cur, cmp_map_sink si
 		return FP_ERUNTIME;
 	}
 	for (int i = 0; i < ta->n; i++) {
-		int id = rundir_find(cur, base->str[ta->host[i]]), j = id >= 0 ? cur->topo_of[id] : -1;
-		struct cmp_map_row row = { .tier = -1, .tier_name = "", .host = base->str[ta->host[i]], .before = "",
+		int id = rundir_find(cur, base->tab.str[ta->host[i]]), j = id >= 0 ? cur->topo_of[id] : -1;
+		struct cmp_map_row row = { .tier = -1, .tier_name = "", .host = base->tab.str[ta->host[i]], .before = "",
 					   .after = "", .after_as = "", .change = CMP_MAP_GONE };
 
 		if (j >= 0) {
@@ -91,8 +91,8 @@ int cmp_map(const struct rundir *base, const struct rundir *cur, cmp_map_sink si
 			sink(ctx, &row);
 	}
 	for (int j = 0; j < tb->n; j++) {
-		int id = rundir_find(base, cur->str[tb->host[j]]);
-		struct cmp_map_row row = { .tier = -1, .tier_name = "", .host = cur->str[tb->host[j]], .before = "",
+		int id = rundir_find(base, cur->tab.str[tb->host[j]]);
+		struct cmp_map_row row = { .tier = -1, .tier_name = "", .host = cur->tab.str[tb->host[j]], .before = "",
 					   .after = "", .after_as = "", .change = CMP_MAP_NEW };
 
 		if (id < 0 || base->topo_of[id] < 0)

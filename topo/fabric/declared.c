@@ -11,6 +11,7 @@
 #include "csv_read.h"
 #include "groups.h"
 #include "hostlist.h"
+#include "strtab.h"
 
 #define TIERS_MAX RUNDIR_TIERS_MAX
 
@@ -20,14 +21,24 @@ struct sw {
 	int line;
 };
 
+/* A host of a topology.conf, under its leaf (the chain above is known once all is read). */
+struct conf_host {
+	char *host, *leaf;
+	int line;
+};
+
 struct parse {
 	const char *file;
 	char *err;
 	struct decl *d;
 	int *host_line;    /* n: where each host was listed */
 	int cap;
+	struct strtab hosts;  /* d->host[i] has id i: duplicates found by hashing */
+	struct strtab swname; /* sw[id] is the switch named swname.str[id] */
 	struct sw *sw;
-	int nsw;
+	int nsw, swcap;
+	struct conf_host *ch; /* topology.conf: hosts read, chains pending */
+	int nch, chcap;
 };
 
 const char *decl_problem_name(int problem)
@@ -50,7 +61,9 @@ void decl_free(struct decl *d)
 
 #define PFAIL(line, ...)                                                                     \
 	do {                                                                                 \
-		int n_ = snprintf(p->err, DECL_ERR_MAX, "%s:%d: ", p->file, line);           \
+		int n_ = snprintf(p->err, DECL_ERR_MAX, "%.300s:%d: ", p->file, line);       \
+		if (n_ < 0 || n_ >= DECL_ERR_MAX)                                            \
+			n_ = DECL_ERR_MAX - 1;                                               \
 		snprintf(p->err + n_, DECL_ERR_MAX - (size_t)n_, __VA_ARGS__);               \
 		return FP_EUSAGE;                                                            \
 	} while (0)
@@ -59,10 +72,12 @@ void decl_free(struct decl *d)
 static int host_add(struct parse *p, const char *host, char *const *groups, int line)
 {
 	struct decl *d = p->d;
+	int id = strtab_intern(&p->hosts, host);
 
-	for (int i = 0; i < d->n; i++)
-		if (!strcmp(d->host[i], host))
-			PFAIL(line, "host '%s' is declared twice (first on line %d)", host, p->host_line[i]);
+	if (id < 0)
+		PFAIL(line, "out of memory");
+	if (id < d->n)
+		PFAIL(line, "host '%s' is declared twice (first on line %d)", host, p->host_line[id]);
 	if (d->n == p->cap) {
 		p->cap = p->cap * 2 + 64;
 		char **h = realloc(d->host, sizeof *h * (size_t)p->cap);
@@ -116,38 +131,32 @@ static int csv_line(struct parse *p, char *text, int line, int *header_seen)
 
 static struct sw *sw_find(struct parse *p, const char *name)
 {
-	for (int i = 0; i < p->nsw; i++)
-		if (!strcmp(p->sw[i].name, name))
-			return &p->sw[i];
-	return NULL;
+	int id = strtab_find(&p->swname, name);
+
+	return id >= 0 ? &p->sw[id] : NULL;
 }
 
 static struct sw *sw_add(struct parse *p, const char *name, int line)
 {
-	struct sw *s = sw_find(p, name), *q;
+	int id = strtab_intern(&p->swname, name);
 
-	if (s)
-		return s;
-	if (!(q = realloc(p->sw, sizeof *q * (size_t)(p->nsw + 1))))
+	if (id < 0)
 		return NULL;
-	p->sw = q;
-	s = &p->sw[p->nsw];
-	*s = (struct sw){ strdup(name), NULL, line };
-	if (!s->name)
-		return NULL;
-	p->nsw++;
-	return s;
+	if (id < p->nsw)
+		return &p->sw[id];
+	if (p->nsw == p->swcap) {
+		struct sw *q = realloc(p->sw, sizeof *q * (size_t)(p->swcap = p->swcap * 2 + 16));
+
+		if (!q)
+			return NULL;
+		p->sw = q;
+	}
+	p->sw[p->nsw] = (struct sw){ p->swname.str[id], NULL, line };
+	return &p->sw[p->nsw++];
 }
 
-/* The leaf of each host is its SwitchName; hosts get their tiers once every line is read. */
-struct conf_host {
-	char *host, *leaf;
-	int line;
-};
-
 /* The members of switch name: child switches (Switches=) or hosts (Nodes=). */
-static int conf_members(struct parse *p, const char *name, const char *list, int switches, int line,
-			struct conf_host **hosts, int *nh)
+static int conf_members(struct parse *p, const char *name, const char *list, int switches, int line)
 {
 	char **names = NULL;
 	int n = 0, rc = 0;
@@ -156,7 +165,7 @@ static int conf_members(struct parse *p, const char *name, const char *list, int
 		char why[DECL_ERR_MAX];
 
 		snprintf(why, sizeof why, "%s", p->err);
-		PFAIL(line, "%s=%s: %s", switches ? "Switches" : "Nodes", list, why);
+		PFAIL(line, "%s=%.100s: %.300s", switches ? "Switches" : "Nodes", list, why);
 	}
 	for (int i = 0; rc == 0 && i < n; i++) {
 		if (switches) {
@@ -170,15 +179,18 @@ static int conf_members(struct parse *p, const char *name, const char *list, int
 			}
 			continue;
 		}
-		struct conf_host *q = realloc(*hosts, sizeof *q * (size_t)(*nh + 1));
-		if (!q) {
-			rc = -1;
-			break;
+		if (p->nch == p->chcap) {
+			struct conf_host *q = realloc(p->ch, sizeof *q * (size_t)(p->chcap = p->chcap * 2 + 64));
+
+			if (!q) {
+				rc = -1;
+				break;
+			}
+			p->ch = q;
 		}
-		*hosts = q;
-		q[*nh] = (struct conf_host){ names[i], strdup(name), line };
+		p->ch[p->nch] = (struct conf_host){ names[i], strdup(name), line };
 		names[i] = NULL;
-		rc = q[(*nh)++].leaf ? 0 : -1;
+		rc = p->ch[p->nch++].leaf ? 0 : -1;
 	}
 	hostlist_free(names, n);
 	if (rc == -1)
@@ -186,7 +198,7 @@ static int conf_members(struct parse *p, const char *name, const char *list, int
 	return rc;
 }
 
-static int conf_line(struct parse *p, char *text, int line, struct conf_host **hosts, int *nh)
+static int conf_line(struct parse *p, char *text, int line)
 {
 	char *name = NULL, *nodes = NULL, *switches = NULL, *save = NULL;
 	struct sw *s;
@@ -211,14 +223,17 @@ static int conf_line(struct parse *p, char *text, int line, struct conf_host **h
 	if (!(s = sw_add(p, name, line)))
 		PFAIL(line, "out of memory");
 	s->line = line;
-	if (nodes && conf_members(p, name, nodes, 0, line, hosts, nh))
+	if (nodes && conf_members(p, name, nodes, 0, line))
 		return FP_EUSAGE;
-	return switches ? conf_members(p, name, switches, 1, line, hosts, nh) : 0;
+	return switches ? conf_members(p, name, switches, 1, line) : 0;
 }
 
 /* Every host's chain of switches, leaf first; all hosts must have chains of one length. */
-static int conf_finish(struct parse *p, struct conf_host *h, int nh)
+static int conf_finish(struct parse *p)
 {
+	struct conf_host *h = p->ch;
+	int nh = p->nch;
+
 	for (int i = 0; i < p->nsw; i++)
 		if (p->sw[i].line < 0)
 			PFAIL(sw_find(p, p->sw[i].parent)->line, "switch '%s' is listed under '%s' but never defined by a "
@@ -231,8 +246,12 @@ static int conf_finish(struct parse *p, struct conf_host *h, int nh)
 		char *chain[TIERS_MAX];
 		int depth = 0;
 
-		for (struct sw *s = sw_find(p, h[i].leaf); s && depth < TIERS_MAX; s = s->parent ? sw_find(p, s->parent) : NULL)
+		struct sw *s = sw_find(p, h[i].leaf);
+
+		for (; s && depth < TIERS_MAX; s = s->parent ? sw_find(p, s->parent) : NULL)
 			chain[depth++] = s->name;
+		if (s)
+			PFAIL(h[i].line, "the switches above '%s' form a loop or more than %d levels", h[i].leaf, TIERS_MAX);
 		if (p->d->ntiers && depth != p->d->ntiers)
 			PFAIL(h[i].line, "node '%s' is under %d levels of switches where '%s' is under %d: the tree is uneven",
 			      h[i].host, depth, p->d->host[0], p->d->ntiers);
@@ -276,11 +295,10 @@ static void compact(struct decl *d)
 int decl_read(const char *file, struct decl *d, char *err)
 {
 	struct parse p = { .file = file, .err = err, .d = d };
-	struct conf_host *hosts = NULL;
 	FILE *f = fopen(file, "r");
 	char *buf = NULL;
 	size_t cap = 0;
-	int line = 0, rc = 0, conf, header = 0, nh = 0;
+	int line = 0, rc = 0, conf, header = 0;
 
 	*d = (struct decl){ 0 };
 	if (!f) {
@@ -295,24 +313,24 @@ int decl_read(const char *file, struct decl *d, char *err)
 		char *t = buf + strspn(buf, " \t");
 		if (!*t)
 			continue;
-		rc = conf ? conf_line(&p, t, line, &hosts, &nh) : csv_line(&p, t, line, &header);
+		rc = conf ? conf_line(&p, t, line) : csv_line(&p, t, line, &header);
 	}
 	if (rc == 0 && conf)
-		rc = conf_finish(&p, hosts, nh);
+		rc = conf_finish(&p);
 	if (rc == 0 && !d->n) {
 		snprintf(err, DECL_ERR_MAX, "%s: no node is declared", file);
 		rc = FP_EUSAGE;
 	}
-	for (int i = 0; i < nh; i++) {
-		free(hosts[i].host);
-		free(hosts[i].leaf);
+	for (int i = 0; i < p.nch; i++) {
+		free(p.ch[i].host);
+		free(p.ch[i].leaf);
 	}
-	free(hosts);
-	for (int i = 0; i < p.nsw; i++) {
-		free(p.sw[i].name);
-		free(p.sw[i].parent);
-	}
+	free(p.ch);
+	for (int i = 0; i < p.nsw; i++)
+		free(p.sw[i].parent); /* the names are swname's */
 	free(p.sw);
+	strtab_free(&p.swname);
+	strtab_free(&p.hosts);
 	free(p.host_line);
 	free(buf);
 	fclose(f);
@@ -362,7 +380,7 @@ static int check_tier(struct check *c, int k)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		ga[i] = dense(la, &na, c->d->group[(size_t)c->di[i] * c->d->ntiers + k]);
-		gb[i] = dense(lb, &nb, c->rd->str[t->group[(size_t)k * t->n + c->mi[i]]]);
+		gb[i] = dense(lb, &nb, c->rd->tab.str[t->group[(size_t)k * t->n + c->mi[i]]]);
 	}
 	if (grp_match(ga, gb, n, na, nb, &m))
 		goto out;
@@ -406,9 +424,9 @@ static int check_sets(struct check *c, char **sorted)
 		c->sink(c->ctx, &row);
 	}
 	for (int j = 0; j < t->n; j++) {
-		const char *h = c->rd->str[t->host[j]];
+		const char *h = c->rd->tab.str[t->host[j]];
 		struct decl_row row = { .host = h, .tier = -1, .tier_name = "", .problem = DECL_UNDECLARED, .declared = "",
-					.measured = c->rd->str[t->group[j]], .matches = "", .how = "" };
+					.measured = c->rd->tab.str[t->group[j]], .matches = "", .how = "" };
 
 		if (!bsearch(&h, sorted, (size_t)c->d->n, sizeof *sorted, cmp_str)) {
 			c->count++;

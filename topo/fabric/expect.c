@@ -71,7 +71,9 @@ static int tier_ok(const char *s)
 
 #define KEY_FAIL(...)                                                                             \
 	do {                                                                                      \
-		int n_ = snprintf(err, EXPECT_ERR_MAX, "%s:%d: key '%s': ", name, line, key);     \
+		int n_ = snprintf(err, EXPECT_ERR_MAX, "%.280s:%d: key '%.96s': ", name, line, key); \
+		if (n_ < 0 || n_ >= EXPECT_ERR_MAX)                                               \
+			n_ = EXPECT_ERR_MAX - 1;                                                  \
 		snprintf(err + n_, EXPECT_ERR_MAX - (size_t)n_, __VA_ARGS__);                     \
 		return FP_EUSAGE;                                                                 \
 	} while (0)

@@ -13,84 +13,82 @@
 
 #include "core/log.h"
 #include "csv_read.h"
+#include "strtab.h"
 
 /* ---------------------------------------------------------------- interned strings */
 
-static uint32_t str_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-static int hash_grow(struct rundir *rd)
-{
-	int cap = rd->hcap ? rd->hcap * 2 : 256;
-	int *h = malloc(sizeof *h * (size_t)cap);
-
-	if (!h)
-		return -1;
-	for (int i = 0; i < cap; i++)
-		h[i] = -1;
-	for (int id = 0; id < rd->nstr; id++) {
-		uint32_t k = str_hash(rd->str[id]) & (uint32_t)(cap - 1);
-
-		while (h[k] >= 0)
-			k = (k + 1) & (uint32_t)(cap - 1);
-		h[k] = id;
-	}
-	free(rd->hash);
-	rd->hash = h;
-	rd->hcap = cap;
-	return 0;
-}
-
 int rundir_find(const struct rundir *rd, const char *s)
 {
-	if (!rd->hcap)
-		return -1;
-	for (uint32_t k = str_hash(s) & (uint32_t)(rd->hcap - 1); rd->hash[k] >= 0;
-	     k = (k + 1) & (uint32_t)(rd->hcap - 1))
-		if (!strcmp(rd->str[rd->hash[k]], s))
-			return rd->hash[k];
-	return -1;
+	return strtab_find(&rd->tab, s);
 }
 
 int rundir_intern(struct rundir *rd, const char *s)
 {
-	int id = rundir_find(rd, s);
-
-	if (id >= 0)
-		return id;
-	if (2 * (rd->nstr + 1) > rd->hcap && hash_grow(rd))
-		return -1;
-	if (rd->nstr == rd->strcap) {
-		char **q = realloc(rd->str, sizeof *q * (size_t)(rd->strcap = rd->strcap * 2 + 64));
-
-		if (!q)
-			return -1;
-		rd->str = q;
-	}
-	if (!(rd->str[rd->nstr] = strdup(s)))
-		return -1;
-	id = rd->nstr++;
-	uint32_t k = str_hash(s) & (uint32_t)(rd->hcap - 1);
-	while (rd->hash[k] >= 0)
-		k = (k + 1) & (uint32_t)(rd->hcap - 1);
-	rd->hash[k] = id;
-	return id;
+	return strtab_intern(&rd->tab, s);
 }
 
 /* ---------------------------------------------------------------- reading cells */
+
+struct keyline {
+	int key, line;  /* a row's key (an interned string) and where it was */
+};
 
 struct rd_reader {
 	struct rundir *rd;
 	struct csv_read r;
 	char *err;
 	int oom;
+	struct keyline *keys; /* rows that must be unique (a host in topology.csv...) */
+	int nkeys, kcap;
 };
+
+/* Note the current row's key: its fields (n of them) joined by tabs. */
+static void key_note(struct rd_reader *x, const int *cols, int n)
+{
+	char key[1024] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof key; i++)
+		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
+	if (x->nkeys == x->kcap) {
+		struct keyline *q = realloc(x->keys, sizeof *q * (size_t)(x->kcap = x->kcap * 2 + 64));
+
+		if (!q) {
+			x->oom = 1;
+			return;
+		}
+		x->keys = q;
+	}
+	int id = rundir_intern(x->rd, key);
+	x->oom |= id < 0;
+	x->keys[x->nkeys++] = (struct keyline){ id, x->r.line };
+}
+
+static int cmp_keyline(const void *a, const void *b)
+{
+	const struct keyline *p = a, *q = b;
+
+	return p->key != q->key ? (p->key < q->key ? -1 : 1) : p->line - q->line;
+}
+
+/* A key seen twice is refused: which row would a comparison take? */
+static int keys_unique(struct rd_reader *x)
+{
+	if (x->nkeys > 1)
+		qsort(x->keys, (size_t)x->nkeys, sizeof *x->keys, cmp_keyline);
+	for (int i = 1; i < x->nkeys; i++)
+		if (x->keys[i].key == x->keys[i - 1].key) {
+			char shown[200];
+
+			snprintf(shown, sizeof shown, "%s", x->rd->tab.str[x->keys[i].key]);
+			for (char *t = shown; (t = strchr(t, '\t'));)
+				*t = ' ';
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: '%s' is listed twice (first on line %d)", x->r.file,
+				 x->keys[i].line, shown, x->keys[i - 1].line);
+			return FP_EUSAGE;
+		}
+	return 0;
+}
 
 static int cell_str(struct rd_reader *x, int col)
 {
@@ -120,6 +118,39 @@ static int cell_num(struct rd_reader *x, int col, double *out)
 	return 0;
 }
 
+/* A count: empty (-1), or a whole number in [lo, hi]. */
+static int cell_count(struct rd_reader *x, int col, double lo, double hi, long long *out)
+{
+	double v;
+
+	if (cell_num(x, col, &v))
+		return FP_EUSAGE;
+	if (isnan(v)) {
+		*out = -1;
+		return 0;
+	}
+	if (!(v >= lo && v <= hi && v == floor(v))) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a whole number in %.0f..%.0f",
+			 x->r.file, x->r.line, x->r.head[col], csv_read_get(&x->r, col), lo, hi);
+		return FP_EUSAGE;
+	}
+	*out = (long long)v;
+	return 0;
+}
+
+/* A measured figure: empty (NAN), or a number in [0, 1e30] (rates, times, sizes we keep as
+ * float). */
+static int cell_fig(struct rd_reader *x, int col, double *out)
+{
+	if (cell_num(x, col, out))
+		return FP_EUSAGE;
+	if (isnan(*out) || (*out >= 0 && *out <= 1e30))
+		return 0;
+	snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a figure in 0..1e30", x->r.file, x->r.line,
+		 x->r.head[col], csv_read_get(&x->r, col));
+	return FP_EUSAGE;
+}
+
 /* Find the named columns (NULL-terminated names) or say which is missing. */
 static int columns(struct rd_reader *x, const char *const *names, int *idx, int required)
 {
@@ -146,7 +177,7 @@ static int open_file(struct rd_reader *x, const char *dir, const char *name, cha
 static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 {
 	double v[5];
-	static const int numeric[5] = { 5, 6, 7, 8, 9 };
+	static const int numeric[5] = { 5, 6, 7, 8, 9 }; /* size_B, then the figures */
 
 	p->path = cell_str(x, c[0]);
 	p->kind = cell_str(x, c[1]);
@@ -154,15 +185,15 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	p->dst = cell_str(x, c[3]);
 	p->status = cell_str(x, c[4]);
 	p->ok = !strcmp(csv_read_get(&x->r, c[4]), "ok");
-	for (int i = 0; i < 5; i++)
-		if (cell_num(x, c[numeric[i]], &v[i]))
+	for (int i = 1; i < 5; i++)
+		if (cell_fig(x, c[numeric[i]], &v[i]))
 			return FP_EUSAGE;
-	if (!(v[0] > 0)) {
-		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: size_B '%s' is not a positive number", x->r.file, x->r.line,
-			 csv_read_get(&x->r, c[5]));
+	if (cell_count(x, c[5], 1, 1e15, &p->size))
+		return FP_EUSAGE;
+	if (p->size < 0) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: no size_B", x->r.file, x->r.line);
 		return FP_EUSAGE;
 	}
-	p->size = (long long)v[0];
 	p->v[RD_LAT_MIN] = (float)v[1];
 	p->v[RD_LAT_P50] = (float)v[2];
 	p->v[RD_BW] = (float)v[3];
@@ -223,23 +254,23 @@ static int cmp_id(const void *a, const void *b, void *rd)
 {
 	const struct rundir *r = rd;
 
-	return strcmp(r->str[*(const int *)a], r->str[*(const int *)b]);
+	return strcmp(r->tab.str[*(const int *)a], r->tab.str[*(const int *)b]);
 }
 
 static int ranks_make(struct rundir *rd)
 {
-	int *ids = malloc(sizeof *ids * (size_t)rd->nstr);
+	int *ids = malloc(sizeof *ids * (size_t)rd->tab.n);
 
 	free(rd->rank);
-	rd->rank = malloc(sizeof *rd->rank * (size_t)rd->nstr);
+	rd->rank = malloc(sizeof *rd->rank * (size_t)rd->tab.n);
 	if (!ids || !rd->rank) {
 		free(ids);
 		return FP_ERUNTIME;
 	}
-	for (int i = 0; i < rd->nstr; i++)
+	for (int i = 0; i < rd->tab.n; i++)
 		ids[i] = i;
-	qsort_r(ids, (size_t)rd->nstr, sizeof *ids, cmp_id, rd);
-	for (int i = 0; i < rd->nstr; i++)
+	qsort_r(ids, (size_t)rd->tab.n, sizeof *ids, cmp_id, rd);
+	for (int i = 0; i < rd->tab.n; i++)
 		rd->rank[ids[i]] = i;
 	free(ids);
 	return 0;
@@ -313,7 +344,12 @@ static int topo_read(struct rd_reader *x)
 		}
 		t->host[t->n] = cell_str(x, hc);
 		for (int k = 0; k < t->ntiers; k++)
-			t->group[(size_t)t->n * RUNDIR_TIERS_MAX + k] = cell_str(x, tiers[k]);
+			if (!(t->group[(size_t)t->n * RUNDIR_TIERS_MAX + k] = cell_str(x, tiers[k])) || !t->host[t->n]) {
+				snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: a host or its tier%d group is empty", x->r.file,
+					 x->r.line, k);
+				return FP_EUSAGE;
+			}
+		key_note(x, &hc, 1);
 		t->n++;
 	}
 	if (rc)
@@ -328,7 +364,7 @@ static int topo_read(struct rd_reader *x)
 	free(t->group);
 	t->group = g;
 	for (int k = 0; k < t->ntiers; k++) {
-		const char *l = t->n ? x->rd->str[g[(size_t)k * t->n]] : "";
+		const char *l = t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "";
 		size_t len = strcspn(l, "0123456789");
 
 		if (len > 15)
@@ -343,14 +379,15 @@ static int topo_read(struct rd_reader *x)
 }
 
 static const char *const coll_cols[] = { "backend", "op", "dtype", "redop", "status", "size_B", "in_place",
-					 "nranks", "busbw_GBps", "wrong", NULL };
+					 "nranks", "busbw_GBps", "wrong", "root", NULL };
+static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
 
 static int coll_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
-	int c[10], rc, cap = 0;
+	int c[11], rc, cap = 0;
 
-	if (columns(x, coll_cols, c, 9))
+	if (columns(x, coll_cols, c, 10))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_coll *q;
@@ -361,17 +398,26 @@ static int coll_read(struct rd_reader *x)
 				return FP_ERUNTIME;
 			rd->coll = q;
 		}
-		for (int i = 0; i < 5; i++)
-			if (cell_num(x, c[5 + i], &v[i]))
-				return FP_EUSAGE;
+		long long size, in_place, nranks, wrong;
+
+		if (cell_count(x, c[5], 1, 1e15, &size) || cell_count(x, c[6], 0, 1, &in_place) ||
+		    cell_count(x, c[7], 1, 1e8, &nranks) || cell_fig(x, c[8], &v[3]) || cell_count(x, c[9], 0, 1e18, &wrong))
+			return FP_EUSAGE;
+		if (size < 0 || in_place < 0) {
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: no size_B or in_place", x->r.file, x->r.line);
+			return FP_EUSAGE;
+		}
 		q = &rd->coll[rd->ncoll++];
 		*q = (struct rd_coll){ .backend = cell_str(x, c[0]), .op = cell_str(x, c[1]), .dtype = cell_str(x, c[2]),
-				       .redop = cell_str(x, c[3]), .status = cell_str(x, c[4]),
-				       .size = isnan(v[0]) ? -1 : (long long)v[0], .in_place = v[1] == 1,
-				       .nranks = isnan(v[2]) ? -1 : (int)v[2], .busbw = v[3],
-				       .wrong = isnan(v[4]) ? -1 : (long long)v[4] };
+				       .redop = cell_str(x, c[3]), .status = cell_str(x, c[4]), .size = size,
+				       .in_place = (int)in_place, .nranks = (int)nranks, .busbw = v[3], .wrong = wrong,
+				       .root = cell_str(x, c[10]) };
 		if (strcmp(csv_read_get(&x->r, c[4]), "ok"))
 			q->busbw = NAN;
+		int k[7];
+		for (int i = 0; i < 7; i++)
+			k[i] = c[coll_key[i]];
+		key_note(x, k, 7);
 	}
 	return rc;
 }
@@ -387,19 +433,20 @@ static int nodes_read(struct rd_reader *x)
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_node *q;
-		double g, n;
 
 		if (rd->nnode == cap) {
 			if (!(q = realloc(rd->node, sizeof *q * (size_t)(cap = cap * 2 + 64))))
 				return FP_ERUNTIME;
 			rd->node = q;
 		}
-		if (cell_num(x, c[1], &g) || cell_num(x, c[2], &n))
+		long long g, n;
+
+		if (cell_count(x, c[1], 0, 1e6, &g) || cell_count(x, c[2], 0, 1e6, &n))
 			return FP_EUSAGE;
+		key_note(x, c, 1);
 		rd->node[rd->nnode++] = (struct rd_node){ .host = cell_str(x, c[0]), .kernel = cell_str(x, c[3]),
 							  .mpi = cell_str(x, c[4]), .cpu = cell_str(x, c[5]),
-							  .gpus = isnan(g) ? -1 : (long long)g,
-							  .nics = isnan(n) ? -1 : (long long)n };
+							  .gpus = g, .nics = n };
 	}
 	return rc;
 }
@@ -429,11 +476,15 @@ static int nics_read(struct rd_reader *x)
 		else
 			snprintf(name, sizeof name, "%.200s", csv_read_get(&x->r, c[3]));
 		q = &rd->nic[rd->nnic++];
+		int k[3] = { c[0], c[1], c[2] }; /* host, device, port: netdev when there is no device */
+		if (!*dev)
+			k[1] = k[2] = c[3];
+		key_note(x, k, 3);
 		*q = (struct rd_nic){ .host = cell_str(x, c[0]), .name = rundir_intern(rd, name), .kind = cell_str(x, c[4]),
 				      .fw = cell_str(x, c[7]), .up = !strcmp(csv_read_get(&x->r, c[5]), "up"),
 				      .is_virtual = !strcmp(csv_read_get(&x->r, c[6]), "1") };
 		x->oom |= q->name < 0;
-		if (cell_num(x, c[8], &q->rate) || cell_num(x, c[9], &q->width) || cell_num(x, c[10], &q->mtu))
+		if (cell_fig(x, c[8], &q->rate) || cell_fig(x, c[9], &q->width) || cell_fig(x, c[10], &q->mtu))
 			return FP_EUSAGE;
 	}
 	return rc;
@@ -463,6 +514,9 @@ static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct
 	if (rc || !*present)
 		return rc;
 	rc = rt ? p2p_read(&x, &rt->rows, &rt->n) : fn(&x);
+	if (rc == 0 && !x.oom)
+		rc = keys_unique(&x);
+	free(x.keys);
 	if (x.oom || rc == FP_ERUNTIME) {
 		snprintf(err, RUNDIR_ERR_MAX, "%.500s: out of memory", path);
 		rc = FP_ERUNTIME;
@@ -474,9 +528,9 @@ static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct
 static int topo_index(struct rundir *rd)
 {
 	free(rd->topo_of);
-	if (!(rd->topo_of = malloc(sizeof *rd->topo_of * (size_t)rd->nstr)))
+	if (!(rd->topo_of = malloc(sizeof *rd->topo_of * (size_t)rd->tab.n)))
 		return FP_ERUNTIME;
-	for (int i = 0; i < rd->nstr; i++)
+	for (int i = 0; i < rd->tab.n; i++)
 		rd->topo_of[i] = -1;
 	for (int i = 0; i < rd->topo.n; i++)
 		rd->topo_of[rd->topo.host[i]] = i;
@@ -488,7 +542,8 @@ static int index_build(struct rundir *rd, struct retests *rt)
 {
 	if (ranks_make(rd))
 		return FP_ERUNTIME;
-	qsort_r(rd->p2p, rd->np2p, sizeof *rd->p2p, cmp_p2p, rd);
+	if (rd->np2p) /* no rows: no array (qsort must not be given NULL) */
+		qsort_r(rd->p2p, rd->np2p, sizeof *rd->p2p, cmp_p2p, rd);
 	retests_fold(rd, rt->rows, rt->n);
 	rd->nretest = (int)rt->n;
 	return topo_index(rd);
@@ -556,10 +611,7 @@ oom:
 
 void rundir_free(struct rundir *rd)
 {
-	for (int i = 0; rd->str && i < rd->nstr; i++)
-		free(rd->str[i]);
-	free(rd->str);
-	free(rd->hash);
+	strtab_free(&rd->tab);
 	free(rd->rank);
 	free(rd->p2p);
 	free(rd->coll);
@@ -576,7 +628,7 @@ int rundir_tier(const struct rundir *rd, int a, int b)
 	const struct rd_topo *t = &rd->topo;
 	int i, j;
 
-	if (!rd->has_topo || a < 0 || b < 0 || a >= rd->nstr || b >= rd->nstr)
+	if (!rd->has_topo || a < 0 || b < 0 || a >= rd->tab.n || b >= rd->tab.n)
 		return -1;
 	i = rd->topo_of[a];
 	j = rd->topo_of[b];

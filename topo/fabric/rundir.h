@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "strtab.h"
+
 #define RUNDIR_ERR_MAX 640
 #define RUNDIR_TIERS_MAX 8
 
@@ -26,7 +28,7 @@ struct rd_p2p {
 
 /* One collectives.csv row. */
 struct rd_coll {
-	int backend, op, dtype, redop, status;
+	int backend, op, dtype, redop, status, root;
 	long long size;
 	int in_place, nranks;
 	double busbw;                      /* GB/s, NAN when not ok */
@@ -54,10 +56,7 @@ struct rd_topo {
 
 struct rundir {
 	char dir[4096];
-	char **str;                        /* interned strings; str[0] = "" */
-	int nstr, strcap;
-	int *hash;                         /* open addressing: string ids, -1 empty */
-	int hcap;
+	struct strtab tab;                 /* interned strings; tab.str[0] = "" */
 	int *rank;                         /* nstr: the id's position in strcmp order */
 	struct rd_p2p *p2p;                /* sorted by path, src, dst, size (by name) */
 	size_t np2p;
@@ -82,7 +81,7 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
 
 static inline const char *rundir_str(const struct rundir *rd, int id)
 {
-	return rd->str[id];
+	return rd->tab.str[id];
 }
 /* The id of s, or -1 when the run never names it. */
 int rundir_find(const struct rundir *rd, const char *s);
