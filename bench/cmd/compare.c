@@ -111,6 +111,13 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "fabprobe compare: %s\n", err);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
+	for (int k = 0; k < 2; k++) { /* a run that did not end well: say so before its figures */
+		char why[512];
+		const char *d = k ? o.cur : o.base, *state = results_run_state(d, why, sizeof why);
+
+		if (!strcmp(state, "running") || !strcmp(state, "incomplete") || !strcmp(state, "interrupted"))
+			printf("%s %s: %s (%s); compared as far as its rows go\n", k ? "NEW" : "BASE", d, state, why);
+	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
 	rc = judge_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
 	rundir_free(&cur);
