@@ -15,10 +15,7 @@ COMMAND(coll, cmd_coll, "collective benchmarks (all-reduce…) through MPI and N
 COMMAND(inventory, cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality");
 COMMAND(topo, cmd_topo, "infer switch tiers from a latency matrix; write scheduler files");
 COMMAND(report, cmd_report, "render a results directory as one HTML page (report.html)");
-static const struct command compare_command = {
-	.name = "compare", .absent = "not in this version yet",
-	.summary = "compare two runs: regressions and improvements",
-};
+COMMAND(compare, cmd_compare, "compare two runs: regressions, improvements, what moved");
 
 REGISTRY_SHAPE(struct command);
 

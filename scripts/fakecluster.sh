@@ -45,6 +45,8 @@ up options:
   --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
   --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
   --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+  --place NODE=RACK      put NODE in rack RACK (1-based) instead of where --racks and
+                         --interleave put it (repeatable): "one node moved to another rack"
   --interleave           number the nodes across racks in turn (node01 in rack 1, node02
                          in rack 2, ...), so that names say nothing about the topology
 RATE is a number with bit, kbit, mbit or gbit (tc's units), e.g. 500mbit.
@@ -134,14 +136,19 @@ check_delay() {
 parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
+	opt_place=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
-			--core-delay-us | --degrade)
+			--core-delay-us | --degrade | --place)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
-			if [ "$key" = opt_degrade ]; then opt_degrade+=("$2"); else printf -v "$key" %s "$2"; fi
+			case $key in
+			opt_degrade) opt_degrade+=("$2") ;;
+			opt_place) opt_place+=("$2") ;;
+			*) printf -v "$key" %s "$2" ;;
+			esac
 			shift 2 ;;
 		--interleave) opt_interleave=1; shift ;;
 		-h | --help) usage; exit 0 ;;
@@ -158,6 +165,7 @@ parse_up() {
 	check_delay --uplink-delay-us "$opt_uplink_delay_us"
 	check_delay --core-delay-us "$opt_core_delay_us"
 	layout_nodes
+	place_nodes
 	layout_spines
 	local d
 	for d in "${opt_degrade[@]+"${opt_degrade[@]}"}"; do
@@ -174,6 +182,9 @@ parse_up() {
 		canonical+=" core_rate=${opt_core_rate,,} core_delay_us=$opt_core_delay_us"
 	fi
 	canonical+=" degrade=${sorted_degrade,,} interleave=$opt_interleave"
+	if [ ${#opt_place[@]} -gt 0 ]; then
+		canonical+=" place=$(printf '%s\n' "${opt_place[@]}" | sort | paste -sd, -)"
+	fi
 }
 
 layout_nodes() {
@@ -207,6 +218,19 @@ layout_nodes() {
 		done
 	fi
 	nracks=${#counts[@]}
+}
+
+# place_nodes: --place NODE=RACK moves NODE into RACK (the racks keep their leaf switches,
+# so a rack may end up empty: a leaf with no nodes).
+place_nodes() {
+	local p node rack i
+	for p in "${opt_place[@]+"${opt_place[@]}"}"; do
+		[[ $p =~ ^([^=]+)=([1-9][0-9]*)$ ]] || die_usage "--place: '$p' is not NODE=RACK (a rack number from 1)"
+		node=${BASH_REMATCH[1]} rack=${BASH_REMATCH[2]}
+		i=$(node_index "$node") || die_usage "--place: no node '$node' (nodes are ${node_names[0]}..${node_names[-1]})"
+		[ "$rack" -le "$nracks" ] || die_usage "--place $p: there are $nracks racks"
+		node_rack[i]=$rack
+	done
 }
 
 # rack_spine[r] for r = 1..nracks: its spine (1-based), or 0 when there is one spine only.
