@@ -98,7 +98,7 @@ usage_case "-o with --name" "cannot be combined with --name" p2p -o x --name y
 usage_case "unknown path" "unknown path 'eth9'" p2p --paths eth9
 usage_case "unknown option" "unknown option --fast" p2p --fast
 usage_case "unknown command" "unknown command 'p3p'" p3p
-usage_case "command not yet built" "not in this version yet" compare
+usage_case "compare without its two directories" "expected two results directories" compare
 "${MPIRUN_LOCAL[@]}" -np 3 $FP p2p -n 0 > "$tmp/u.out" 2>&1
 expect "usage error under mpirun: printed once" [ "$(grep -c 'is out of range' "$tmp/u.out")" -eq 1 ]
 expect "--help exits 0 and lists p2p" sh -c "$FP --help | grep -q '^  p2p '"
