@@ -80,6 +80,7 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 		snprintf(node->host, sizeof node->host, "%.200s/r%d", w->host, w->rank);
 	else
 		inv_copy(node->host, w->host, sizeof node->host);
+	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
 	inv_probe_all(&ctx, node);
 	MPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n")] = 0;
