@@ -210,7 +210,7 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 		case 'O': rc = name_list("-O/--redop", optarg, coll_redop_find, COLL_NREDOPS, o->redops, &o->nredops, err); seen_O = 1; break;
 		case 'r': rc = opts_long("-r/--root", optarg, 0, 100000000, &o->root, err); seen_r = 1; break;
 		case O_BACKEND: rc = parse_backend(optarg, &o->backend, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_CORRUPT: rc = opts_long("--test-corrupt", optarg, 0, 100000000, &o->test_corrupt_rank, err); break;

@@ -206,7 +206,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_
 		case 'c': rc = opts_long("--concurrency", optarg, 1, 1000000, &o->concurrency, err); break;
 		case 't': rc = opts_seconds("--pair-timeout", optarg, 86400, &o->pair_timeout, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_PROGRESS: o->progress = 1; break;

@@ -123,6 +123,7 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 		snprintf(node->host, sizeof node->host, "%.200s/r%d", w->host, w->rank);
 	else
 		inv_copy(node->host, w->host, sizeof node->host);
+	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
 	/* a probe that fails on the sources given (a tree with nothing of sysfs, XML hwloc
 	 * cannot load) is a usage error: the inventory would be of nothing */
 	if (inv_probe_all(&ctx, node) && (ctx.sysfs_root || ctx.hwloc_xml)) {

@@ -76,7 +76,8 @@ struct inv_loc_tree {
 };
 
 struct inv_node {
-	char host[INV_HOST_MAX];
+	char host[INV_HOST_MAX];                     /* the node's name in every output */
+	char hostname[INV_HOST_MAX];                 /* its processor name (differs under Slurm) */
 	char cpu_model[INV_TEXT_MAX];
 	int32_t sockets, cores, threads, numa_nodes; /* -1 unknown */
 	int64_t mem_bytes;                           /* MemTotal of the running OS; -1 unknown */
