@@ -537,7 +537,7 @@ static double noise_blend(const struct infer_ctx *c, const double *est, const do
 			s += nu[q] * est[q] * est[q];
 			w += nu[q];
 		}
-	return fmax(fl, sqrt(s / w));
+	return fmax(fmax(fl, 1e-6), sqrt(s / w));
 }
 
 static int near_step(struct infer_ctx *c, double *sigma, double *nu)
