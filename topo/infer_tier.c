@@ -41,7 +41,7 @@ struct tier_eval {
 
 struct tier_verdict {
 	int ok;
-	double theta, bmin, sep_z, sep_step;
+	double bmin, sep_z, sep_step;  /* lowest nearest-mean; the weakest separations */
 	long long sep_pairs, within;
 	double wsum, wcnt;  /* d summed over the tier's own pairs, and their count */
 };
