@@ -305,29 +305,53 @@ static int near_find(struct infer_ctx *c, struct near *nb)
 	return 0;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median of v[0..k-1] weighted 1/lo²: the precise values (low latencies) weigh the most
- * even when they are few. tmp: 2k floats. */
+ * even when they are few. A quickselect on (value, weight) pairs: expected O(k). tmp: 2k
+ * floats. */
 static double weighted_median(const float *v, const float *lo, int k, float *tmp)
 {
-	double half = 0, at = 0;
+	double want = 0;
+	int a = 0, b = k - 1;
 
-	for (int q = 0; q < k; q++) { /* pairs (value, weight) sorted by value */
+	for (int q = 0; q < k; q++) {
 		tmp[2 * q] = v[q];
 		tmp[2 * q + 1] = 1 / (lo[q] * lo[q]);
-		half += tmp[2 * q + 1] / 2;
+		want += tmp[2 * q + 1] / 2;
 	}
-	qsort(tmp, (size_t)k, 2 * sizeof *tmp, cmp_float);
-	for (int q = 0; q < k; q++)
-		if ((at += tmp[2 * q + 1]) >= half)
-			return tmp[2 * q];
-	return tmp[2 * (k - 1)];
+	while (a < b) { /* the answer is in [a, b]; want: the weight still to pass there */
+		float pivot = tmp[2 * ((a + b) / 2)];
+		int i = a, j = b;
+		double left = 0;
+
+		while (i <= j) {
+			while (tmp[2 * i] < pivot)
+				i++;
+			while (tmp[2 * j] > pivot)
+				j--;
+			if (i <= j) {
+				for (int h = 0; h < 2; h++) {
+					float x = tmp[2 * i + h];
+
+					tmp[2 * i + h] = tmp[2 * j + h];
+					tmp[2 * j + h] = x;
+				}
+				i++;
+				j--;
+			}
+		}
+		for (int q = a; q <= j; q++)
+			left += tmp[2 * q + 1];
+		if (left >= want && j >= a) { /* within the values at or below the pivot */
+			b = j;
+			continue;
+		}
+		want -= left;
+		for (int q = j + 1; q < i; q++) /* equal to the pivot */
+			if ((want -= tmp[2 * q + 1]) <= 0)
+				return pivot;
+		a = i;
+	}
+	return tmp[2 * a];
 }
 
 /* Rows i and j over the sampled columns (the compared pairs' values into buf, 5 x NEAR_COLS: log
@@ -537,7 +561,7 @@ static double noise_blend(const struct infer_ctx *c, const double *est, const do
 			s += nu[q] * est[q] * est[q];
 			w += nu[q];
 		}
-	return fmax(fl, sqrt(s / w));
+	return fmax(fmax(fl, 1e-6), sqrt(s / w));
 }
 
 static int near_step(struct infer_ctx *c, double *sigma, double *nu)

@@ -8,7 +8,7 @@
 #include "core/log.h"
 
 #define FIT_ROUNDS 2
-#define FIT_PAIRS ((size_t)4 << 20) /* pairs a fit walks at most */
+#define FIT_PAIRS ((size_t)2 << 20) /* pairs a fit walks at most */
 #define HUBER 2.0          /* pairs beyond HUBER sigmas weigh less (robust to slow links) */
 #define SAMPLE_MAX 65536   /* residuals sampled for the spread */
 #define HIST_BINS (1 << 18) /* value bins (see bin_of) for exact medians in two passes */

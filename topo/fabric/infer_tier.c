@@ -41,7 +41,7 @@ struct tier_eval {
 
 struct tier_verdict {
 	int ok;
-	double theta, bmin, sep_z, sep_step;
+	double bmin, sep_z, sep_step;  /* lowest nearest-mean; the weakest separations */
 	long long sep_pairs, within;
 	double wsum, wcnt;  /* d summed over the tier's own pairs, and their count */
 };
@@ -189,7 +189,7 @@ static void place(struct tier_eval *e, int u, double theta, int *fresh)
 	/* a unit in a group moves only when it is clearly closer to the other (else two halves
 	 * of one switch would trade nodes for ever); two units alone and nearest to each other:
 	 * the one of the higher group joins */
-	int clearly = !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
+	int clearly = best >= 0 && !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
 	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly) &&
 	    !(e->gsize[own] == 1 && e->gsize[best] == 1 && own < best))
 		e->newg[u] = best;               /* closer to another group on average */
