@@ -137,7 +137,7 @@ static void noisy_run(const char *name, char *dir, int n, double sigma, int slow
 
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
-			char a[8], b[8];
+			char a[16], b[16];
 			double bw = exp(sigma * gauss());
 
 			if (i == j)
@@ -187,7 +187,7 @@ static void test_noise_estimate(void)
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 16; j++)
 			if (i != j) {
-				char a[8], b[8];
+				char a[16], b[16];
 				snprintf(a, sizeof a, "n%02d", i);
 				snprintf(b, sizeof b, "n%02d", j);
 				row(f, "mpi", a, b, 1048576, -1, exp(0.01 * gauss()) * (uniform() < 0.15 ? 0.5 : 1), "ok");
