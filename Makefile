@@ -76,6 +76,8 @@ LIB_OBJS := $(filter-out $(BUILD)/bench/fabprobe.o,$(OBJS)) $(CU_OBJS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# synthetic fabrics with a known tree, for the latency-map tests and scripts/bench-topo.sh
+SYNTH     := $(BUILD)/synth-fabric
 
 # Fuzz targets (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang for `make fuzz`, and
 # the same targets linked to a plain replay driver (any compiler) that `make check` runs over
@@ -90,7 +92,7 @@ FUZZ_CC      := clang
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # what the targets exercise: the readers, inference, emitters, the inventory's decoding (no MPI)
 FUZZ_LIB     := $(wildcard topo/fabric/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
-                bench/core/log.c bench/core/csv.c bench/core/natsort.c bench/core/results.c \
+                bench/core/log.c bench/core/csv.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c \
                 bench/core/opts.c bench/inventory/inv_report.c bench/inventory/inv_print.c
 FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='"$(VERSION)"' \
                 -DFP_FEATURES='"fuzz"' $(if $(filter yes,$(HAVE_HWLOC)),-DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc))
@@ -103,7 +105,7 @@ SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:fast_unwind_on_
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG)/ubsan
 SAN_TESTS    := test_topo_offline.sh test_hostile.sh
 
-.PHONY: all config check check-san unit demo clean deps fabprobe fuzz fuzz-build fuzz-seeds
+.PHONY: all config check check-san unit synth demo clean deps fabprobe fuzz fuzz-build fuzz-seeds
 all: fabprobe
 
 # ./fabprobe points at the binary of the build directory in use, so that switching WITH_X (or
@@ -132,6 +134,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@echo "  CCLD    $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+$(SYNTH): tests/synth_fabric.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	@$(CC) -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -o $@ $< -lm
+
 config:
 	@echo "fabprobe $(VERSION) build configuration"
 	@echo "  mpicc      $$(command -v $(CC) || echo 'not found (run scripts/install-deps.sh)')"
@@ -143,7 +150,9 @@ config:
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
 
-unit: $(UNIT_BINS) $(REPLAY_BINS) fuzz-seeds
+unit: $(UNIT_BINS) $(REPLAY_BINS) $(SYNTH) fuzz-seeds
+
+synth: $(SYNTH)
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -41,4 +41,7 @@ truth=$(awk -F, 'NR > 1 { g[$2] = g[$2] " " $1 } END { for (k in g) print g[k] }
 found=$(awk -F, 'NR > 1 { g[$3] = g[$3] " " $1 } END { for (k in g) print g[k] }' "$dir/topology.csv" | sort)
 paste -d'|' <(echo "$truth") <(echo "$found") | awk -F'|' '{ printf "  truth:%-28s inferred:%s\n", $1, $2 }'
 if [ "$truth" = "$found" ]; then echo "demo: racks recovered exactly"; else echo "demo: racks NOT recovered"; fi
+# the confirmed suspects of every path's map, against the one fault planted
+named=$(cat "$dir"/suspects*.csv | awk -F, '$1 != "kind" { print $2 }' | tr ' ' '\n' | sort -u | paste -sd' ' -)
+echo "demo: the confirmed suspects name: ${named:-nobody} (planted: ${SLOW%%=*})"
 echo "demo: results in $dir ($(ls "$dir" | wc -l) files: p2p.csv, matrices, topology.conf, k8s labels, ...)"

@@ -24,9 +24,13 @@ declare -A need=(
   [util-linux]=/usr/bin/unshare
   [procps]=/usr/bin/pkill
   [slurm-client]=/usr/bin/scontrol
+  [slurmctld]=/usr/sbin/slurmctld
+  [slurmd]=/usr/sbin/slurmd
+  [munge]=/usr/sbin/munged
   [iperf3]=/usr/bin/iperf3
   [python3]=/usr/bin/python3
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py
+  [chromium]=/usr/bin/chromium   # headless, to test report.html (tests/integration/test_report.sh)
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include "coll/coll.h"
 #include "coll/coll_backend.h"
 #include "core/log.h"
+#include "core/run.h"
 
 /* "mpi, nccl": every backend of the registry, in this build or not */
 static void backend_names(char *out, size_t len)
@@ -209,7 +210,7 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 		case 'O': rc = name_list("-O/--redop", optarg, coll_redop_find, COLL_NREDOPS, o->redops, &o->nredops, err); seen_O = 1; break;
 		case 'r': rc = opts_long("-r/--root", optarg, 0, 100000000, &o->root, err); seen_r = 1; break;
 		case O_BACKEND: rc = parse_backend(optarg, &o->backend, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_CORRUPT: rc = opts_long("--test-corrupt", optarg, 0, 100000000, &o->test_corrupt_rank, err); break;
@@ -225,10 +226,16 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
 }
 
+static int coll_body(struct world *w, struct run_out *ro, void *opts)
+{
+	ro->after = cmd_report_after;
+	return coll_stage(w, ro, opts);
+}
+
 int cmd_coll(int argc, char **argv)
 {
 	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
-						.body = coll_stage };
+						.body = coll_body };
 	struct coll_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = coll_opts_parse(argc, argv, &o, err);

@@ -10,7 +10,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
-#include "judge.h"
+#include "judges.h"
 
 static void compare_usage(FILE *f)
 {
@@ -89,7 +89,7 @@ int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
 	struct rundir cur;
-	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX], verdict[JUDGE_VERDICT_MAX] = "";
+	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX], verdict[JUDGES_VERDICT_MAX] = "";
 	int rc = compare_parse(argc, argv, &o, err);
 
 	if (rc == 1) {
@@ -119,7 +119,7 @@ int cmd_compare(int argc, char **argv)
 			printf("%s %s: %s (%s); compared as far as its rows go\n", k ? "NEW" : "BASE", d, state, why);
 	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
-	rc = judge_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
+	rc = judges_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
 	rundir_free(&cur);
 	if (rc >= 0)
 		printf("results: %s\n", dir);

@@ -69,7 +69,7 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 		case O_SYSFS: o->sysfs_root = optarg; rc = opts_value("--sysfs-root", optarg, err); break;
 		case O_XML: o->hwloc_xml = optarg; rc = opts_value("--hwloc-xml", optarg, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case 'h': return 1;

@@ -28,7 +28,13 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
+	rc = world_create(&w, where->node_names);
+	if (rc == FP_EUSAGE) { /* agreed on every rank */
+		world_destroy(&w);
+		MPI_Finalize();
+		return FP_EXIT_USAGE;
+	}
+	if (rc) {
 		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
 		return FP_EXIT_RUNTIME;
 	}

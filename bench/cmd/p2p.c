@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "core/run.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/world.h"
 #include "fabric/emit.h"
 #include "p2p/p2p.h"
@@ -28,9 +28,14 @@ void p2p_usage(FILE *f)
 	      "  -n, --lat-iters N       timed ping-pongs per size (default 1000)\n"
 	      "      --lat-warmup N      untimed ping-pongs before them (default 100)\n"
 	      "      --bw-iters N        timed windows per size (default 8)\n"
-	      "      --bw-warmup N       untimed windows before them (default 2)\n"
+	      "      --bw-warmup N       warm-up windows at least (default 2; 0: none); the warm-up goes\n"
+	      "                          on until two consecutive windows agree within --bw-tolerance\n"
+	      "      --bw-tolerance PCT  (default 5) or --bw-warmup-time SEC is spent (default 2; the\n"
+	      "                          row then says 'not converged'); bw_GBps is the median window\n"
+	      "                          rate, bw_GBps_total total bytes / total time\n"
 	      "  -W, --window N          messages per window, acknowledged by the receiver (default 64)\n"
-	      "  -p, --paths LIST        paths to test (default mpi)\n"
+	      "  -p, --paths LIST        paths to test: mpi, tcp:<netdev>, verbs:<dev>:<port> (default\n"
+	      "                          mpi; `run`: every path the inventory found)\n"
 	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
 	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
 	      "Output:\n"
@@ -48,7 +53,8 @@ void p2p_usage(FILE *f)
 	      f);
 }
 
-enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_PROGRESS, O_NO_PROGRESS, O_STALL, O_FAULT };
+enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_BW_TOL, O_BW_WARMUP_TIME, O_PROGRESS, O_NO_PROGRESS,
+       O_STALL, O_FAULT };
 
 static const struct option p2p_long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -57,6 +63,8 @@ static const struct option p2p_long_opts[] = {
 	{ "lat-warmup", required_argument, NULL, O_LAT_WARMUP },
 	{ "bw-iters", required_argument, NULL, O_BW_ITERS },
 	{ "bw-warmup", required_argument, NULL, O_BW_WARMUP },
+	{ "bw-tolerance", required_argument, NULL, O_BW_TOL },
+	{ "bw-warmup-time", required_argument, NULL, O_BW_WARMUP_TIME },
 	{ "window", required_argument, NULL, 'W' },
 	{ "paths", required_argument, NULL, 'p' },
 	{ "concurrency", required_argument, NULL, 'c' },
@@ -169,8 +177,10 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_
 	uint64_t lat[OPTS_LIST_MAX] = { 8 }, bw[OPTS_LIST_MAX] = { 4ULL << 20 };
 	struct option all[P2P_NLONG + EXT_MAX + 1];
 	int nlat = 1, nbw = 1, c, rc = 0;
+	double pct = 5;
 
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
+				.bw_warmup_time = 2,
 				.window = 64, .test_stall_rank = -1, .progress = -1, .test_fault_rank = -1 };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
@@ -189,12 +199,14 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_
 		case O_LAT_WARMUP: rc = opts_long("--lat-warmup", optarg, 0, 10000000, &o->lat_warmup, err); break;
 		case O_BW_ITERS: rc = opts_long("--bw-iters", optarg, 1, 1000000, &o->bw_iters, err); break;
 		case O_BW_WARMUP: rc = opts_long("--bw-warmup", optarg, 0, 1000000, &o->bw_warmup, err); break;
+		case O_BW_TOL: rc = opts_percent("--bw-tolerance", optarg, 100, &pct, err); break;
+		case O_BW_WARMUP_TIME: rc = opts_seconds("--bw-warmup-time", optarg, 3600, &o->bw_warmup_time, err); break;
 		case 'W': rc = opts_long("--window", optarg, 1, 4096, &o->window, err); break;
-		case 'p': rc = parse_paths(optarg, o, err); break;
+		case 'p': rc = parse_paths(optarg, o, err), o->paths_given = 1; break;
 		case 'c': rc = opts_long("--concurrency", optarg, 1, 1000000, &o->concurrency, err); break;
 		case 't': rc = opts_seconds("--pair-timeout", optarg, 86400, &o->pair_timeout, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_PROGRESS: o->progress = 1; break;
@@ -215,6 +227,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_
 	if ((rc = results_where_check(&o->where, err)))
 		return rc;
 	merge_sizes(o, lat, nlat, bw, nbw);
+	o->bw_tolerance = pct / 100;
 	return 0;
 }
 
@@ -228,6 +241,7 @@ const char *p2p_status_name(int status)
 /* The matrices in natural name order: `fabprobe p2p` infers no tree. */
 static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
+	ro->after = cmd_report_after;
 	struct p2p_result res = { 0 };
 	int *order = malloc(sizeof *order * (size_t)w->nep), rc = 0, wrc = 0;
 

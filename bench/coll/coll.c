@@ -269,7 +269,7 @@ static int backend_probe(const struct coll_backend *be, const struct coll_env *e
 	if (first != INT_MAX) {
 		char why[sizeof st->why];
 
-		snprintf(why, sizeof why, "rank %d: %s", first, st->why);
+		snprintf(why, sizeof why, "rank %d: %.200s", first, st->why);
 		CHECK_MPI(MPI_Bcast(why, sizeof why, MPI_CHAR, first, env->comm));
 		memcpy(st->why, why, sizeof why);
 		return 0;

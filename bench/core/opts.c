@@ -79,6 +79,25 @@ int opts_seconds(const char *opt, const char *s, double max, double *out, char *
 	return 0;
 }
 
+int opts_percent(const char *opt, const char *s, double max, double *out, char *err)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		OPTS_FAIL("%s: expected a percentage", opt);
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (*end || errno || !isfinite(v))
+		OPTS_FAIL("%s: '%s' is not a percentage", opt, s);
+	if (!(v > 0) || v > max)
+		OPTS_FAIL("%s: %s is out of range (0, %g] %%", opt, s, max);
+	*out = v;
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

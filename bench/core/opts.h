@@ -25,6 +25,8 @@ int opts_size(const char *opt, const char *s, uint64_t min, uint64_t max, uint64
 int opts_long(const char *opt, const char *s, long min, long max, long *out, char *err);
 /* Seconds, decimal ("2", "0.5"), in (0, max]. */
 int opts_seconds(const char *opt, const char *s, double max, double *out, char *err);
+/* A percentage, decimal ("5", "2.5", an optional trailing '%'), in (0, max]. */
+int opts_percent(const char *opt, const char *s, double max, double *out, char *err);
 /* Comma-separated sizes, each as opts_size, at most OPTS_LIST_MAX, returned sorted and
  * without duplicates. */
 int opts_size_list(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,

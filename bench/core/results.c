@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "nodename.h"
 #include "opts.h"
 
 static int mkdir_p(const char *path)
@@ -294,6 +295,10 @@ int results_where_opt(struct results_where *w, int opt, const char *arg, char *e
 	case RESULTS_OPT_NAME:
 		w->name = arg;
 		return opts_value("--name", arg, err) ? FP_EUSAGE : opts_name("--name", arg, err);
+	case RESULTS_OPT_NODE_NAMES:
+		if ((w->node_names = nodename_mode_parse(arg)) < 0)
+			OPTS_FAIL("--node-names: '%.60s' is not one of " NODENAME_MODES, arg);
+		return 0;
 	default: OPTS_FAIL("internal: option %d is not a results option", opt);
 	}
 }

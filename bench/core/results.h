@@ -13,19 +13,30 @@
 #define RESULTS_PATH_MAX 4096
 
 /* Where a run's results go, as the user said: --output DIR (exactly DIR), or a new
- * "<root>/<UTC time>[-<name>]" (--results-root, --name). Every measuring command takes these
- * three options the same way. */
+ * "<root>/<UTC time>[-<name>]" (--results-root, --name); and by which name they call each node
+ * (--node-names: enum nodename_mode, core/nodename.h). Every measuring command takes these
+ * options the same way. */
 struct results_where {
 	const char *output, *name, *root;
+	int node_names;
 };
-enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT };
+enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
 #define RESULTS_LONG_OPTIONS                                                   \
 	{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },            \
 	{ "name", required_argument, NULL, RESULTS_OPT_NAME },                \
-	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT }
+	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT },        \
+	{ "node-names", required_argument, NULL, RESULTS_OPT_NODE_NAMES }
+/* The case labels of a parser's switch that go to results_where_opt. */
+#define RESULTS_OPT_CASES                                                      \
+	case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT: \
+	case RESULTS_OPT_NODE_NAMES
 #define RESULTS_HELP_NAME_ROOT                                                      \
 	"      --name NAME         add -NAME to the default directory name\n"          \
-	"      --results-root DIR  where default directories go (default results)\n"
+	"      --results-root DIR  where default directories go (default results)\n"   \
+	"      --node-names MODE   how outputs name the nodes: hostname (MPI's processor\n" \
+	"                          name), short (it up to the first dot) or slurm (Slurm's\n" \
+	"                          node name). Default: Slurm's in a task Slurm started,\n" \
+	"                          else hostname\n"
 #define RESULTS_HELP "  -o, --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
 /* for a command whose -o means something else (coll: the operation) */
 #define RESULTS_HELP_LONG "      --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT

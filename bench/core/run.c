@@ -73,7 +73,12 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 	if (sig)
 		fprintf(f, "  \"signal\": \"%s\",\n", interrupt_name(sig));
 	fprintf(f, "  \"status\": \"%s\",\n", status);
-	fputs(ro->meta_tail, f);
+	if (ro->meta_extra[0]) { /* the tail ends "]\n}\n": the extra members go before its brace */
+		fwrite(ro->meta_tail, 1, strlen(ro->meta_tail) - 3, f);
+		fprintf(f, ",\n  %s\n}\n", ro->meta_extra);
+	} else {
+		fputs(ro->meta_tail, f);
+	}
 	results_tmp_commit(f, ro->dir, "meta.json");
 }
 
@@ -123,6 +128,8 @@ int run_end(struct run_out *ro, const struct world *w, int exit_code)
 		meta_write(ro, sig ? "interrupted" : code == FP_EXIT_OK ? "ok" : code == FP_EXIT_CHECK ? "failed" : "error",
 			   code, sig);
 		printf("results: %s\n", ro->dir);
+		if (ro->after)
+			ro->after(ro->dir);
 		fflush(stdout);
 	}
 	interrupt_uninstall();

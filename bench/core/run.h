@@ -19,6 +19,9 @@ struct run_out {
 	time_t started;
 	int progress;          /* print progress on stderr */
 	char *meta_head, *meta_tail; /* rank 0: meta.json around its status lines */
+	char meta_extra[1024]; /* rank 0: more members of meta.json, as JSON text ("\"k\": v",
+				* comma-separated), written as they are; "" none */
+	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
 };
 
 

@@ -29,11 +29,16 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 
 struct world;
 struct run_out;
+struct inv_path;
 /* Before the run (every rank, collective): the captured sources this rank would read, as it
  * expands them, are a directory and a regular file. 0, or FP_EUSAGE on every rank. */
 int inventory_check(struct world *w, void *arg);
 /* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
  * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
 int inventory_stage(struct world *w, struct run_out *ro, void *arg);
+/* The same, handing rank 0 the paths found (INV_PATHS_MAX of room; may be NULL) and the count
+ * of nodes inventoried. */
+int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
+		  int *npaths, int *nnodes);
 
 #endif

@@ -123,6 +123,7 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 		snprintf(node->host, sizeof node->host, "%.200s/r%d", w->host, w->rank);
 	else
 		inv_copy(node->host, w->host, sizeof node->host);
+	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
 	/* a probe that fails on the sources given (a tree with nothing of sysfs, XML hwloc
 	 * cannot load) is a usage error: the inventory would be of nothing */
 	if (inv_probe_all(&ctx, node) && (ctx.sysfs_root || ctx.hwloc_xml)) {
@@ -137,11 +138,13 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 	return 0;
 }
 
-/* Rank 0 receives every leader's node, in rank order; *ranks[k] = ranks on node k. */
+/* Rank 0 receives every leader's node, in rank order; *ranks[k] = ranks on node k. Every wait
+ * is asleep: a rank done early must not spin while others probe or rank 0 writes. */
 static int gather(const struct world *w, int per, const struct inv_node *mine, int leader,
 		  struct inv_node **all, int **ranks, int *n)
 {
 	int *counts = NULL, *displs = NULL, bytes = leader ? (int)sizeof *mine : 0, rc = 0;
+	MPI_Request req;
 
 	*all = NULL, *ranks = NULL, *n = 0;
 	if (w->rank == 0) {
@@ -154,14 +157,15 @@ static int gather(const struct world *w, int per, const struct inv_node *mine, i
 			rc = FP_ERUNTIME;
 		}
 	}
-	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (rc == 0) {
-		CHECK_MPI(MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
-		for (int r = 0, off = 0; w->rank == 0 && r < w->size; r++)
-			displs[r] = off, off += counts[r];
-		CHECK_MPI(MPI_Gatherv(mine, bytes, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0,
-				      MPI_COMM_WORLD));
-	}
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	if (rc == 0 && !(rc = MPI_RC(MPI_Igather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &req))))
+		rc = mpi_wait_sleepy(&req, 0);
+	for (int r = 0, off = 0; rc == 0 && w->rank == 0 && r < w->size; r++)
+		displs[r] = off, off += counts[r];
+	if (rc == 0 && !(rc = MPI_RC(MPI_Igatherv(mine, bytes, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0,
+						  MPI_COMM_WORLD, &req))))
+		rc = mpi_wait_sleepy(&req, 0);
 	for (int r = 0; rc == 0 && w->rank == 0 && r < w->size; r++) {
 		if (!counts[r])
 			continue;
@@ -177,9 +181,8 @@ static int gather(const struct world *w, int per, const struct inv_node *mine, i
 /* Rank 0: the paths, the mismatches, the files and the table. Returns 0, 1 (mismatch) or a
  * negative code. */
 static int report(const struct inv_opts *o, const struct run_out *ro, const struct inv_node *nodes,
-		  const int *ranks, int n)
+		  const int *ranks, int n, struct inv_path *paths, int *npaths)
 {
-	struct inv_path paths[INV_PATHS_MAX];
 	struct inv_mismatch *mm = calloc(MISMATCH_MAX, sizeof *mm);
 	struct inv_report r = { .dir = ro->dir, .run_id = ro->run_id, .nodes = nodes, .ranks = ranks,
 				.n = n, .paths = paths };
@@ -189,32 +192,48 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 		LOG_ERROR("out of memory");
 		return FP_ERUNTIME;
 	}
-	r.npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
+	r.npaths = *npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
 	r.nmm = inv_mismatches(nodes, n, o->gpu_path, mm, MISMATCH_MAX);
 	r.mm = mm;
 	rc = inv_report_write(&r);
 	inv_report_print(stdout, &r);
+	fflush(stdout);
 	free(mm);
 	return rc ? rc : r.nmm > 0;
 }
 
-int inventory_stage(struct world *w, struct run_out *ro, void *arg)
+int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
+		  int *npaths, int *nnodes)
 {
-	const struct inv_opts *o = arg;
+	struct inv_path own[INV_PATHS_MAX];
 	struct inv_node *mine = NULL, *all = NULL;
-	int *ranks = NULL, n = 0, per = per_rank(o), leader = is_leader(w, per), rc = 0;
+	int *ranks = NULL, n = 0, np = 0, per = per_rank(o), leader = is_leader(w, per), rc = 0;
 
 	if (leader && !(mine = malloc(sizeof *mine)))
 		rc = FP_ERUNTIME;
 	if (rc == 0 && leader)
 		rc = probe_here(o, w, per, mine);
-	MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
 	if (rc == 0)
 		rc = gather(w, per, mine, leader, &all, &ranks, &n);
 	if (rc == 0 && w->rank == 0)
-		rc = report(o, ro, all, ranks, n);
+		rc = report(o, ro, all, ranks, n, paths ? paths : own, &np);
+	if (npaths)
+		*npaths = np;
+	if (nnodes)
+		*nnodes = n;
 	free(mine);
 	free(all);
 	free(ranks);
+	/* the stage ends when rank 0 has written: the next one starts with every rank there, none
+	 * of them having spun meanwhile */
+	if (mpi_barrier_sleepy(MPI_COMM_WORLD) && rc >= 0)
+		rc = FP_ERUNTIME;
 	return rc;
+}
+
+int inventory_stage(struct world *w, struct run_out *ro, void *arg)
+{
+	return inventory_run(w, ro, arg, NULL, NULL, NULL);
 }

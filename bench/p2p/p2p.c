@@ -6,7 +6,10 @@
  * appends the rows to p2p.csv and flushes, and fills the path's matrices (handed to the caller,
  * which writes them in the order it chooses). Waiting ranks sleep-poll (mpi_wait_sleepy). Each
  * pair has an absolute deadline; a pair that misses it is recorded as a timeout and the run
- * goes on. Nothing here ends the job: failures are agreed at each step and returned. */
+ * goes on. Nothing here ends the job: failures are agreed at each step and returned.
+ *
+ * The same loop measures a plan (p2p_plan_main): chosen pairs, one per step, so that each is
+ * measured alone: the confirmation pass. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,9 @@
 #include "fabric/p2p_csv.h"
 #include "p2p.h"
 #include "sched.h"
+#include "window.h"
+
+#define WARMUP_WINDOWS_MAX 4096 /* warm-up windows kept for the rule; beyond: not converged */
 
 struct p2p_run {
 	const struct p2p_opts *o;
@@ -36,17 +42,24 @@ struct p2p_run {
 	struct p2p_rec *mine;    /* nrec */
 	struct p2p_rec *all;     /* nep x nrec, rank 0 */
 	double *samples;         /* lat_iters */
+	uint64_t *ticks;         /* lat_iters + 1 clock readings */
+	struct clock_tick clk;   /* the per-sample clock */
+	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
+	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
+	const char *csv_name;    /* "p2p.csv", or the plan's file */
+	int yield;               /* endpoints outnumber their machine's cores (tr_env.yield) */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
-	const char *csv_name;    /* "p2p.csv", or the retests' file */
-	int retest;              /* measuring chosen pairs again: rows only, no summary */
+	int csv_borrowed;        /* csv was opened by the caller (p2p_retest): not ours to close */
 };
 
 /* ---------------------------------------------------------------- estimates */
 
 double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 {
+	/* a warm-up that converges at once: two windows that agree (at least --bw-warmup) */
+	long warm = o->bw_warmup ? (o->bw_warmup > 2 ? o->bw_warmup : 2) : 0;
 	double t = 0;
 
 	for (int i = 0; i < o->nsizes; i++) {
@@ -56,71 +69,141 @@ double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 		if (z->lat)
 			t += (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
 		if (z->bw)
-			t += (double)(o->bw_iters + o->bw_warmup) * ((double)o->window * wire + 2 * lat_us * 1e-6);
+			t += (double)(o->bw_iters + warm) *
+			     ((double)o->window * wire + 2 * lat_us * 1e-6);
 	}
 	return 2 * t; /* both directions */
 }
 
 double p2p_default_timeout(const struct p2p_opts *o)
 {
-	double t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125);
+	int nbw = 0;
+	double t;
 
+	for (int i = 0; i < o->nsizes; i++)
+		nbw += o->sizes[i].bw;
+	/* a warm-up that never converges stops at its budget, in each direction at each size */
+	t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
 	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
 }
 
 /* ---------------------------------------------------------------- measuring one pair */
 
-static int lat_measure(const struct transport_ops *tr, struct tr_conn *c, int initiator, size_t size,
-		       const struct p2p_opts *o, double deadline, double *samples, struct p2p_rec *rec)
+static int lat_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int initiator,
+		       size_t size, double deadline, struct p2p_rec *rec)
 {
+	const struct p2p_opts *o = run->o;
+	uint64_t *tick = run->ticks;
+	double *samples = run->samples;
 	struct stats st;
-	double t = 0;
 	int rc;
 
-	for (long i = -o->lat_warmup; i < o->lat_iters; i++) {
-		if (!initiator) {
+	for (long i = -o->lat_warmup; i < 0; i++)
+		if ((rc = initiator ? tr->roundtrip(c, size, deadline) : tr->echo(c, size, deadline)))
+			return rc;
+	if (!initiator) {
+		for (long i = 0; i < o->lat_iters; i++)
 			if ((rc = tr->echo(c, size, deadline)))
 				return rc;
-			continue;
-		}
-		if (i == 0)
-			t = clock_now();
+		return 0;
+	}
+	/* the timed loop: one clock read per sample, converted afterwards */
+	tick[0] = clock_tick_now(&run->clk);
+	for (long i = 0; i < o->lat_iters; i++) {
 		if ((rc = tr->roundtrip(c, size, deadline)))
 			return rc;
-		if (i >= 0) {
-			double now = clock_now();
-
-			samples[i] = (now - t) * 0.5e6; /* half round trip, µs */
-			t = now;
-		}
+		tick[i + 1] = clock_tick_now(&run->clk);
 	}
-	if (initiator) {
-		stats_compute(samples, (int)o->lat_iters, &st);
-		rec->lat_iters = o->lat_iters;
-		rec->lat_min = st.min;
-		rec->lat_avg = st.avg;
-		rec->lat_p50 = st.p50;
-		rec->lat_p99 = st.p99;
-	}
+	for (long i = 0; i < o->lat_iters; i++)
+		samples[i] = (double)(tick[i + 1] - tick[i]) * run->clk.sec * 0.5e6; /* half round trip, µs */
+	stats_compute(samples, (int)o->lat_iters, &st);
+	rec->lat_iters = o->lat_iters;
+	rec->lat_min = st.min;
+	rec->lat_avg = st.avg;
+	rec->lat_p50 = st.p50;
+	rec->lat_p99 = st.p99;
 	return 0;
 }
 
-static int bw_measure(const struct transport_ops *tr, struct tr_conn *c, int sender, size_t size,
-		      const struct p2p_opts *o, double deadline, struct p2p_rec *rec)
+/* The sender tells the receiver whether another warm-up window follows: the sender times the
+ * windows, so it decides. Out of band, on the path's control communicator. */
+static int warmup_tell(struct p2p_run *run, struct tr_conn *c, int sender, int *more, double deadline)
 {
-	double t0 = 0;
-	int rc, win = (int)o->window;
+	MPI_Request req;
+	int rc;
 
-	for (long i = -o->bw_warmup; i < o->bw_iters; i++) {
-		if (i == 0)
-			t0 = clock_now();
+	if (sender)
+		rc = MPI_RC(MPI_Isend(more, 1, MPI_INT, c->peer, 0, run->ctl, &req));
+	else
+		rc = MPI_RC(MPI_Irecv(more, 1, MPI_INT, c->peer, 0, run->ctl, &req));
+	if (!rc && (rc = mpi_wait_deadline(&req, 1, deadline)) == FP_ETIMEDOUT)
+		snprintf(c->why, TR_WHY_MAX, "timed out waiting for the %s's warm-up decision",
+			 sender ? "receiver to take" : "sender");
+	else if (rc)
+		snprintf(c->why, TR_WHY_MAX, "MPI error passing the warm-up decision");
+	return rc;
+}
+
+/* Warm-up windows until two consecutive ones agree (window.h) or the budget is spent. */
+static int bw_warmup(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
+		     size_t size, double deadline, struct p2p_rec *rec)
+{
+	const struct p2p_opts *o = run->o;
+	double t0 = clock_now(), budget_end = t0 + o->bw_warmup_time;
+	int rc, more = 1, k;
+
+	for (k = 0; more; k++) {
+		double t = clock_now();
+
+		rc = sender ? tr->stream_send(c, size, (int)o->window, deadline)
+			    : tr->stream_recv(c, size, (int)o->window, deadline);
+		if (rc)
+			return rc;
+		if (sender) {
+			double now = clock_now();
+			int conv;
+
+			run->wtimes[k] = now - t;
+			conv = window_converged(run->wtimes, k + 1, (int)o->bw_warmup, o->bw_tolerance) >= 0;
+			more = !conv && now < budget_end && k + 1 < WARMUP_WINDOWS_MAX;
+			rec->bw_converged = conv;
+		}
+		if ((rc = warmup_tell(run, c, sender, &more, deadline)))
+			return rc;
+	}
+	rec->bw_warm = k;
+	return 0;
+}
+
+static int bw_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
+		      size_t size, double deadline, struct p2p_rec *rec)
+{
+	const struct p2p_opts *o = run->o;
+	int rc, win = (int)o->window;
+	double t0, prev;
+	struct window_figures wf;
+
+	if (o->bw_warmup > 0 && (rc = bw_warmup(run, tr, c, sender, size, deadline, rec)))
+		return rc;
+	t0 = prev = clock_now();
+	for (long i = 0; i < o->bw_iters; i++) {
 		rc = sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline);
 		if (rc)
 			return rc;
+		if (sender) {
+			double now = clock_now();
+
+			run->wtimes[i] = now - prev;
+			prev = now;
+		}
 	}
 	if (sender) {
+		window_figures(run->wtimes, (int)o->bw_iters, (double)size * win, prev - t0, &wf);
 		rec->bw_iters = o->bw_iters;
-		rec->bw_GBps = (double)size * (double)win * (double)o->bw_iters / (clock_now() - t0) / 1e9;
+		rec->bw_GBps = wf.median;
+		rec->bw_total = wf.total;
+		rec->bw_min = wf.min;
+		rec->bw_max = wf.max;
 	}
 	return 0;
 }
@@ -129,7 +212,8 @@ static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
 {
 	*r = (struct p2p_rec){ .src = src, .dst = dst, .size_idx = size_idx, .status = P2P_OK,
 			       .lat_iters = -1, .bw_iters = -1, .lat_min = NAN, .lat_avg = NAN,
-			       .lat_p50 = NAN, .lat_p99 = NAN, .bw_GBps = NAN };
+			       .lat_p50 = NAN, .lat_p99 = NAN, .bw_GBps = NAN, .bw_total = NAN,
+			       .bw_min = NAN, .bw_max = NAN, .bw_warm = -1, .bw_converged = -1 };
 }
 
 /* Both directions of the pair (me, peer), every size; fills run->mine. */
@@ -173,9 +257,9 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 				continue;
 			}
 			if (z->lat)
-				rc = lat_measure(tr, c, src == me, z->bytes, o, deadline, run->samples, r);
+				rc = lat_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (!rc && z->bw)
-				rc = bw_measure(tr, c, src == me, z->bytes, o, deadline, r);
+				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (rc) {
 				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
 				if (rc == FP_ETIMEDOUT)
@@ -259,16 +343,20 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 
 /* rank 0: the estimate on the terminal */
 static void path_announce(struct p2p_run *run, const char *path, const struct tr_port *ports,
-			  const struct sched *sc)
+			  const struct sched *sc, const char *what)
 {
 	struct world *w = run->w;
 	double est = p2p_pair_estimate(run->o, 20, 1.25);
 	int e = 0;
 
-	printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
-	       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
-	       path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
-	       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
+	if (what)
+		printf("%s %d pair%s of %s, one at a time: estimate ~%.0f s; pair deadline %.1f s\n", what,
+		       sc->npairs, sc->npairs == 1 ? "" : "s", path, est * sc->npairs, run->timeout);
+	else
+		printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
+		       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
+		       path, w->nep, w->nnodes, w->nnodes == 1 ? "" : "s", sc->npairs, sc->nsteps,
+		       est * sc->nsteps, run->timeout); /* pairs of a step run side by side */
 	/* a path that no endpoint has (a typo, a driver not loaded): say so once, up front; its
 	 * rows are all skipped and the run exits 1, as asked-for measurements are missing */
 	while (e < w->nep && !ports[e].usable)
@@ -276,22 +364,6 @@ static void path_announce(struct p2p_run *run, const char *path, const struct tr
 	if (e == w->nep)
 		printf("  %s is usable on no endpoint, every pair is skipped: %s\n", path, ports[0].why);
 	fflush(stdout);
-}
-
-/* A schedule of the given pairs, one a step. */
-static int sched_of(int n, const struct sched_pair *only, int nonly, struct sched *sc)
-{
-	*sc = (struct sched){ .n = n, .nsteps = nonly, .npairs = nonly,
-			      .pair = malloc(sizeof *sc->pair * (size_t)(nonly + 1)),
-			      .step_first = malloc(sizeof *sc->step_first * (size_t)(nonly + 1)) };
-	if (!sc->pair || !sc->step_first)
-		return FP_ERUNTIME;
-	for (int i = 0; i <= nonly; i++) {
-		if (i < nonly)
-			sc->pair[i] = only[i];
-		sc->step_first[i] = i;
-	}
-	return 0;
 }
 
 /* rank 0: the path's summary, endpoints in natural name order */
@@ -344,26 +416,28 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 	return agree(run, rc, "path end");
 }
 
-/* Every pair of the path (only NULL), or the pairs in only, one at a time. */
-static int path_run(struct p2p_run *run, const char *path, const struct sched_pair *only, int nonly)
+/* Measure the pairs of schedule sc on one path. what: NULL for all pairs, else the plan's word
+ * for the terminal. */
+static int path_run(struct p2p_run *run, const char *path, struct sched *sc, const char *what)
 {
 	const struct transport_ops *tr = transport_find(path);
 	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
 	struct world *w = run->w;
 	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
 			      .single_node = w->single_node, .max_window = (int)run->o->window,
-			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
+			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE,
+			      .yield = run->yield };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
 	struct p2p_matrices m = { 0 };
-	struct sched sc = { 0 };
 	void *ctx = NULL;
 	int rc = 0;
 
+	run->ctl = MPI_COMM_NULL;
 	for (int i = 0; i < run->o->nsizes; i++)
 		if (run->o->sizes[i].bytes > env.max_size)
 			env.max_size = run->o->sizes[i].bytes;
-	if (!ports || (only ? sched_of(w->nep, only, nonly, &sc) : sched_create(w->nep, (int)run->o->concurrency, &sc))) {
+	if (!ports) {
 		LOG_ERROR("out of memory for %d endpoints", w->nep);
 		rc = FP_ERUNTIME;
 	}
@@ -371,6 +445,9 @@ static int path_run(struct p2p_run *run, const char *path, const struct sched_pa
 		rc = p2p_matrices_init(&m, path, w->nep);
 	if ((rc = agree(run, rc, "path start")))
 		goto out;
+	if ((rc = MPI_RC(MPI_Comm_dup(w->epcomm, &run->ctl))))
+		goto out;
+	MPI_Comm_set_errhandler(run->ctl, MPI_ERRORS_RETURN);
 	if (tr->open(&env, arg, &ctx, &port)) {
 		/* this endpoint cannot use the path: its pairs are skipped, the others go on */
 		port.usable = 0;
@@ -380,13 +457,12 @@ static int path_run(struct p2p_run *run, const char *path, const struct sched_pa
 		goto out;
 	po.labels = w->labels;
 	po.ports = ports;
-	if (w->rank == 0 && !run->retest)
-		path_announce(run, path, ports, &sc);
-	else if (w->rank == 0)
-		printf("p2p %s: measuring %d pair%s again, one at a time\n", path, nonly, nonly == 1 ? "" : "s");
-	rc = path_steps(run, tr, ctx, ports, &sc, &po, &m);
-	if (w->rank == 0 && rc == 0 && !run->retest) {
-		path_summary(run, &m, w->labels);
+	if (w->rank == 0)
+		path_announce(run, path, ports, sc, what);
+	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
+	if (w->rank == 0 && rc == 0) {
+		if (!what)
+			path_summary(run, &m, w->labels);
 		if (run->res) { /* the result owns them now */
 			run->res->path[run->res->npaths++] = m;
 			memset(&m, 0, sizeof m);
@@ -395,72 +471,125 @@ static int path_run(struct p2p_run *run, const char *path, const struct sched_pa
 out:
 	p2p_matrices_free(&m);
 	tr->close(ctx);
-	sched_destroy(&sc);
+	if (run->ctl != MPI_COMM_NULL)
+		MPI_Comm_free(&run->ctl);
 	free(ports);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- the subcommand */
 
-int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res)
+/* Buffers and p2p.csv (or the plan's file), every rank agreeing that all is ready. */
+static int run_start(struct p2p_run *run)
 {
-	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res, .csv_name = "p2p.csv" };
+	const struct p2p_opts *o = run->o;
+	struct world *w = run->w;
+	long nw = o->bw_iters > WARMUP_WINDOWS_MAX ? o->bw_iters : WARMUP_WINDOWS_MAX;
 	int rc = 0;
 
-	if (res)
-		res->npaths = 0;
-	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
-	run.stall_pending = o->test_stall_rank == w->rank;
-	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
-	run.samples = calloc((size_t)o->lat_iters, sizeof *run.samples);
+	if (run->res)
+		run->res->npaths = 0;
+	run->timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
+	run->stall_pending = o->test_stall_rank == w->rank;
+	run->yield = mpi_machine_oversubscribed(w->epcomm);
+	if (run->yield && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
+		printf("p2p: endpoints outnumber the cores of the machine they share: a long wait yields the core\n");
+	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
+	run->samples = calloc((size_t)o->lat_iters, sizeof *run->samples);
+	run->ticks = calloc((size_t)o->lat_iters + 1, sizeof *run->ticks);
+	clock_tick_init(&run->clk);
+	run->wtimes = calloc((size_t)nw, sizeof *run->wtimes);
 	if (w->rank == 0)
-		run.all = calloc((size_t)w->nep * (size_t)run.nrec, sizeof *run.all);
-	if (!run.mine || !run.samples || (w->rank == 0 && !run.all)) {
+		run->all = calloc((size_t)w->nep * (size_t)run->nrec, sizeof *run->all);
+	if (!run->mine || !run->samples || !run->ticks || !run->wtimes || (w->rank == 0 && !run->all)) {
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
-	if (rc == 0 && w->rank == 0) {
-		if ((run.csv = results_open(out->dir, "p2p.csv")))
-			p2p_csv_header(run.csv);
+	if (rc == 0 && w->rank == 0 && !run->csv_borrowed) {
+		if ((run->csv = results_open(run->out->dir, run->csv_name)))
+			p2p_csv_header(run->csv);
 		else
 			rc = FP_ERUNTIME;
 	}
-	rc = agree(&run, rc, "start");
-	for (int i = 0; rc == 0 && i < o->npaths; i++)
-		rc = path_run(&run, o->paths[i], NULL, 0);
-	if (run.csv && results_close(run.csv, out->dir, "p2p.csv") && rc == 0)
+	return agree(run, rc, "start");
+}
+
+static int run_finish(struct p2p_run *run, int rc)
+{
+	if (run->csv && !run->csv_borrowed && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
 		rc = FP_ERUNTIME;
-	free(run.mine);
-	free(run.samples);
-	free(run.all);
-	if (rc == 0 && run.failed)
+	free(run->mine);
+	free(run->samples);
+	free(run->ticks);
+	free(run->wtimes);
+	free(run->all);
+	if (rc == 0 && run->failed)
 		rc = 1;
 	return rc;
+}
+
+int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res,
+			       .csv_name = "p2p.csv" };
+	int rc = run_start(&run);
+
+	for (int i = 0; rc == 0 && i < o->npaths; i++) {
+		struct sched sc = { 0 };
+
+		rc = sched_create(w->nep, (int)o->concurrency, &sc);
+		if (rc)
+			LOG_ERROR("out of memory for the schedule of %d endpoints", w->nep);
+		rc = agree(&run, rc, "schedule");
+		if (rc == 0)
+			rc = path_run(&run, o->paths[i], &sc, NULL);
+		sched_destroy(&sc);
+	}
+	return run_finish(&run, rc);
+}
+
+int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct world *w,
+		  struct run_out *out, struct p2p_result *res)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res,
+			       .csv_name = plan->csv };
+	int rc = run_start(&run);
+
+	for (int i = 0; rc == 0 && i < plan->npaths; i++) {
+		struct sched sc = { 0 };
+
+		if (plan->npairs[i] == 0)
+			continue;
+		rc = sched_from_pairs(plan->pair[i], plan->npairs[i], &sc);
+		if (rc)
+			LOG_ERROR("out of memory for a plan of %d pairs", plan->npairs[i]);
+		rc = agree(&run, rc, "plan");
+		if (rc == 0)
+			rc = path_run(&run, plan->path[i], &sc, plan->what);
+		sched_destroy(&sc);
+	}
+	return run_finish(&run, rc);
 }
 
 int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
 	       const struct sched_pair *pairs, int npairs)
 {
 	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .csv = csv,
-			       .csv_name = "p2p_retest.csv", .retest = 1 };
-	int rc = 0;
+			       .csv_name = "p2p_retest.csv", .csv_borrowed = 1 };
+	struct sched sc = { 0 };
+	int rc;
 
 	if (w->my_ep < 0 || npairs == 0)
 		return 0;
-	run.timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
-	run.mine = calloc((size_t)run.nrec, sizeof *run.mine);
-	run.samples = calloc((size_t)o->lat_iters, sizeof *run.samples);
-	if (w->rank == 0)
-		run.all = calloc((size_t)w->nep * (size_t)run.nrec, sizeof *run.all);
-	if (!run.mine || !run.samples || (w->rank == 0 && !run.all)) {
-		LOG_ERROR("out of memory");
-		rc = FP_ERUNTIME;
+	rc = run_start(&run);
+	if (rc == 0) {
+		rc = sched_from_pairs(pairs, npairs, &sc);
+		if (rc)
+			LOG_ERROR("out of memory for %d pairs", npairs);
+		rc = agree(&run, rc, "retest plan");
 	}
-	rc = agree(&run, rc, "retest start");
 	if (rc == 0)
-		rc = path_run(&run, path, pairs, npairs);
-	free(run.mine);
-	free(run.samples);
-	free(run.all);
-	return rc;
+		rc = path_run(&run, path, &sc, "re-testing");
+	sched_destroy(&sc);
+	return run_finish(&run, rc);
 }

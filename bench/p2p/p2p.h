@@ -7,6 +7,7 @@
 
 #include "core/opts.h"
 #include "core/results.h"
+#include "sched.h"
 #include "transport.h"
 
 #define P2P_PATHS_MAX 16
@@ -22,12 +23,15 @@ struct p2p_opts {
 	struct p2p_size sizes[2 * OPTS_LIST_MAX]; /* union of the latency and bandwidth sizes */
 	int nsizes;
 	long lat_iters, lat_warmup;  /* ping-pong samples, unrecorded ones before them */
-	long bw_iters, bw_warmup;    /* timed windows, untimed windows before them */
+	long bw_iters, bw_warmup;    /* timed windows; warm-up windows at least (0: none) */
+	double bw_tolerance;         /* warm-up ends when two consecutive windows agree within this fraction */
+	double bw_warmup_time;       /* seconds: warm-up budget per direction and size (then "not converged") */
 	long window;                 /* messages per window */
 	long concurrency;            /* pairs in flight at once; 0 = a whole round */
 	double pair_timeout;         /* seconds; 0 = derived from the estimate */
 	char paths[P2P_PATHS_MAX][P2P_PATH_MAX];
 	int npaths;
+	int paths_given;             /* -p was given (else `run` takes every path the inventory found) */
 	struct results_where where;  /* -o, --name, --results-root */
 	long test_stall_rank;        /* test only: this world rank stalls in its first pair; -1 none */
 	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
@@ -55,7 +59,10 @@ struct p2p_rec {
 	int32_t status;
 	int64_t lat_iters, bw_iters;
 	double lat_min, lat_avg, lat_p50, lat_p99; /* µs, half round trip */
-	double bw_GBps;
+	double bw_GBps;                 /* median window rate */
+	double bw_total, bw_min, bw_max; /* total bytes / total time; slowest, fastest window */
+	int32_t bw_warm;                /* warm-up windows run */
+	int32_t bw_converged;           /* 1 converged, 0 budget spent first, -1 no warm-up asked */
 	char why[TR_WHY_MAX];
 };
 
@@ -71,7 +78,8 @@ struct p2p_matrices {
 	int n;
 	float *lat_min;  /* the minimum: the least noisy, what the latency map uses */
 	float *lat_p50;  /* what latency_<path>.csv shows */
-	float *bw;
+	float *lat_p99;
+	float *bw;       /* median window rate */
 	int ok, failed;  /* directions, at the last size */
 };
 
@@ -122,11 +130,26 @@ struct run_out;
  * receives every path's matrices: the caller writes them, in the order it chooses. */
 int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res);
 
-struct sched_pair;
+/* Chosen pairs of chosen paths, measured one pair at a time (nothing else in flight): the
+ * confirmation pass. Every endpoint holds the same plan. */
+struct p2p_plan {
+	const char *csv;                        /* rows stream into <dir>/<csv> */
+	const char *what;                       /* for the terminal: "confirming" */
+	int npaths;
+	char path[P2P_PATHS_MAX][P2P_PATH_MAX];
+	int npairs[P2P_PATHS_MAX];
+	struct sched_pair *pair[P2P_PATHS_MAX]; /* npairs[i] each */
+};
+/* As p2p_main, over the plan's pairs (o gives sizes, iterations and deadlines; o's paths are
+ * not used). res (rank 0) gets one matrices per plan path, NAN outside the pairs measured. */
+int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct world *w,
+		  struct run_out *out, struct p2p_result *res);
+/* The largest number of pairs of a plan per path (a bound for the plan's broadcast). */
+#define P2P_PLAN_PAIRS_MAX 65536
 /* Measure the given pairs of one path again (both directions, every size), one pair at a
- * time, as a confirmation: every endpoint calls it with the same list. Rank 0 appends the
- * rows to csv (p2p.csv's columns; rank 0 opened it). Returns 0 or a negative FP_E* (agreed by
- * every endpoint); a pair that fails is recorded, not an error. */
+ * time, as the judges' confirmation: every endpoint calls it with the same list. Rank 0
+ * appends the rows to csv (p2p.csv's columns; the caller opened it). Returns 0 or a negative
+ * FP_E* (agreed by every endpoint); a pair that fails is recorded, not an error. */
 int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
 	       const struct sched_pair *pairs, int npairs);
 

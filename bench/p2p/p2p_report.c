@@ -74,6 +74,10 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 		.window = ok && z->bw ? po->opts->window : -1,
 		.bw_GBps = NAN, .bw_Gbps = NAN, .pct_line_rate = NAN,
 		.status = p2p_status_name(r->status), .note = r->why,
+		.bw_GBps_total = NAN, .bw_GBps_min = NAN, .bw_GBps_max = NAN,
+		.bw_warmup_windows = ok && z->bw && r->bw_warm >= 0 ? r->bw_warm : -1,
+		.bw_warmup = !ok || !z->bw || r->bw_converged < 0 ? NULL
+			     : r->bw_converged ? "converged" : "not converged",
 	};
 
 	link_of(sp, dp, &row.kind, &row.line_rate_Gbps);
@@ -86,6 +90,9 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 	if (ok && z->bw) {
 		row.bw_GBps = r->bw_GBps;
 		row.bw_Gbps = r->bw_GBps * 8;
+		row.bw_GBps_total = r->bw_total;
+		row.bw_GBps_min = r->bw_min;
+		row.bw_GBps_max = r->bw_max;
 		if (!isnan(row.line_rate_Gbps) && row.line_rate_Gbps > 0)
 			row.pct_line_rate = 100 * row.bw_Gbps / row.line_rate_Gbps;
 	}
@@ -103,14 +110,15 @@ int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n)
 	m->n = n;
 	m->lat_min = malloc(sizeof *m->lat_min * cells);
 	m->lat_p50 = malloc(sizeof *m->lat_p50 * cells);
+	m->lat_p99 = malloc(sizeof *m->lat_p99 * cells);
 	m->bw = malloc(sizeof *m->bw * cells);
-	if (!m->lat_min || !m->lat_p50 || !m->bw) {
+	if (!m->lat_min || !m->lat_p50 || !m->lat_p99 || !m->bw) {
 		LOG_ERROR("out of memory for the matrices of %d endpoints", n);
 		p2p_matrices_free(m);
 		return FP_ERUNTIME;
 	}
 	for (size_t i = 0; i < cells; i++)
-		m->lat_min[i] = m->lat_p50[i] = m->bw[i] = NAN;
+		m->lat_min[i] = m->lat_p50[i] = m->lat_p99[i] = m->bw[i] = NAN;
 	return 0;
 }
 
@@ -118,8 +126,9 @@ void p2p_matrices_free(struct p2p_matrices *m)
 {
 	free(m->lat_min);
 	free(m->lat_p50);
+	free(m->lat_p99);
 	free(m->bw);
-	m->lat_min = m->lat_p50 = m->bw = NULL;
+	m->lat_min = m->lat_p50 = m->lat_p99 = m->bw = NULL;
 }
 
 void p2p_result_free(struct p2p_result *r)
@@ -138,6 +147,7 @@ void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const st
 	if (ok && r->size_idx == first_lat) {
 		m->lat_p50[cell] = (float)r->lat_p50;
 		m->lat_min[cell] = (float)r->lat_min;
+		m->lat_p99[cell] = (float)r->lat_p99;
 	}
 	if (ok && r->size_idx == last_bw)
 		m->bw[cell] = (float)r->bw_GBps;

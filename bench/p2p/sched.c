@@ -58,6 +58,26 @@ int sched_create(int n, int concurrency, struct sched *s)
 	return 0;
 }
 
+int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s)
+{
+	s->n = 0;
+	s->npairs = s->nsteps = n;
+	s->pair = malloc(sizeof *s->pair * (size_t)(n + 1));
+	s->step_first = malloc(sizeof *s->step_first * (size_t)(n + 1));
+	if (!s->pair || !s->step_first) {
+		sched_destroy(s);
+		return FP_ERUNTIME;
+	}
+	for (int k = 0; k < n; k++) {
+		s->pair[k] = pairs[k];
+		s->step_first[k] = k;
+		if (pairs[k].b >= s->n)
+			s->n = pairs[k].b + 1;
+	}
+	s->step_first[n] = n;
+	return 0;
+}
+
 void sched_destroy(struct sched *s)
 {
 	free(s->pair);

@@ -23,6 +23,9 @@ struct sched {
 /* Build the schedule; concurrency <= 0 means a whole round per step. Returns 0 or
  * FP_ERUNTIME (out of memory). */
 int sched_create(int n, int concurrency, struct sched *s);
+/* A schedule of the given pairs (a < b, n of them), one per step: each measured alone. 0 or
+ * FP_ERUNTIME. */
+int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s);
 void sched_destroy(struct sched *s);
 /* The pairs of round r (0 <= r < rounds) into out (n/2 entries at most); returns the count. */
 int sched_round(int n, int r, struct sched_pair *out);

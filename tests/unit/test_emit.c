@@ -42,7 +42,7 @@ static const char *render(int (*fn)(FILE *, const struct emit_topo *, char *), s
 static void test_three_tiers_tree_and_blocks(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -69,7 +69,7 @@ static void test_three_tiers_tree_and_blocks(void)
 static void test_disconnected_parts_get_one_root(void)
 {
 	struct infer_result r = tree(4, 2); /* the top tier has two groups */
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -81,7 +81,7 @@ static void test_names_refused(void)
 {
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test" };
+	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test", NULL, NULL, NULL };
 	int rc;
 
 	for (int i = 0; i < N; i++)
@@ -114,7 +114,7 @@ static void test_comment_header_cannot_inject_lines(void)
 {
 	struct infer_result r = tree(4, 3);
 	struct emit_topo t = { N, hosts, &r, 1, "fabprobe",
-			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv" };
+			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL };
 
 	for (int i = 0; emit_registry[i]; i++) {
 		int rc;
@@ -168,7 +168,7 @@ static void test_name_policy_per_format(void)
 	/* the emitters refuse them: Slurm would read Nodes=a#b,n[…] as Nodes=a */
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test" };
+	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
 	int rc;
 
 	memcpy(bad, hosts, sizeof bad);
@@ -202,7 +202,7 @@ static void test_name_rules(void)
 static void test_group_names_widen(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test" };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
 	char name[EMIT_NAME_MAX];
 
 	r.ngroups[0] = 150;

@@ -473,6 +473,88 @@ static void test_paths_and_mismatches(void)
 	free(nodes);
 }
 
+/* which of the paths `run` measures when not told */
+static int taken(const struct inv_path *p, int np, const int *take, const char *name)
+{
+	for (int i = 0; i < np; i++)
+		if (!strcmp(p[i].name, name))
+			return take[i];
+	return -1;
+}
+
+/* the NIC whose netdev this is (an RDMA port's netdev too) */
+static struct inv_nic *nic_rw(struct inv_node *n, const char *netdev)
+{
+	static struct inv_nic none;
+
+	for (int i = 0; i < n->nnics; i++)
+		if (!strcmp(n->nics[i].netdev, netdev))
+			return &n->nics[i];
+	printf("#   no netdev %s on %s\n", netdev, n->host);
+	return &none;
+}
+
+static void test_default_paths(void)
+{
+	struct inv_node *a = probe("ib-hdr", 0), *nodes = malloc(4 * sizeof *nodes);
+	struct inv_path p[INV_PATHS_MAX];
+	char why[INV_PATHS_MAX][INV_WHY_MAX];
+	int take[INV_PATHS_MAX], np;
+
+	for (int k = 0; k < 4; k++) {
+		nodes[k] = *a;
+		snprintf(nodes[k].host, sizeof nodes[k].host, "gpu%d", k);
+		/* every node its own addresses */
+		for (int i = 0; i < nodes[k].nnics; i++)
+			if (nodes[k].nics[i].ipv4[0])
+				snprintf(strrchr(nodes[k].nics[i].ipv4, '.') + 1, 4, "%d", 10 + k);
+	}
+	strcpy(nic_rw(&nodes[3], "ib7")->netdev_state, "down");   /* ib7 on 3 of 4: most */
+	strcpy(nic_rw(&nodes[2], "ib6")->netdev_state, "down");
+	strcpy(nic_rw(&nodes[3], "ib6")->netdev_state, "down");   /* ib6 on 2 of 4: not most */
+	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
+	CHECK(inv_paths_default(p, np, 4, take, why) > 0);
+	CHECK(taken(p, np, take, "mpi") == 1);
+	CHECK(taken(p, np, take, "tcp:ib7") == 1);
+	CHECK(taken(p, np, take, "tcp:ib6") == 0);
+	CHECK(taken(p, np, take, "verbs:mlx5_0:1") == 1);
+	/* the fixture's eth0 runs at 1 Gb/s beside 200 Gb/s ports: the management network */
+	CHECK(taken(p, np, take, "tcp:eth0") == 0);
+	for (int i = 0; i < np; i++)
+		if (!strcmp(p[i].name, "tcp:eth0"))
+			CHECK(strstr(why[i], "management") != NULL);
+	for (int k = 0; k < 4; k++)
+		nic_rw(&nodes[k], "eth0")->rate_gbps = 25;
+	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
+	inv_paths_default(p, np, 4, take, why);
+	CHECK(taken(p, np, take, "tcp:eth0") == 1);
+	/* the same address on two nodes: a node-local network (docker0, virbr0) */
+	strcpy(nic_rw(&nodes[1], "eth0")->ipv4, nic_rw(&nodes[0], "eth0")->ipv4);
+	nic_rw(&nodes[1], "eth0")->rate_gbps = nic_rw(&nodes[0], "eth0")->rate_gbps = NAN;
+	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
+	inv_paths_default(p, np, 4, take, why);
+	CHECK(taken(p, np, take, "tcp:eth0") == 0);
+	/* a virtual netdev (a container's veth) is a path only where no physical one has an
+	 * address: the emulated cluster's nodes */
+	for (int k = 0; k < 4; k++) {
+		for (int i = 0; i < nodes[k].nnics; i++)
+			nodes[k].nics[i].ipv4[0] = 0;
+		struct inv_nic *e = nic_rw(&nodes[k], "eth0");
+		snprintf(e->ipv4, sizeof e->ipv4, "10.77.0.%d", k + 1);
+		e->is_virtual = 1;
+	}
+	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
+	inv_paths_default(p, np, 4, take, why);
+	CHECK(taken(p, np, take, "tcp:eth0") == 1);
+	snprintf(nic_rw(&nodes[0], "ib0")->ipv4, 16, "192.168.9.1"); /* node 0 has a physical one */
+	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
+	for (int i = 0; i < np; i++)
+		if (!strcmp(p[i].name, "tcp:eth0"))
+			CHECK(p[i].nnodes == 3);
+	free(a);
+	free(nodes);
+}
+
 static void test_expand_and_opts(void)
 {
 	struct inv_opts o;
@@ -486,8 +568,13 @@ static void test_expand_and_opts(void)
 	CHECK_STR(out, "fx/n3/gpu01%");
 	CHECK(inv_expand("%q", "h", 0, out, sizeof out) == FP_EUSAGE);
 	CHECK(inv_expand("%h%h%h", "0123456789012345678901234", 0, out, sizeof out) == FP_EUSAGE);
-	CHECK_EQ(inv_opts_parse(5, ok, &o, err), 0);
-	CHECK_STR(o.hwloc_xml, "t.xml");
+	if (strstr(FP_FEATURES, "hwloc=no")) { /* a build without hwloc says so, up front */
+		CHECK_EQ(inv_opts_parse(5, ok, &o, err), FP_EUSAGE);
+		CHECK_HAS(err, "no hwloc");
+	} else {
+		CHECK_EQ(inv_opts_parse(5, ok, &o, err), 0);
+		CHECK_STR(o.hwloc_xml, "t.xml");
+	}
 	CHECK_EQ(inv_opts_parse(3, bad1, &o, err), FP_EUSAGE);
 	CHECK_HAS(err, "--sysfs-root");
 	CHECK_EQ(inv_opts_parse(5, bad2, &o, err), FP_EUSAGE);
@@ -556,6 +643,7 @@ int main(void)
 	RUN(test_netdev_read);
 	RUN(test_hostile_tree);
 	RUN(test_paths_and_mismatches);
+	RUN(test_default_paths);
 	RUN(test_expand_and_opts);
 	CHECK_EXIT();
 }

@@ -176,6 +176,30 @@ static void test_run_options(void)
 	CHECK_EQ(run_opts_parse(3, bad, &o, err), FP_EUSAGE);
 	CHECK_HAS(err, "--coll-max");
 	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, NULL, err), FP_EUSAGE);
+	/* paths: p2p measures mpi unless told; run takes the inventory's unless told (-p) */
+	CHECK(o.p2p.npaths == 1);
+	CHECK(!strcmp(o.p2p.paths[0], "mpi"));
+	CHECK(!o.p2p.paths_given);
+	char *with_p[] = { "run", "-p", "mpi,tcp:eth0", NULL };
+	CHECK(run_opts_parse(3, with_p, &o, err) == 0);
+	CHECK(o.p2p.paths_given);
+	CHECK(o.p2p.npaths == 2);
+	/* the confirmation pass */
+	CHECK(o.confirm_time == 120);
+	CHECK(o.confirm_factor == 2);
+	CHECK(!o.no_confirm);
+	char *conf[] = { "run", "--confirm-time", "30", "--confirm-factor", "3", "--no-confirm", NULL };
+	CHECK(run_opts_parse(6, conf, &o, err) == 0);
+	CHECK(o.confirm_time == 30);
+	CHECK(o.confirm_factor == 3);
+	CHECK(o.no_confirm);
+	char *conf_bad[] = { "run", "--confirm-factor", "0", NULL };
+	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE);
+	CHECK(strstr(err, "--confirm-factor"));
+	char *p2p_plain[] = { "p2p", NULL };
+	CHECK(p2p_opts_parse(1, p2p_plain, &po, NULL, err) == 0);
+	CHECK(po.npaths == 1);
+	CHECK(!strcmp(po.paths[0], "mpi"));
 }
 
 static void test_estimate(void)
@@ -186,8 +210,14 @@ static void test_estimate(void)
 	/* 1000 round trips of 2 x 10 µs (the 8 B on the wire ~0), both directions = 40 ms */
 	CHECK_NEAR(p2p_pair_estimate(&o, 10, 1e6), 0.04, 1e-4);
 	parse("-l none -s 1M --window 10 --bw-iters 4 --bw-warmup 1", &o);
-	/* 5 windows of 10 MiB at 1 GB/s, both directions, latency ~0 */
-	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 5 * 10 * 1048576 / 1e9, 1e-6);
+	/* 4 timed windows of 10 MiB and a warm-up of two (two windows that agree), at 1 GB/s,
+	 * both directions, latency ~0 */
+	CHECK_NEAR(p2p_pair_estimate(&o, 0, 1), 2 * 6 * 10 * 1048576 / 1e9, 1e-6);
+	/* a warm-up that never converges stops at its budget: the deadline allows for it */
+	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125) + 2 * o.bw_warmup_time);
+	CHECK(o.bw_warmup_time == 2 && o.bw_tolerance == 0.05);
+	parse("-l none -s 1M --bw-tolerance 2.5% --bw-warmup-time 0.5", &o);
+	CHECK(o.bw_tolerance == 0.025 && o.bw_warmup_time == 0.5);
 	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
 	/* issue 13, finding 9: 1 GiB messages in windows of 4096 would give 58 hours; capped */
 	parse("-s 1G -W 4096", &o);

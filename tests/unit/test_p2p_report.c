@@ -58,7 +58,8 @@ static void test_rows_and_matrices(void)
 	struct p2p_path_out po = { .run_id = "r", .path = "tcp:eth0", .nep = 3, .labels = labels,
 				   .ports = ports, .opts = &o };
 	struct p2p_rec r = { .src = 0, .dst = 1, .size_idx = 1, .status = P2P_OK, .bw_iters = 4,
-			     .bw_GBps = 1.0, .lat_p50 = NAN };
+			     .bw_GBps = 1.0, .lat_p50 = NAN, .bw_total = 0.9, .bw_min = 0.8, .bw_max = 1.1,
+			     .bw_warm = 3, .bw_converged = 1 };
 	FILE *f;
 
 	CHECK(p2p_matrices_init(&m, "tcp:eth0", 3) == 0);
@@ -67,17 +68,21 @@ static void test_rows_and_matrices(void)
 	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
 	/* 8 Gbit/s over the slower port's 10 Gbit/s = 80% */
-	CHECK_STR(buf, "r,tcp:eth0,ethernet,node10,node2,eth0,eth0,10.0,1048576,,,,,,4,64,1.0000,8.000,80.0,ok,\n");
+	/* bw_GBps is the median window; total bytes / time and the spread at the end */
+	CHECK_STR(buf, "r,tcp:eth0,ethernet,node10,node2,eth0,eth0,10.0,1048576,,,,,,4,64,1.0000,8.000,80.0,ok,,"
+		       "0.9000,0.8000,1.1000,3,converged\n");
 	CHECK_EQ(m.bw[0 * 3 + 1], 1.0f);
 	CHECK_EQ(m.ok, 1);
 
-	r = (struct p2p_rec){ .src = 2, .dst = 0, .size_idx = 1, .status = P2P_OK, .bw_iters = 4, .bw_GBps = 2 };
+	r = (struct p2p_rec){ .src = 2, .dst = 0, .size_idx = 1, .status = P2P_OK, .bw_iters = 4, .bw_GBps = 2,
+			      .bw_total = 1.5, .bw_min = 1, .bw_max = 3, .bw_warm = 12, .bw_converged = 0 };
 	f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
 	/* kinds differ, one rate unknown: kind, rate and fraction are empty, not zero */
-	CHECK_STR(buf, "r,tcp:eth0,,node3,node10,ib0,eth0,,1048576,,,,,,4,64,2.0000,16.000,,ok,\n");
+	CHECK_STR(buf, "r,tcp:eth0,,node3,node10,ib0,eth0,,1048576,,,,,,4,64,2.0000,16.000,,ok,,1.5000,1.0000,"
+		       "3.0000,12,not converged\n");
 
 	r = (struct p2p_rec){ .src = 1, .dst = 2, .size_idx = 0, .status = P2P_OK, .lat_iters = 10,
 			      .lat_min = 1, .lat_avg = 2, .lat_p50 = 1.5, .lat_p99 = 3 };
@@ -119,7 +124,7 @@ static void test_failed_row_is_empty(void)
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
-	CHECK_STR(buf, "r,mpi,,a,b,rank0,rank1,,1048576,,,,,,,,,,,timeout,\"a: timed out, \"\"x\"\"\"\n");
+	CHECK_STR(buf, "r,mpi,,a,b,rank0,rank1,,1048576,,,,,,,,,,,timeout,\"a: timed out, \"\"x\"\"\",,,,,\n");
 	CHECK(isnan(m.bw[1]));
 	CHECK_EQ(m.failed, 1);
 	CHECK_EQ(m.ok, 0);

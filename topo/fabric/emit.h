@@ -9,6 +9,8 @@
 
 #include "infer.h"
 
+struct judge_list;
+
 #define EMIT_ERR_MAX 256
 #define EMIT_NAME_MAX 32
 
@@ -19,12 +21,18 @@ struct emit_topo {
 	int slots;                 /* ranks per node in hostfiles */
 	const char *label_prefix;  /* Kubernetes label prefix, e.g. "fabprobe" */
 	const char *how;           /* one line for comment headers: what run, when */
+	/* the latency map's own files (topo_csv.h): the suspects that count (NULL: the map's
+	 * own, unconfirmed), those re-tested that do not (NULL: no retested.csv), and the suffix
+	 * of the file names ("" or "_tcp_eth0" for topology_tcp_eth0.csv) */
+	const struct judge_list *suspects, *rest;
+	const char *suffix;
 };
 
 struct emit_file {
 	const char *name;     /* file name in the results directory */
 	const char *absent;   /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary;
+	const char *install;  /* how the file is put to use, one line (README, report.html) */
 	int (*write)(FILE *f, const struct emit_topo *t, char *err);
 };
 

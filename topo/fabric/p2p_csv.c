@@ -24,6 +24,11 @@ const struct csv_col p2p_csv_cols[P2P_NCOLS] = {
 	COL(P2P_COL_PCT_LINE_RATE, "pct_line_rate", CSV_F64, pct_line_rate, 1),
 	COL(P2P_COL_STATUS, "status", CSV_STR, status, 0),
 	COL(P2P_COL_NOTE, "note", CSV_STR, note, 0),
+	COL(P2P_COL_BW_TOTAL, "bw_GBps_total", CSV_F64, bw_GBps_total, 4),
+	COL(P2P_COL_BW_MIN, "bw_GBps_min", CSV_F64, bw_GBps_min, 4),
+	COL(P2P_COL_BW_MAX, "bw_GBps_max", CSV_F64, bw_GBps_max, 4),
+	COL(P2P_COL_BW_WARMUP_WINDOWS, "bw_warmup_windows", CSV_I64, bw_warmup_windows, 0),
+	COL(P2P_COL_BW_WARMUP, "bw_warmup", CSV_STR, bw_warmup, 0),
 };
 
 void p2p_csv_header(FILE *f)

@@ -18,15 +18,22 @@ struct p2p_row {
 	int64_t bw_windows, window;
 	double bw_GBps, bw_Gbps, pct_line_rate;
 	const char *status, *note;
+	double bw_GBps_total, bw_GBps_min, bw_GBps_max; /* total bytes / total time; window spread */
+	int64_t bw_warmup_windows;
+	const char *bw_warmup;                          /* "converged", "not converged", NULL */
 };
 
-/* Column indices, in file order. */
+/* Column indices, in file order. Columns added later go at the end, so that readers by
+ * position (awk in scripts) keep working. bw_GBps is the median window rate after a warm-up
+ * that converged (bench/p2p/window.h); bw_GBps_total is total bytes over total time (as
+ * osu_bw reports); bw_GBps_min/max the slowest and fastest timed window. */
 enum p2p_col {
 	P2P_COL_RUN_ID, P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST,
 	P2P_COL_SRC_DEV, P2P_COL_DST_DEV, P2P_COL_LINE_RATE, P2P_COL_SIZE, P2P_COL_LAT_ITERS,
 	P2P_COL_LAT_MIN, P2P_COL_LAT_AVG, P2P_COL_LAT_P50, P2P_COL_LAT_P99, P2P_COL_BW_WINDOWS,
 	P2P_COL_WINDOW, P2P_COL_BW_GBPS, P2P_COL_BW_GBITS, P2P_COL_PCT_LINE_RATE, P2P_COL_STATUS,
-	P2P_COL_NOTE, P2P_NCOLS
+	P2P_COL_NOTE, P2P_COL_BW_TOTAL, P2P_COL_BW_MIN, P2P_COL_BW_MAX, P2P_COL_BW_WARMUP_WINDOWS,
+	P2P_COL_BW_WARMUP, P2P_NCOLS
 };
 
 extern const struct csv_col p2p_csv_cols[P2P_NCOLS];

@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "hostlist.h"
+#include "judge.h"
 
 static void tier_kind(const struct emit_topo *t, int tier, char *out)
 {
@@ -35,7 +36,7 @@ void topo_csv_topology(FILE *f, const struct emit_topo *t)
 			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
 			fprintf(f, ",%s", g);
 		}
-		fprintf(f, ",%.3f\n", r->offset_us[node]);
+		fprintf(f, ",%.3f\n", fabs(r->offset_us[node]) < 0.0005 ? 0.0 : r->offset_us[node]);
 	}
 }
 
@@ -51,75 +52,140 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 {
 	const struct infer_result *r = t->tree;
 
-	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us\n", f);
+	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us,level_us,sep_z,sep_sigma,sep_pairs,"
+	      "within_pairs\n", f);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
+		int top = k == r->ntiers - 1;
 
 		tier_kind(t, k, kind);
-		fprintf(f, "%d,%s,%d,%d", k, kind, r->ngroups[k], r->npairs[k]);
+		fprintf(f, "%d,%s,%d,%lld", k, kind, r->ngroups[k], r->npairs[k]);
 		num(f, r->lat_p50_us[k], 3);
 		num(f, r->bw_p50_GBps[k], 4);
 		num(f, r->threshold_us[k], 3);
-		fputc('\n', f);
+		num(f, r->level_us[k], 3);
+		num(f, top ? NAN : r->sep_z[k], 1);
+		num(f, top ? NAN : r->sep_step[k], 2);
+		if (top)
+			fputs(",,\n", f);
+		else
+			fprintf(f, ",%lld,%lld\n", r->sep_pairs[k], r->sep_within[k]);
 	}
 }
 
-static void suspect_text(const struct emit_topo *t, const struct infer_suspect *s, char *hosts, size_t hl,
+/* The figure that counts (the confirming one once there is one) and the first. */
+static void figures(const struct judge_suspect *s, double *v, double *e, double *x, double *fv, double *fe)
+{
+	int confirmed = s->state != JUDGE_CANDIDATE;
+
+	*v = confirmed ? s->value2 : s->value;
+	*e = confirmed ? s->expected2 : s->expected;
+	*x = confirmed ? s->extra2 : s->extra;
+	*fv = confirmed ? s->value : NAN;
+	*fe = confirmed ? s->expected : NAN;
+}
+
+static void suspect_text(const struct emit_topo *t, const struct judge_suspect *s, char *hosts, size_t hl,
 			 const char **metric, char *why, size_t wl)
 {
 	const char *a = t->hosts[s->a], *b = s->b >= 0 ? t->hosts[s->b] : "";
 	char kind[EMIT_NAME_MAX] = "";
+	double v, e, x, fv, fe;
+	size_t k;
 
+	figures(s, &v, &e, &x, &fv, &fe);
 	if (s->tier >= 0 && s->tier < t->tree->ntiers)
 		tier_kind(t, s->tier, kind);
 	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
 	switch (s->kind) {
 	case SUSPECT_SLOW_NODE:
 		*metric = "offset_us";
-		snprintf(why, wl, "every path of %s is %.1f us slower than its peers': slow NIC, host or cable", a, s->value);
+		snprintf(why, wl, "every path of %s is %.2f us slower than the tier model gives for its peers: slow NIC, host or cable", a, v);
 		break;
 	case SUSPECT_LOW_BW_NODE:
 		*metric = "bw_ratio";
-		snprintf(why, wl, "%s's pairs reach %.0f%% of their tier's median bandwidth: its NIC link (rate, width, cable) or host", a, 100 * s->value);
+		snprintf(why, wl, "%s's pairs reach %.0f%% of their tier's median bandwidth: its NIC link (rate, width, cable) or host", a, 100 * v);
 		break;
 	case SUSPECT_SLOW_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us where pairs under the same %s switch have %.2f us: a slow link or a longer route", a, b, s->value, kind, s->expected);
+		snprintf(why, wl, "%s-%s: %.2f us where the tier model gives %.2f us for these two nodes under one %s switch: a slow link or a longer route", a, b, v, e, kind);
 		break;
 	case SUSPECT_FAST_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us, faster than pairs that meet at a %s switch (%.2f us): misgrouped, or a route that skips a tier", a, b, s->value, kind, s->expected);
+		snprintf(why, wl, "%s-%s: %.2f us, faster than the %.2f us the tier model gives for two nodes that meet at a %s switch: misgrouped, or a route that skips a tier", a, b, v, e, kind);
 		break;
 	case SUSPECT_LOW_BW_LINK:
 		*metric = "bandwidth_GBps";
-		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, s->value, kind, s->expected);
+		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, v, kind, e);
+		break;
+	case JUDGE_JITTERY_LINK:
+		*metric = "lat_p50_us";
+		snprintf(why, wl, "%s-%s: p50 %.1f us over a minimum of %.1f us, p99 %.1f us, far beyond the other pairs under a %s switch: a congested or flapping link, or a busy host", a, b, v, e, x, kind);
 		break;
 	default:
 		*metric = "";
 		snprintf(why, wl, "%s-%s: not measured in either direction (timeout or error)", a, b);
 	}
+	k = strlen(why);
+	if (s->state == JUDGE_NEW)
+		snprintf(why + k, wl - k, " (seen only on re-test)");
+	else if (s->state == JUDGE_NOT_RETESTED)
+		snprintf(why + k, wl - k, " (not re-tested: the confirmation's time ran out)");
+	else if (s->state != JUDGE_CANDIDATE)
+		snprintf(why + k, wl - k, " (first pass %.4g, re-tested alone %.4g)", fv, v);
+}
+
+static const struct judge_suspect *suspect_at(const struct emit_topo *t, const struct judge_list *l, int i,
+					      struct judge_suspect *tmp)
+{
+	const struct infer_suspect *is;
+
+	if (l)
+		return &l->s[i];
+	is = &t->tree->suspects[i];
+	*tmp = (struct judge_suspect){ .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
+				       .state = JUDGE_CANDIDATE, .value = is->value, .expected = is->expected,
+				       .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
+	return tmp;
+}
+
+static void suspects_write(FILE *f, const struct emit_topo *t, const struct judge_list *l)
+{
+	int n = l ? l->n : t->tree->nsuspects;
+
+	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
+	for (int i = 0; i < n; i++) {
+		struct judge_suspect tmp;
+		const struct judge_suspect *s = suspect_at(t, l, i, &tmp);
+		char hosts[600], why[1200];
+		const char *metric;
+		double v, e, x, fv, fe;
+
+		figures(s, &v, &e, &x, &fv, &fe);
+		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "%s,", judge_kind_name(s->kind));
+		csv_field(f, hosts);
+		fprintf(f, ",%s", metric);
+		num(f, v, 4);
+		num(f, e, 4);
+		num(f, fv, 4);
+		num(f, fe, 4);
+		fprintf(f, ",%s,", judge_state_name(s->state));
+		csv_field(f, why);
+		fputc('\n', f);
+	}
 }
 
 void topo_csv_suspects(FILE *f, const struct emit_topo *t)
 {
-	const struct infer_result *r = t->tree;
+	suspects_write(f, t, t->suspects);
+}
 
-	fputs("kind,hosts,metric,value,expected,reason\n", f);
-	for (int i = 0; i < r->nsuspects; i++) {
-		const struct infer_suspect *s = &r->suspects[i];
-		char hosts[600], why[1024];
-		const char *metric;
+void topo_csv_retested(FILE *f, const struct emit_topo *t)
+{
+	static const struct judge_list none = { 0 };
 
-		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "%s,", infer_suspect_kind_name(s->kind));
-		csv_field(f, hosts);
-		fprintf(f, ",%s", metric);
-		num(f, s->value, 4);
-		num(f, s->kind == SUSPECT_SLOW_NODE ? 0 : s->expected, 4);
-		fputc(',', f);
-		csv_field(f, why);
-		fputc('\n', f);
-	}
+	suspects_write(f, t, t->rest ? t->rest : &none);
 }
 
 void topo_summary_print(FILE *f, const struct emit_topo *t)
@@ -128,7 +194,8 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	const char **names = malloc(sizeof *names * (size_t)(t->n + 1));
 	char err[EMIT_ERR_MAX];
 
-	fprintf(f, "\nlatency map: %d tier%s (noise %.2f us)\n", r->ntiers, r->ntiers == 1 ? "" : "s", r->noise_us);
+	fprintf(f, "\nlatency map: %d tier%s (pair noise %.1f%%, %.2f us at the lowest tier)\n", r->ntiers,
+		r->ntiers == 1 ? "" : "s", 100 * r->noise, r->noise_us);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 
@@ -137,8 +204,14 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 			r->ngroups[k] == 1 ? "" : "s", r->lat_p50_us[k]);
 		if (isfinite(r->bw_p50_GBps[k]))
 			fprintf(f, ", %.3f GB/s", r->bw_p50_GBps[k]);
+		if (k < r->ntiers - 1)
+			fprintf(f, "; every group stands z >= %.1f (%.1f noise sigmas, %lld pairs) from its nearest",
+				r->sep_z[k], r->sep_step[k], r->sep_pairs[k]);
 		fputc('\n', f);
 	}
+	if (!r->structure && t->n > 2)
+		fputs("  no tier structure above the noise: one group (one switch, or switches the latencies "
+		      "cannot tell apart)\n", f);
 	for (int g = 0; names && g < r->ngroups[0]; g++) {
 		char name[EMIT_NAME_MAX], *list = NULL;
 		int k = 0;
@@ -152,14 +225,20 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 		free(list);
 	}
 	free(names);
-	fprintf(f, "  suspects: %d\n", r->nsuspects);
-	for (int i = 0; i < r->nsuspects && i < 10; i++) {
-		char hosts[600], why[1024];
+	int ns = t->suspects ? t->suspects->n : r->nsuspects;
+	if (t->rest)
+		fprintf(f, "  suspects: %d (confirmed: re-tested alone, they held)\n", ns);
+	else
+		fprintf(f, "  suspects: %d%s\n", ns, t->suspects ? "" : " (candidates, not re-tested)");
+	for (int i = 0; i < ns && i < 10; i++) {
+		struct judge_suspect tmp;
+		const struct judge_suspect *s = suspect_at(t, t->suspects, i, &tmp);
+		char hosts[600], why[1200];
 		const char *metric;
 
-		suspect_text(t, &r->suspects[i], hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "    %s: %s\n", infer_suspect_kind_name(r->suspects[i].kind), why);
+		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "    %s: %s\n", judge_kind_name(s->kind), why);
 	}
-	if (r->nsuspects > 10)
-		fprintf(f, "    … %d more in suspects.csv\n", r->nsuspects - 10);
+	if (ns > 10)
+		fprintf(f, "    … %d more in suspects%s.csv\n", ns - 10, t->suffix ? t->suffix : "");
 }

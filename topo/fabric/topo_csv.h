@@ -6,17 +6,26 @@
 
 #include "emit.h"
 
-/* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order */
+/* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order;
+ * offset_us: the node's share of every latency, against the median node (slow > 0) */
 void topo_csv_topology(FILE *f, const struct emit_topo *t);
-/* tiers.csv: tier, switch, groups, pairs, lat_p50_us, bw_p50_GBps, threshold_us */
+/* tiers.csv: tier, switch, groups, pairs, lat_p50_us, bw_p50_GBps, threshold_us, level_us,
+ * sep_z, sep_sigma, sep_pairs, within_pairs — the last four: how far the tier's weakest group
+ * stands from its nearest (standard errors, pair sigmas) on how many pairs between them and
+ * within the tier's groups (empty for the top) */
 void topo_csv_tiers(FILE *f, const struct emit_topo *t);
-/* suspects.csv: kind, hosts, metric, value, expected, reason */
+/* suspects.csv: kind, hosts, metric, value, expected, first_value, first_expected, state,
+ * reason — the suspects that count (t->suspects; NULL: the map's own, as candidates). value
+ * and expected are the confirming figures when re-tested (first_* the first pass's), else the
+ * only ones */
 void topo_csv_suspects(FILE *f, const struct emit_topo *t);
+/* retested.csv: the same columns, for the candidates that do not count (t->rest) */
+void topo_csv_retested(FILE *f, const struct emit_topo *t);
 /* tiers, groups and their hosts, suspects: what a person reads first */
 void topo_summary_print(FILE *f, const struct emit_topo *t);
 
-/* Write topology.csv, tiers.csv, suspects.csv and (with_schedulers) every scheduler file into
- * dir (topo_out.c). A file whose format cannot hold a host name is not written (said on
+/* Write topology.csv, tiers.csv, suspects.csv (each with t->suffix before ".csv"), retested.csv
+ * when t->rest is set, and (with_schedulers) every scheduler file into dir (topo_out.c). A file whose format cannot hold a host name is not written (said on
  * stderr): FP_EUSAGE after the rest; FP_ERUNTIME on an I/O error or out of memory. */
 int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_schedulers);
 

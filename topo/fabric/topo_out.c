@@ -11,16 +11,21 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 	static const struct {
 		const char *name;
 		void (*write)(FILE *, const struct emit_topo *);
-	} own[] = { { "topology.csv", topo_csv_topology }, { "tiers.csv", topo_csv_tiers },
-		    { "suspects.csv", topo_csv_suspects } };
+	} own[] = { { "topology", topo_csv_topology }, { "tiers", topo_csv_tiers },
+		    { "suspects", topo_csv_suspects }, { "retested", topo_csv_retested } };
 	int rc = 0;
 	FILE *f;
 
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
-		if (!(f = results_tmp_open(dir, own[i].name)))
+		char name[128];
+
+		if (own[i].write == topo_csv_retested && !t->rest)
+			continue;
+		snprintf(name, sizeof name, "%s%.64s.csv", own[i].name, t->suffix ? t->suffix : "");
+		if (!(f = results_tmp_open(dir, name)))
 			return FP_ERUNTIME;
 		own[i].write(f, t);
-		if (results_tmp_commit(f, dir, own[i].name))
+		if (results_tmp_commit(f, dir, name))
 			return FP_ERUNTIME;
 	}
 	for (int i = 0; with_schedulers && emit_registry[i]; i++) {

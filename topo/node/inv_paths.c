@@ -10,17 +10,29 @@
 
 /* ------------------------------------------------------------------ paths */
 
-static int tcp_usable(const struct inv_nic *n)
+/* A netdev that can carry TCP between nodes: up, with an address, not loopback; a virtual
+ * one (veth, bridge, tunnel) only on a node that has no physical one with an address — a
+ * container or a network namespace, whose eth0 is a veth (the emulated cluster's nodes). */
+static int tcp_usable(const struct inv_nic *n, int virtual_ok)
 {
-	return n->netdev[0] && !n->is_virtual && n->kind != INV_KIND_LOOPBACK &&
+	return n->netdev[0] && (!n->is_virtual || virtual_ok) && n->kind != INV_KIND_LOOPBACK &&
 	       !strcmp(n->netdev_state, "up") && n->ipv4[0];
 }
 
-/* The path name a NIC offers ("" none); tcp for its netdev when which == 0, verbs when 1. */
-static void nic_path(const struct inv_nic *n, int which, char *out, int len)
+static int virtual_ok(const struct inv_node *node)
+{
+	for (int i = 0; i < node->nnics; i++)
+		if (tcp_usable(&node->nics[i], 0))
+			return 0;
+	return 1;
+}
+
+/* The path name a NIC of node offers ("" none); tcp for its netdev when which == 0, verbs
+ * when 1. */
+static void nic_path(const struct inv_node *node, const struct inv_nic *n, int which, char *out, int len)
 {
 	out[0] = 0;
-	if (which == 0 && tcp_usable(n))
+	if (which == 0 && tcp_usable(n, virtual_ok(node)))
 		snprintf(out, (size_t)len, "tcp:%s", n->netdev);
 	else if (which == 1 && n->device[0] && inv_nic_usable(n))
 		snprintf(out, (size_t)len, "verbs:%s:%d", n->device, n->port);
@@ -36,7 +48,7 @@ int inv_node_has_path(const struct inv_node *node, const char *path, const char 
 		return node->ngpus > 0;
 	for (int i = 0; i < node->nnics; i++)
 		for (int w = 0; w < 2; w++) {
-			nic_path(&node->nics[i], w, p, sizeof p);
+			nic_path(node, &node->nics[i], w, p, sizeof p);
 			if (!strcmp(p, path))
 				return 1;
 		}
@@ -59,13 +71,15 @@ static void subnet_of(const struct inv_nic *n, char *out, int len)
 }
 
 static int path_add(struct inv_path *out, int np, int max, const char *name, int kind,
-		    const char *subnet)
+		    const char *subnet, double rate)
 {
 	for (int i = 0; i < np; i++)
 		if (!strcmp(out[i].name, name)) {
 			out[i].nnodes++;
 			if (subnet && strcmp(out[i].subnet, subnet))
 				out[i].subnet_differs = 1;
+			if (rate > out[i].rate_gbps || isnan(out[i].rate_gbps))
+				out[i].rate_gbps = rate;
 			return np;
 		}
 	if (np >= max)
@@ -74,8 +88,38 @@ static int path_add(struct inv_path *out, int np, int max, const char *name, int
 	snprintf(out[np].name, sizeof out[np].name, "%s", name);
 	out[np].kind = kind;
 	out[np].nnodes = 1;
+	out[np].rate_gbps = rate;
 	snprintf(out[np].subnet, sizeof out[np].subnet, "%s", subnet ? subnet : "");
 	return np + 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* tcp path p: does an address occur on two nodes? */
+static int addr_shared(const struct inv_node *nodes, int n, const char *path)
+{
+	const char **a = malloc(sizeof *a * (size_t)(n > 0 ? n : 1));
+	char q[INV_PATH_MAX];
+	int k = 0, dup = 0;
+
+	if (!a)
+		return 0;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < nodes[j].nnics; i++) {
+			nic_path(&nodes[j], &nodes[j].nics[i], 0, q, sizeof q);
+			if (!strcmp(q, path)) {
+				a[k++] = nodes[j].nics[i].ipv4;
+				break;
+			}
+		}
+	qsort(a, (size_t)k, sizeof *a, cmp_str);
+	for (int i = 1; i < k && !dup; i++)
+		dup = !strcmp(a[i - 1], a[i]);
+	free(a);
+	return dup;
 }
 
 int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct inv_path *out, int max)
@@ -84,25 +128,60 @@ int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct 
 	int np = 0;
 
 	for (int k = 0; k < n; k++)
-		np = path_add(out, np, max, "mpi", INV_KIND_UNKNOWN, NULL);
+		np = path_add(out, np, max, "mpi", INV_KIND_UNKNOWN, NULL, NAN);
 	/* tcp paths first, then verbs, each in the order the nodes list them */
 	for (int w = 0; w < 2; w++)
 		for (int k = 0; k < n; k++)
 			for (int i = 0; i < nodes[k].nnics; i++) {
 				const struct inv_nic *nic = &nodes[k].nics[i];
 
-				nic_path(nic, w, p, sizeof p);
+				nic_path(&nodes[k], nic, w, p, sizeof p);
 				subnet_of(nic, sub, sizeof sub);
 				if (p[0])
 					np = path_add(out, np, max, p,
 						      /* tcp: the netdev's own kind (ethernet, ipoib) */
 						      w == 0 ? inv_kind_netdev(nic->kind) : nic->kind,
-						      w == 0 ? sub : NULL);
+						      w == 0 ? sub : NULL, nic->rate_gbps);
 			}
 	for (int k = 0; gpu_path && k < n; k++)
 		if (inv_node_has_path(&nodes[k], gpu_path, gpu_path))
-			np = path_add(out, np, max, gpu_path, INV_KIND_UNKNOWN, NULL);
+			np = path_add(out, np, max, gpu_path, INV_KIND_UNKNOWN, NULL, NAN);
+	for (int i = 0; i < np; i++)
+		out[i].addr_shared = !strncmp(out[i].name, "tcp:", 4) && addr_shared(nodes, n, out[i].name);
 	return np;
+}
+
+int inv_paths_default(const struct inv_path *p, int np, int nnodes, int *take, char (*why)[INV_WHY_MAX])
+{
+	double fastest = 0;
+	int k = 0;
+
+	for (int i = 0; i < np; i++)
+		if ((!strncmp(p[i].name, "tcp:", 4) || !strncmp(p[i].name, "verbs:", 6)) && p[i].rate_gbps > fastest)
+			fastest = p[i].rate_gbps;
+	for (int i = 0; i < np; i++) {
+		int tcp = !strncmp(p[i].name, "tcp:", 4), verbs = !strncmp(p[i].name, "verbs:", 6);
+
+		take[i] = 0;
+		why[i][0] = 0;
+		if (!strcmp(p[i].name, "nccl"))
+			snprintf(why[i], INV_WHY_MAX, "measured by the collectives stage");
+		else if ((tcp || verbs) && 2 * p[i].nnodes <= nnodes)
+			snprintf(why[i], INV_WHY_MAX, "on %d of %d nodes only", p[i].nnodes, nnodes);
+		else if (tcp && p[i].kind == INV_KIND_LOOPBACK)
+			snprintf(why[i], INV_WHY_MAX, "loopback");
+		else if (tcp && p[i].addr_shared)
+			snprintf(why[i], INV_WHY_MAX, "two nodes hold the same address on it: a node-local network");
+		else if (tcp && p[i].rate_gbps <= 1 && fastest >= 10 * p[i].rate_gbps)
+			snprintf(why[i], INV_WHY_MAX, "%g Gb/s beside a %g Gb/s path: a management network",
+				 p[i].rate_gbps, fastest);
+		else if (!strcmp(p[i].name, "mpi") || tcp || verbs)
+			take[i] = 1;
+		else
+			snprintf(why[i], INV_WHY_MAX, "not a point-to-point path");
+		k += take[i];
+	}
+	return k;
 }
 
 /* ------------------------------------------------------------------ mismatches */

@@ -76,7 +76,8 @@ struct inv_loc_tree {
 };
 
 struct inv_node {
-	char host[INV_HOST_MAX];
+	char host[INV_HOST_MAX];                     /* the node's name in every output */
+	char hostname[INV_HOST_MAX];                 /* its processor name (differs under Slurm) */
 	char cpu_model[INV_TEXT_MAX];
 	int32_t sockets, cores, threads, numa_nodes; /* -1 unknown */
 	int64_t mem_bytes;                           /* MemTotal of the running OS; -1 unknown */
@@ -137,11 +138,21 @@ struct inv_path {
 	int nnodes;                 /* nodes that have it */
 	char subnet[24];            /* tcp: "10.0.0.0/24" of the first node; "" */
 	int subnet_differs;         /* tcp: some node has it on another subnet */
+	double rate_gbps;           /* the fastest line rate a node reports for it; NAN unknown */
+	int addr_shared;            /* tcp: two nodes hold the same address on it (docker0, virbr0:
+				     * a node-local network) */
 };
 
 /* The paths found on n nodes. gpu_path: the GPU collective backend this build has ("nccl"),
  * a path on every node with a GPU; NULL when none. Returns the count (≤ max). */
 int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct inv_path *out, int max);
+/* Which of the np paths found on nnodes nodes `run` measures when not told (-p): mpi; each tcp
+ * path on most nodes, unless its address is node-local (the same on two nodes) or it is a
+ * management network (1 Gb/s or less beside a path at least ten times faster); each verbs
+ * port active on most nodes. take[i] = 1 or 0; why[i] says why a path is left out. nccl is
+ * measured by the collectives, not here. Pure. Returns how many are taken. */
+#define INV_WHY_MAX 160
+int inv_paths_default(const struct inv_path *p, int np, int nnodes, int *take, char (*why)[INV_WHY_MAX]);
 /* 1 when node has path p. */
 int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path);
 

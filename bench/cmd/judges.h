@@ -2,8 +2,8 @@
  * against expectations (--expect FILE, --accept), against the declared cabling (--declared
  * FILE). Shared by `run` (where suspected regressions and failures are measured again before
  * they count), `topo` and `compare` (offline). Command layer: prints, writes files. */
-#ifndef FP_JUDGE_H
-#define FP_JUDGE_H
+#ifndef FP_CMD_JUDGES_H
+#define FP_CMD_JUDGES_H
 
 #include <stdio.h>
 
@@ -13,9 +13,9 @@
 #include "fabric/expect.h"
 #include "fabric/rundir.h"
 
-#define JUDGE_VERDICT_MAX 256
+#define JUDGES_VERDICT_MAX 256
 
-struct judge_opts {
+struct judges_opts {
 	const char *baseline;   /* --baseline DIR (run only) */
 	const char *expect;     /* --expect FILE */
 	const char *declared;   /* --declared FILE */
@@ -28,47 +28,47 @@ struct judge_opts {
 
 /* The judging options, as getopt_long entries: every one (run), or the offline three (topo).
  * Their values stand above CMD_EXT_OPT (cmd.h), so that `run` adds them to p2p's. */
-enum { JUDGE_OPT_EXPECT = 0x3000, JUDGE_OPT_ACCEPT, JUDGE_OPT_DECLARED, JUDGE_OPT_BASELINE, JUDGE_OPT_TOLERANCE,
-       JUDGE_OPT_RETESTS, JUDGE_OPT_END };
-#define JUDGE_LONG_OPTIONS                                                                    \
-	{ "expect", required_argument, NULL, JUDGE_OPT_EXPECT },                             \
-	{ "accept", no_argument, NULL, JUDGE_OPT_ACCEPT },                                   \
-	{ "declared", required_argument, NULL, JUDGE_OPT_DECLARED }
-#define JUDGE_LONG_OPTIONS_RUN                                                                \
-	JUDGE_LONG_OPTIONS, { "baseline", required_argument, NULL, JUDGE_OPT_BASELINE },     \
-	{ "tolerance", required_argument, NULL, JUDGE_OPT_TOLERANCE },                       \
-	{ "retests", required_argument, NULL, JUDGE_OPT_RETESTS }
+enum { JUDGES_OPT_EXPECT = 0x3000, JUDGES_OPT_ACCEPT, JUDGES_OPT_DECLARED, JUDGES_OPT_BASELINE, JUDGES_OPT_TOLERANCE,
+       JUDGES_OPT_RETESTS, JUDGES_OPT_END };
+#define JUDGES_LONG_OPTIONS                                                                    \
+	{ "expect", required_argument, NULL, JUDGES_OPT_EXPECT },                             \
+	{ "accept", no_argument, NULL, JUDGES_OPT_ACCEPT },                                   \
+	{ "declared", required_argument, NULL, JUDGES_OPT_DECLARED }
+#define JUDGES_LONG_OPTIONS_RUN                                                                \
+	JUDGES_LONG_OPTIONS, { "baseline", required_argument, NULL, JUDGES_OPT_BASELINE },     \
+	{ "tolerance", required_argument, NULL, JUDGES_OPT_TOLERANCE },                       \
+	{ "retests", required_argument, NULL, JUDGES_OPT_RETESTS }
 
-void judge_opts_init(struct judge_opts *jo);
-/* One judging option (opt: JUDGE_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
-int judge_opt(struct judge_opts *jo, int opt, const char *arg, char *err);
+void judges_opts_init(struct judges_opts *jo);
+/* One judging option (opt: JUDGES_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
+int judges_opt(struct judges_opts *jo, int opt, const char *arg, char *err);
 /* After parsing: the options agree, and the files are read (once: a pipe cannot be read
  * twice), before anything is measured. 0, or FP_EUSAGE with err naming file, line and key. */
-int judge_opts_finish(struct judge_opts *jo, char *err);
-void judge_usage(FILE *f, int with_baseline);
-int judge_wanted(const struct judge_opts *jo);
-void judge_opts_free(struct judge_opts *jo);
+int judges_opts_finish(struct judges_opts *jo, char *err);
+void judges_usage(FILE *f, int with_baseline);
+int judges_wanted(const struct judges_opts *jo);
+void judges_opts_free(struct judges_opts *jo);
 
 /* Compare cur (from cur_dir) with the run in base_dir into out (compare.csv,
  * compare_topology.csv) and print the summary. Returns 0, 1 when anything is worse or gone,
  * FP_EUSAGE (a bad baseline, said on stderr) or FP_ERUNTIME. */
-int judge_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
+int judges_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
 		  const struct cmp_opts *co, char *verdict, size_t vlen);
 
 /* Offline (topo): judge the run loaded in cur by --expect/--accept and --declared, writing
  * into out. Returns 0, 1 for a failure, or FP_E*. verdict: one line for the summary. */
-int judge_run(const struct judge_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
+int judges_run(const struct judges_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
 
-/* Shared with judge_stage.c: the comparison and the acceptance into the files given (NULL:
+/* Shared with judges_stage.c: the comparison and the acceptance into the files given (NULL:
  * none); writing one judge's files into out, its summary on stdout and a clause in verdict. */
 struct acc_report;
-int judge_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
+int judges_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
 	      struct cmp_report *rep, struct cmp_skip *sk);
-int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
-int judge_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
+int judges_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
+int judges_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen);
-int judge_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen);
-int judge_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+int judges_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen);
+int judges_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
 			 char *verdict, size_t vlen);
 
 struct world;
@@ -76,7 +76,7 @@ struct run_out;
 struct p2p_opts;
 struct p2p_result;
 /* `run`'s latency map, drawn again (rank 0) once retests replaced suspect figures. */
-struct judge_remap {
+struct judges_remap {
 	int (*fn)(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res);
 	void *arg;
 };
@@ -86,7 +86,7 @@ struct judge_remap {
  * remap from the best figure of each pair, as a stall during one pair could have misplaced a
  * node) before the files are written. skip (rank 0's
  * word): an earlier stage failed, judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
-int judge_stage(struct world *w, struct run_out *ro, const struct judge_opts *jo, const struct p2p_opts *o,
-		const struct judge_remap *remap, int skip, char *verdict, size_t vlen);
+int judges_stage(struct world *w, struct run_out *ro, const struct judges_opts *jo, const struct p2p_opts *o,
+		const struct judges_remap *remap, int skip, char *verdict, size_t vlen);
 
 #endif

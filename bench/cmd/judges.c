@@ -1,5 +1,5 @@
 /* judge.c — see judge.h: the judging options, and the offline judges (files and summaries). */
-#include "judge.h"
+#include "judges.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include "fabric/declared.h"
 #include "fabric/expect.h"
 
-void judge_usage(FILE *f, int with_baseline)
+void judges_usage(FILE *f, int with_baseline)
 {
 	if (with_baseline)
 		fputs("Judging (after the measurements; see README \"After a fabric change\"):\n"
@@ -35,13 +35,13 @@ void judge_usage(FILE *f, int with_baseline)
 	      "                          host,leaf[,spine]: declared_mismatch.csv; fails on any mismatch\n", f);
 }
 
-int judge_wanted(const struct judge_opts *jo)
+int judges_wanted(const struct judges_opts *jo)
 {
 	return jo->baseline || jo->accept || jo->declared;
 }
 
 /* Read the files named (before anything is measured), once: a pipe cannot be read twice. */
-static int judge_read_files(struct judge_opts *jo, char *err)
+static int judge_read_files(struct judges_opts *jo, char *err)
 {
 	char why[DECL_ERR_MAX > EXPECT_ERR_MAX ? DECL_ERR_MAX : EXPECT_ERR_MAX];
 	struct stat st;
@@ -64,31 +64,31 @@ static int judge_read_files(struct judge_opts *jo, char *err)
 	return 0;
 }
 
-void judge_opts_free(struct judge_opts *jo)
+void judges_opts_free(struct judges_opts *jo)
 {
 	exp_free(&jo->rules);
 	decl_free(&jo->decl);
 }
 
-void judge_opts_init(struct judge_opts *jo)
+void judges_opts_init(struct judges_opts *jo)
 {
-	*jo = (struct judge_opts){ .retests = 2 };
+	*jo = (struct judges_opts){ .retests = 2 };
 }
 
-int judge_opt(struct judge_opts *jo, int opt, const char *arg, char *err)
+int judges_opt(struct judges_opts *jo, int opt, const char *arg, char *err)
 {
 	switch (opt) {
-	case JUDGE_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
-	case JUDGE_OPT_ACCEPT: jo->accept = 1; return 0;
-	case JUDGE_OPT_DECLARED: jo->declared = arg; return 0;
-	case JUDGE_OPT_BASELINE: jo->baseline = arg; return 0;
-	case JUDGE_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
-	case JUDGE_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
+	case JUDGES_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
+	case JUDGES_OPT_ACCEPT: jo->accept = 1; return 0;
+	case JUDGES_OPT_DECLARED: jo->declared = arg; return 0;
+	case JUDGES_OPT_BASELINE: jo->baseline = arg; return 0;
+	case JUDGES_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
+	case JUDGES_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
 	default: OPTS_FAIL("internal: option %d is not a judging one", opt);
 	}
 }
 
-int judge_opts_finish(struct judge_opts *jo, char *err)
+int judges_opts_finish(struct judges_opts *jo, char *err)
 {
 	if (jo->tolerance_pct > 0 && !jo->baseline)
 		OPTS_FAIL("--tolerance needs --baseline");
@@ -97,7 +97,7 @@ int judge_opts_finish(struct judge_opts *jo, char *err)
 
 /* ---------------------------------------------------------------- comparing */
 
-int judge_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
+int judges_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
 	      struct cmp_report *rep, struct cmp_skip *sk)
 {
 	cmp_report_init(rep, csv, map);
@@ -131,13 +131,13 @@ static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int judge_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
+int judges_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen)
 {
 	FILE *csv = results_tmp_open(out, "compare.csv"), *map = results_tmp_open(out, "compare_topology.csv");
 	struct cmp_report rep;
 	struct cmp_skip sk;
-	int rc = csv && map ? judge_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
+	int rc = csv && map ? judges_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
 
 	if (rc) {
 		if (csv)
@@ -166,7 +166,7 @@ int judge_write_compare(const char *base_dir, const struct rundir *base, const c
 	return rc ? rc : failed;
 }
 
-int judge_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
+int judges_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
 		  const struct cmp_opts *co, char *verdict, size_t vlen)
 {
 	struct rundir base;
@@ -177,14 +177,14 @@ int judge_compare(const char *base_dir, const char *cur_dir, const struct rundir
 		fprintf(stderr, "fabprobe: baseline: %s\n", err);
 		return rc;
 	}
-	rc = judge_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
+	rc = judges_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
 	rundir_free(&base);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- expectations, declared */
 
-int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep)
+int judges_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep)
 {
 	if (acc_report_init(rep, s, csv) || acc_judge(cur, s, acc_report_row, rep) || rep->oom) {
 		LOG_ERROR("out of memory judging expectations");
@@ -193,11 +193,11 @@ int judge_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, stru
 	return 0;
 }
 
-int judge_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
+int judges_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
 {
 	FILE *csv = results_tmp_open(out, "acceptance.csv");
 	struct acc_report rep;
-	int rc = csv ? judge_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
+	int rc = csv ? judges_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
 
 	if (rc) {
 		if (csv)
@@ -245,7 +245,7 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 		       r->declared, r->measured, r->matches[0] ? r->matches : "no declared group", r->how);
 }
 
-int judge_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+int judges_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
 			 char *verdict, size_t vlen)
 {
 	struct decl_out o = { .csv = NULL };
@@ -269,16 +269,16 @@ int judge_write_declared(const char *file, const struct decl *d, const struct ru
 	return rc ? rc : n > 0;
 }
 
-int judge_run(const struct judge_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
+int judges_run(const struct judges_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
 {
 	int rc = 0, r;
 
 	if (jo->accept) {
-		r = judge_write_accept(cur, &jo->rules, out, verdict, vlen);
+		r = judges_write_accept(cur, &jo->rules, out, verdict, vlen);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (jo->declared) {
-		r = judge_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
+		r = judges_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;

@@ -1,0 +1,527 @@
+/* run_map.c — see run_map.h. */
+#include "run_map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/mpi_util.h"
+#include "core/run.h"
+#include "core/world.h"
+#include "fabric/emit.h"
+#include "fabric/topo_csv.h"
+
+#define STEP_OVERHEAD_S 0.05 /* a step's barrier, gather and write, for the estimate */
+#define CONTROLS_PER_TIER 2  /* control pairs per tier that holds a jittery-link candidate */
+
+static struct judge_matrices jm_of(const struct p2p_matrices *m)
+{
+	return (struct judge_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL };
+}
+
+static const struct infer_result *map_of(const struct run_path_map *p)
+{
+	return p->have_r2 ? &p->r2 : &p->r1;
+}
+
+void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts *co)
+{
+	int lat = -1, bw = -1;
+
+	*co = *o;
+	for (int i = 0; i < o->nsizes; i++) {
+		if (o->sizes[i].lat && lat < 0)
+			lat = i;
+		if (o->sizes[i].bw)
+			bw = i;
+	}
+	co->nsizes = 0;
+	for (int i = 0; i < o->nsizes; i++)
+		if (i == lat || i == bw)
+			co->sizes[co->nsizes++] = (struct p2p_size){ o->sizes[i].bytes, i == lat, i == bw };
+	co->lat_iters = o->lat_iters * factor;
+	co->bw_iters = o->bw_iters * factor;
+	co->pair_timeout = o->pair_timeout > 0 ? o->pair_timeout * (double)factor : 0;
+	co->concurrency = 1;
+	co->test_stall_rank = -1;
+	co->test_fault = TR_FAULT_NONE;
+	co->test_fault_rank = -1;
+}
+
+/* ---------------------------------------------------------------- the first maps */
+
+int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels)
+{
+	struct infer_opts io;
+	struct judge_opts jo;
+
+	infer_opts_default(&io);
+	judge_opts_default(&jo);
+	memset(mp, 0, sizeof *mp);
+	for (int i = 0; i < res->npaths; i++) {
+		struct run_path_map *p = &mp->p[mp->npaths++];
+		struct judge_matrices jm = jm_of(&res->path[i]);
+
+		p->m = &res->path[i];
+		if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r1))
+			return FP_ERUNTIME;
+		p->have_r1 = 1;
+		p->retested = calloc((size_t)p->m->n * (size_t)p->m->n + 1, 1);
+		p->control = calloc((size_t)p->m->n * (size_t)p->m->n + 1, 1);
+		if (!p->retested || !p->control || judge_candidates(&p->r1, &jm, &jo, &p->first))
+			return FP_ERUNTIME;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the median of a matrix's measured cells (O(N² log N)) */
+static double median_cells(const float *m, int n)
+{
+	size_t k = 0, cells = (size_t)n * (size_t)n;
+	float *v = malloc(sizeof *v * (cells + 1));
+	double med = NAN;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < cells; i++)
+		if (!isnan(m[i]))
+			v[k++] = m[i];
+	qsort(v, k, sizeof *v, cmp_float);
+	if (k)
+		med = v[(k - 1) / 2];
+	free(v);
+	return med;
+}
+
+/* rank 0: the plan as ints: npaths, then per path npairs and the pairs. Pairs whose estimate
+ * would pass the budget are left out (their candidates are "not re-tested"). */
+static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *co, struct run_maps *mp, int *len,
+		      double *est, int *left_out)
+{
+	int cap = 1, k = 0;
+	int *buf;
+
+	*est = 0;
+	*left_out = 0;
+	for (int i = 0; i < mp->npaths; i++)
+		cap += 1 + 2 * mp->p[i].m->n * mp->p[i].m->n;
+	if (!(buf = malloc(sizeof *buf * (size_t)cap)))
+		return NULL;
+	buf[k++] = mp->npaths;
+	for (int i = 0; i < mp->npaths; i++) {
+		struct run_path_map *p = &mp->p[i];
+		int n = p->m->n, left = 0, at = k++, got;
+		double lat = median_cells(p->m->lat_min, n), GBps = median_cells(p->m->bw, n);
+		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
+			     STEP_OVERHEAD_S;
+
+		got = cf->off ? 0 : judge_pairs(&p->first, n, buf + k, P2P_PLAN_PAIRS_MAX, &left);
+		if (got < 0) {
+			free(buf);
+			return NULL;
+		}
+		/* control pairs for the jitter candidates, measured with them (after them) */
+		int nc = got ? judge_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * got,
+					      n * n - got) : 0;
+		/* within the budget, in the order of the candidates, then the controls */
+		int keep = 0;
+		while (keep < got + nc && *est + per <= cf->max_s) {
+			*est += per;
+			keep++;
+		}
+		*left_out += left + (got > keep ? got - keep : 0);
+		for (int c = got; c < keep; c++) {
+			int a = buf[k + 2 * c], b = buf[k + 2 * c + 1];
+
+			p->control[(size_t)a * n + b] = p->control[(size_t)b * n + a] = 1;
+			p->ncontrol++;
+		}
+		buf[at] = keep;
+		k += 2 * keep;
+	}
+	*len = k;
+	return buf;
+}
+
+/* every rank: the plan from rank 0's ints */
+static int plan_unpack(const int *buf, int len, const struct p2p_opts *o, struct p2p_plan *plan)
+{
+	int k = 1;
+
+	memset(plan, 0, sizeof *plan);
+	plan->csv = "p2p_confirm.csv";
+	plan->what = "confirming:";
+	plan->npaths = len > 0 ? buf[0] : 0;
+	if (plan->npaths > o->npaths)
+		return FP_ERUNTIME;
+	for (int i = 0; i < plan->npaths; i++) {
+		int np = k < len ? buf[k++] : -1;
+
+		if (np < 0 || k + 2 * np > len)
+			return FP_ERUNTIME;
+		snprintf(plan->path[i], sizeof plan->path[i], "%s", o->paths[i]);
+		plan->npairs[i] = np;
+		plan->pair[i] = malloc(sizeof *plan->pair[i] * (size_t)(np + 1));
+		if (!plan->pair[i])
+			return FP_ERUNTIME;
+		for (int j = 0; j < np; j++, k += 2)
+			plan->pair[i][j] = (struct sched_pair){ buf[k], buf[k + 1] };
+	}
+	return 0;
+}
+
+static void plan_free(struct p2p_plan *plan)
+{
+	for (int i = 0; i < plan->npaths; i++)
+		free(plan->pair[i]);
+}
+
+/* rank 0 to everybody, asleep: the length (negative: rank 0 failed), then the ints */
+static int plan_share(const struct world *w, int **buf, int *len)
+{
+	int rc = mpi_bcast_sleepy(len, sizeof *len, 0, MPI_COMM_WORLD);
+
+	if (rc || *len < 0)
+		return rc ? rc : *len;
+	if (w->rank != 0 && !(*buf = malloc(sizeof **buf * (size_t)(*len + 1))))
+		rc = FP_ERUNTIME;
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)
+		return FP_ERUNTIME;
+	return mpi_bcast_sleepy(*buf, *len * (int)sizeof **buf, 0, MPI_COMM_WORLD);
+}
+
+/* ---------------------------------------------------------------- the confirmed maps */
+
+static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const struct sched_pair *pairs, int np)
+{
+	int n = p->m->n;
+
+	for (int k = 0; k < np; k++)
+		for (int d = 0; d < 2; d++) {
+			int s = d ? pairs[k].b : pairs[k].a, t = d ? pairs[k].a : pairs[k].b;
+			size_t x = (size_t)s * n + t;
+
+			p->m->lat_min[x] = c->lat_min[x];
+			p->m->lat_p50[x] = c->lat_p50[x];
+			p->m->lat_p99[x] = c->lat_p99[x];
+			p->m->bw[x] = c->bw[x];
+			p->retested[x] = 1;
+		}
+	p->nretest += np;
+}
+
+/* rank 0: the map of the confirmed figures and the decision, per path */
+static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const char *const *labels)
+{
+	struct infer_opts io;
+	struct judge_opts jo;
+
+	infer_opts_default(&io);
+	judge_opts_default(&jo);
+	for (int i = 0; i < mp->npaths; i++) {
+		struct run_path_map *p = &mp->p[i];
+		struct judge_matrices jm = jm_of(p->m);
+
+		/* after the re-test, a tier's jitter is what its controls showed alongside */
+		jm.ref = p->ncontrol ? p->control : NULL;
+		if (cf->off) {
+			if (judge_unconfirmed(&p->first, &p->held))
+				return FP_ERUNTIME;
+			continue;
+		}
+		if (p->nretest) {
+			if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r2))
+				return FP_ERUNTIME;
+			p->have_r2 = 1;
+		}
+		if (judge_candidates(map_of(p), &jm, &jo, &p->after) ||
+		    judge_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held, &p->rest))
+			return FP_ERUNTIME;
+	}
+	return 0;
+}
+
+static void confirm_say(const struct run_maps *mp, const struct run_confirm_opts *cf, double est, int left_out)
+{
+	int cand = 0;
+
+	for (int i = 0; i < mp->npaths; i++)
+		cand += mp->p[i].first.n;
+	if (cf->off) {
+		printf("\nconfirmation pass: off (--no-confirm): %d candidate suspect%s count as found\n", cand,
+		       cand == 1 ? "" : "s");
+		return;
+	}
+	if (!cand) {
+		printf("\nconfirmation pass: no candidate suspects, nothing to re-test\n");
+		return;
+	}
+	printf("\nconfirmation pass: %d candidate suspect%s; the pairs behind them re-measured alone, longer, "
+	       "~%.0f s (at most %.0f s, --confirm-time)\n", cand, cand == 1 ? "" : "s", est, cf->max_s);
+	if (left_out)
+		printf("  %d pair%s left out (time budget): their candidates are not re-tested and do not count\n",
+		       left_out, left_out == 1 ? "" : "s");
+	fflush(stdout);
+}
+
+int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, struct world *w,
+		struct run_out *ro, struct run_maps *mp)
+{
+	struct p2p_opts co;
+	struct p2p_plan plan = { 0 };
+	struct p2p_result res2 = { 0 };
+	int *buf = NULL, len = 0, rc = 0, prc = 0, left_out = 0;
+	double est = 0;
+
+	run_confirm_p2p_opts(o, cf->factor, &co);
+	if (w->rank == 0) {
+		if (!(buf = plan_pack(cf, &co, mp, &len, &est, &left_out)))
+			len = FP_ERUNTIME;
+		confirm_say(mp, cf, est, left_out);
+	}
+	if ((rc = plan_share(w, &buf, &len)))
+		goto out;
+	if ((rc = plan_unpack(buf, len, o, &plan)))
+		LOG_ERROR("the confirmation plan does not read (%d ints)", len);
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)
+		goto out;
+	int any = 0;
+	for (int i = 0; i < plan.npaths; i++)
+		any += plan.npairs[i];
+	if (any && w->my_ep >= 0)
+		prc = p2p_plan_main(&co, &plan, w, ro, w->rank == 0 ? &res2 : NULL);
+	if (prc == FP_ETIMEDOUT) {
+		rc = prc; /* an endpoint hung: the job cannot go on together */
+		goto out;
+	}
+	rc = prc < 0 ? prc : 0;
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) && rc == 0)
+		rc = FP_ERUNTIME;
+	if (rc == 0 && w->rank == 0) {
+		for (int i = 0, k = 0; i < plan.npaths; i++)
+			if (plan.npairs[i] && k < res2.npaths)
+				overlay(&mp->p[i], &res2.path[k++], plan.pair[i], plan.npairs[i]);
+		rc = decide(mp, cf, w->labels);
+	}
+	if (rc == 0)
+		rc = prc;
+out:
+	p2p_result_free(&res2);
+	plan_free(&plan);
+	free(buf);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the compute path */
+
+void run_maps_compute(struct run_maps *mp)
+{
+	double best = -1;
+
+	mp->compute = 0;
+	snprintf(mp->compute_why, sizeof mp->compute_why, "the only path measured");
+	for (int i = 0; i < mp->npaths; i++)
+		if (!strncmp(mp->p[i].m->path, "verbs:", 6) && mp->p[i].m->ok > 0) {
+			mp->compute = i;
+			snprintf(mp->compute_why, sizeof mp->compute_why, "RDMA");
+			return;
+		}
+	/* the fastest; a path only a few percent faster than an earlier one is the same network
+	 * read twice (mpi over the TCP of eth0), and the earlier one keeps it */
+	for (int i = 0; mp->npaths > 1 && i < mp->npaths; i++) {
+		double bw = median_cells(mp->p[i].m->bw, mp->p[i].m->n);
+
+		if (bw > 1.05 * best) {
+			best = bw;
+			mp->compute = i;
+			snprintf(mp->compute_why, sizeof mp->compute_why,
+				 "the fastest by median bandwidth, %.3f GB/s (a later path must be 5%% faster)", bw);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- writing */
+
+/* "_tcp_eth0" for tcp:eth0 */
+static void path_suffix(const char *path, char *out, size_t len)
+{
+	size_t k = 0;
+
+	out[k++] = '_';
+	for (const char *s = path; *s && k + 1 < len; s++)
+		out[k++] = *s == ':' || *s == '/' ? '_' : *s;
+	out[k] = 0;
+}
+
+/* nodes whose leaf mates differ between two maps (tier 0), O(n): a node agrees when, in both
+ * directions, its group in one map is the group of its group's first node */
+static int leaves_differ(const struct infer_result *a, const struct infer_result *b, int n, int *example)
+{
+	int *first_a = malloc(sizeof *first_a * (size_t)n), *first_b = malloc(sizeof *first_b * (size_t)n), count = 0;
+
+	*example = -1;
+	if (!first_a || !first_b) {
+		free(first_a);
+		free(first_b);
+		return 0;
+	}
+	for (int g = 0; g < n; g++)
+		first_a[g] = first_b[g] = -1;
+	for (int x = 0; x < n; x++) {
+		if (first_a[a->group[x]] < 0)
+			first_a[a->group[x]] = x;
+		if (first_b[b->group[x]] < 0)
+			first_b[b->group[x]] = x;
+	}
+	for (int x = 0; x < n; x++)
+		if (b->group[first_a[a->group[x]]] != b->group[x] || a->group[first_b[b->group[x]]] != a->group[x]) {
+			if (*example < 0)
+				*example = x;
+			count++;
+		}
+	free(first_a);
+	free(first_b);
+	return count;
+}
+
+static void maps_compare(const struct run_maps *mp, const char *const *labels)
+{
+	const struct run_path_map *c = &mp->p[mp->compute];
+
+	for (int i = 0; i < mp->npaths; i++) {
+		const struct run_path_map *p = &mp->p[i];
+		int ex, d;
+
+		if (i == mp->compute)
+			continue;
+		d = leaves_differ(map_of(c), map_of(p), c->m->n, &ex);
+		if (!d && map_of(c)->ntiers == map_of(p)->ntiers)
+			printf("maps: %s and %s agree (same leaf groups, %d tier%s)\n", p->m->path, c->m->path,
+			       map_of(p)->ntiers, map_of(p)->ntiers == 1 ? "" : "s");
+		else
+			printf("maps DISAGREE: %s has %d tier%s and %d leaf group%s, %s %d and %d; %d node%s in "
+			       "other leaf groups (%s first): different networks, or one map is unsure\n",
+			       p->m->path, map_of(p)->ntiers, map_of(p)->ntiers == 1 ? "" : "s", map_of(p)->ngroups[0],
+			       map_of(p)->ngroups[0] == 1 ? "" : "s", c->m->path, map_of(c)->ntiers,
+			       map_of(c)->ngroups[0], d, d == 1 ? "" : "s", ex >= 0 ? labels[ex] : "none");
+	}
+}
+
+static int write_one(const struct run_maps *mp, int i, const char *suffix, int schedulers, const char *dir,
+		     const struct emit_topo *base, int print)
+{
+	const struct run_path_map *p = &mp->p[i];
+	struct emit_topo t = *base;
+	int rc;
+
+	t.tree = map_of(p);
+	t.suspects = &p->held;
+	t.rest = p->first.n || p->rest.n ? &p->rest : NULL;
+	t.suffix = suffix;
+	rc = topo_outputs_write(dir, &t, schedulers);
+	if (print) {
+		printf("\npath %s%s:", p->m->path, i == mp->compute ? " (the compute fabric: the scheduler files)" : "");
+		topo_summary_print(stdout, &t);
+		if (p->nretest || p->rest.n) {
+			int held = 0;
+
+			for (int k = 0; k < p->held.n; k++)
+				held += p->held.s[k].state == JUDGE_HELD;
+			printf("  re-tested %d candidate%s (%d pair%s alone, %d of them controls): %d held; the others "
+			       "are in retested%s.csv\n", p->first.n, p->first.n == 1 ? "" : "s", p->nretest,
+			       p->nretest == 1 ? "" : "s", p->ncontrol, held, suffix);
+		}
+	}
+	return rc;
+}
+
+int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_out *ro, const struct emit_topo *base)
+{
+	int rc = 0, wrc;
+	const int *order = map_of(&mp->p[mp->compute])->order;
+
+	for (int i = 0; i < mp->npaths; i++) {
+		char suffix[P2P_PATH_MAX + 2];
+
+		path_suffix(mp->p[i].m->path, suffix, sizeof suffix);
+		if ((wrc = write_one(mp, i, suffix, 0, ro->dir, base, 1)) && rc != FP_ERUNTIME)
+			rc = wrc;
+	}
+	/* the compute path's map again, un-suffixed, with the scheduler files */
+	if ((wrc = write_one(mp, mp->compute, "", !w->single_node, ro->dir, base, 0)) && rc != FP_ERUNTIME)
+		rc = wrc;
+	/* every path's matrices, once, in the compute map's tree order (DESIGN §4) */
+	for (int i = 0; i < mp->npaths; i++)
+		if (p2p_matrices_write(ro->dir, mp->p[i].m, w->labels, order))
+			rc = FP_ERUNTIME;
+	if (mp->npaths > 1) {
+		printf("\nscheduler files from %s (%s)\n", mp->p[mp->compute].m->path, mp->compute_why);
+		maps_compare(mp, w->labels);
+	}
+	fflush(stdout);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the verdict */
+
+int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char *out, size_t len)
+{
+	int total = 0;
+	size_t k = 0;
+
+	out[0] = 0;
+	for (int kind = 0; kind < JUDGE_NKINDS; kind++) {
+		int count = 0;
+		char who[512] = "";
+		size_t wk = 0;
+
+		for (int i = 0; i < mp->npaths; i++)
+			for (int s = 0; s < mp->p[i].held.n; s++) {
+				const struct judge_suspect *x = &mp->p[i].held.s[s];
+				char name[600];
+
+				if (x->kind != kind)
+					continue;
+				count++;
+				snprintf(name, sizeof name, x->b >= 0 ? "%s-%s" : "%s", labels[x->a], x->b >= 0 ? labels[x->b] : "");
+				if (!strstr(who, name) && wk + strlen(name) + 8 < sizeof who)
+					wk += (size_t)snprintf(who + wk, sizeof who - wk, "%s%s", wk ? " " : "", name);
+			}
+		if (!count)
+			continue;
+		total += count;
+		if (k < len)
+			k += (size_t)snprintf(out + k, len - k, "%s%s %d (%s)", k ? ", " : "", judge_kind_name(kind), count, who);
+	}
+	return total;
+}
+
+void run_maps_free(struct run_maps *mp)
+{
+	for (int i = 0; i < mp->npaths; i++) {
+		struct run_path_map *p = &mp->p[i];
+
+		if (p->have_r1)
+			infer_result_free(&p->r1);
+		if (p->have_r2)
+			infer_result_free(&p->r2);
+		judge_list_free(&p->first);
+		judge_list_free(&p->after);
+		judge_list_free(&p->held);
+		judge_list_free(&p->rest);
+		free(p->retested);
+		free(p->control);
+	}
+	memset(mp, 0, sizeof *mp);
+}

@@ -1,0 +1,63 @@
+/* run_map.h — `run`'s latency maps, one per path: the map of the first figures, its
+ * candidate suspects re-measured alone (the confirmation pass), the map of the confirmed
+ * figures and the suspects that held; the compute-fabric path the scheduler files come from.
+ * Rank 0 holds the maps; the confirmation pass involves every rank. */
+#ifndef FP_RUN_MAP_H
+#define FP_RUN_MAP_H
+
+#include "fabric/infer.h"
+#include "fabric/judge.h"
+#include "p2p/p2p.h"
+
+struct run_path_map {
+	struct p2p_matrices *m;       /* the path's figures (the p2p result owns them); the
+				       * confirmed ones overlaid once re-measured */
+	struct infer_result r1, r2;   /* the map of the first figures, of the confirmed ones */
+	int have_r1, have_r2;
+	struct judge_list first, after, held, rest;
+	unsigned char *retested;      /* n x n: pairs re-measured */
+	unsigned char *control;       /* n x n: control pairs re-measured with them (judge_controls) */
+	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
+};
+
+struct run_maps {
+	int npaths;
+	struct run_path_map p[P2P_PATHS_MAX];
+	int compute;                  /* the path whose map gives the scheduler files */
+	char compute_why[160];
+};
+
+/* What the confirmation pass may take. */
+struct run_confirm_opts {
+	int off;            /* --no-confirm */
+	double max_s;       /* --confirm-time: the pass stops planning pairs beyond this estimate */
+	long factor;        /* samples and windows, times the first pass's */
+};
+
+/* The confirmation pass's measurement options, from the first pass's: only the sizes the
+ * matrices show, `factor` times the samples and windows. */
+void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts *co);
+
+/* rank 0: the map of each path's first figures and its candidates. 0 or FP_ERUNTIME. */
+int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels);
+/* Every rank: rank 0 plans the pairs behind the candidates (within the time budget) and
+ * sends the plan; the endpoints re-measure them alone (p2p_confirm.csv); rank 0 overlays the
+ * confirming figures, maps them again and decides what held. Returns 0, 1 when a re-measured
+ * pair failed, or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
+int run_confirm(const struct run_confirm_opts *co, const struct p2p_opts *o, struct world *w,
+		struct run_out *ro, struct run_maps *mp);
+/* rank 0: the compute-fabric path (RDMA when measured, else the fastest by median bandwidth),
+ * with the reason in mp->compute_why; paths is the list measured. */
+void run_maps_compute(struct run_maps *mp);
+/* rank 0: each path's map files (topology_<path>.csv, …), the compute path's un-suffixed with
+ * the scheduler files, every matrix in the compute path's tree order; the summary; where two
+ * paths' leaf groups disagree. 0, FP_EUSAGE (a name some format cannot hold: said), or
+ * FP_ERUNTIME. */
+struct emit_topo;
+int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_out *ro, const struct emit_topo *base);
+/* rank 0: the confirmed suspects per kind over every path of a multi-node run, as the verdict
+ * says them ("low_bw_node 1 (node06)"); returns their total. */
+int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char *out, size_t len);
+void run_maps_free(struct run_maps *mp);
+
+#endif

@@ -1,0 +1,425 @@
+/* judge.c — see judge.h. */
+#include "judge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+void judge_opts_default(struct judge_opts *o)
+{
+	*o = (struct judge_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1 };
+}
+
+const char *judge_kind_name(int kind)
+{
+	return kind == JUDGE_JITTERY_LINK ? "jittery_link" : infer_suspect_kind_name(kind);
+}
+
+const char *judge_state_name(int state)
+{
+	static const char *const names[] = { "candidate", "held", "did not hold", "not re-tested",
+					     "only on re-test" };
+
+	return state >= 0 && state <= JUDGE_NEW ? names[state] : "unknown";
+}
+
+void judge_list_free(struct judge_list *l)
+{
+	free(l->s);
+	memset(l, 0, sizeof *l);
+}
+
+static int list_add(struct judge_list *l, const struct judge_suspect *s)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 16;
+		struct judge_suspect *p = realloc(l->s, sizeof *p * (size_t)cap);
+
+		if (!p) {
+			LOG_ERROR("out of memory for %d suspects", cap);
+			return FP_ERUNTIME;
+		}
+		l->s = p;
+		l->cap = cap;
+	}
+	l->s[l->n++] = *s;
+	return 0;
+}
+
+static int is_node_kind(int kind)
+{
+	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE;
+}
+
+/* lowest tier at which i and j share a group; r->ntiers when they never do */
+static int pair_tier(const struct infer_result *r, int i, int j)
+{
+	for (int t = 0; t < r->ntiers; t++)
+		if (r->group[(size_t)t * r->n + i] == r->group[(size_t)t * r->n + j])
+			return t;
+	return r->ntiers;
+}
+
+static float cell(const float *m, int n, int i, int j)
+{
+	return m ? m[(size_t)i * n + j] : NAN;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_f(float *v, size_t k)
+{
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof *v, cmp_float);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
+}
+
+/* ---------------------------------------------------------------- figures */
+
+/* a node's pairs' bandwidth over their tier's median, both directions: the median ratio */
+static double node_bw_ratio(int a, const struct infer_result *r, const struct judge_matrices *m)
+{
+	int n = m->n, k = 0;
+	float *v = malloc(sizeof *v * 2 * (size_t)n);
+	double med;
+
+	if (!v || !m->bw) {
+		free(v);
+		return NAN;
+	}
+	for (int j = 0; j < n; j++) {
+		int t = j == a ? r->ntiers : pair_tier(r, a, j);
+		float x = cell(m->bw, n, a, j), y = cell(m->bw, n, j, a);
+
+		if (t >= r->ntiers || !(r->bw_p50_GBps[t] > 0))
+			continue;
+		if (!isnan(x))
+			v[k++] = x / (float)r->bw_p50_GBps[t];
+		if (!isnan(y))
+			v[k++] = y / (float)r->bw_p50_GBps[t];
+	}
+	med = median_f(v, (size_t)k);
+	free(v);
+	return med;
+}
+
+void judge_value(int kind, int a, int b, const struct infer_result *r, const struct judge_matrices *m,
+		 const struct judge_opts *o, double *value, double *expected, double *extra)
+{
+	int n = m->n, t = b >= 0 ? pair_tier(r, a, b) : r->ntiers;
+	float x, y;
+
+	(void)o;
+	*value = *expected = *extra = NAN;
+	switch (kind) {
+	case SUSPECT_SLOW_NODE:
+		*value = r->offset_us[a];
+		*expected = 0;
+		break;
+	case SUSPECT_LOW_BW_NODE:
+		*value = node_bw_ratio(a, r, m);
+		*expected = 1;
+		break;
+	case SUSPECT_SLOW_LINK:
+	case SUSPECT_FAST_LINK:
+		x = cell(m->lat_min, n, a, b), y = cell(m->lat_min, n, b, a);
+		*value = isnan(x) ? y : isnan(y) ? x : (x + y) / 2;
+		*expected = t < r->ntiers ? r->lat_p50_us[t] : NAN;
+		break;
+	case SUSPECT_LOW_BW_LINK:
+		*value = cell(m->bw, n, a, b);
+		*expected = t < r->ntiers ? r->bw_p50_GBps[t] : NAN;
+		break;
+	case JUDGE_JITTERY_LINK: {
+		/* the worse direction: the higher p50 (then p99) */
+		int s = a, d = b;
+		float pa = cell(m->lat_p50, n, a, b), pb = cell(m->lat_p50, n, b, a);
+
+		if (isnan(pa) || pb > pa || (pb == pa && cell(m->lat_p99, n, b, a) > cell(m->lat_p99, n, a, b)))
+			s = b, d = a;
+		*value = cell(m->lat_p50, n, s, d);
+		*expected = cell(m->lat_min, n, s, d);
+		*extra = cell(m->lat_p99, n, s, d);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------- jitter */
+
+struct jitter_ref {
+	double x50[INFER_TIERS_MAX + 1], x99[INFER_TIERS_MAX + 1]; /* thresholds per tier */
+};
+
+/* Per tier, the excess p50 - min and p99 - p50 that makes a direction jittery. */
+static int jitter_refs(const struct infer_result *r, const struct judge_matrices *m, const struct judge_opts *o,
+		       struct jitter_ref *ref)
+{
+	int n = m->n;
+	size_t cap = (size_t)n * (size_t)n;
+	float *v50 = malloc(sizeof *v50 * (cap + 1)), *v99 = malloc(sizeof *v99 * (cap + 1));
+
+	if (!v50 || !v99) {
+		free(v50);
+		free(v99);
+		LOG_ERROR("out of memory for the jitter of %d nodes", n);
+		return FP_ERUNTIME;
+	}
+	for (int t = 0; t < r->ntiers; t++) {
+		size_t k = 0;
+		double floor = o->floor_frac * r->lat_p50_us[t], med50, med99;
+
+		/* the reference pairs of this tier when there are some, else all of them */
+		for (int pass = m->ref ? 0 : 1; pass < 2 && k == 0; pass++)
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++) {
+					float mn = cell(m->lat_min, n, i, j), p50 = cell(m->lat_p50, n, i, j),
+					      p99 = cell(m->lat_p99, n, i, j);
+
+					if (i == j || isnan(mn) || isnan(p50) || isnan(p99) || pair_tier(r, i, j) != t ||
+					    (pass == 0 && !m->ref[(size_t)i * n + j]))
+						continue;
+					v50[k] = p50 - mn;
+					v99[k++] = p99 - p50;
+				}
+		med50 = median_f(v50, k);
+		med99 = median_f(v99, k);
+		if (!(floor > 0))
+			floor = 0;
+		ref->x50[t] = o->excess * (med50 > floor ? med50 : floor);
+		ref->x99[t] = o->excess * (med99 > floor ? med99 : floor);
+	}
+	free(v50);
+	free(v99);
+	return 0;
+}
+
+static int direction_jittery(const struct judge_matrices *m, const struct judge_opts *o, const struct jitter_ref *ref,
+			     int t, int i, int j)
+{
+	int n = m->n;
+	float mn = cell(m->lat_min, n, i, j), p50 = cell(m->lat_p50, n, i, j), p99 = cell(m->lat_p99, n, i, j);
+
+	if (isnan(mn) || isnan(p50) || isnan(p99))
+		return 0;
+	return (p50 >= o->p50_ratio * mn && p50 - mn > ref->x50[t]) ||
+	       (p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t]);
+}
+
+static int jittery_links(const struct infer_result *r, const struct judge_matrices *m, const struct judge_opts *o,
+			 struct judge_list *out)
+{
+	struct jitter_ref ref;
+	int n = m->n, rc;
+
+	if (!m->lat_min || !m->lat_p50 || !m->lat_p99)
+		return 0;
+	if ((rc = jitter_refs(r, m, o, &ref)))
+		return rc;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			int t = pair_tier(r, i, j);
+			struct judge_suspect s = { .kind = JUDGE_JITTERY_LINK, .a = i, .b = j, .tier = t,
+						   .state = JUDGE_CANDIDATE, .value2 = NAN, .expected2 = NAN,
+						   .extra2 = NAN };
+
+			if (t >= r->ntiers || !(direction_jittery(m, o, &ref, t, i, j) || direction_jittery(m, o, &ref, t, j, i)))
+				continue;
+			judge_value(s.kind, i, j, r, m, o, &s.value, &s.expected, &s.extra);
+			if ((rc = list_add(out, &s)))
+				return rc;
+		}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- candidates */
+
+int judge_candidates(const struct infer_result *r, const struct judge_matrices *m,
+		     const struct judge_opts *o, struct judge_list *out)
+{
+	int rc;
+
+	out->n = 0;
+	for (int k = 0; k < r->nsuspects; k++) {
+		const struct infer_suspect *is = &r->suspects[k];
+		struct judge_suspect s = { .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
+					   .state = JUDGE_CANDIDATE, .value = is->value, .expected = is->expected,
+					   .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
+
+		if ((rc = list_add(out, &s)))
+			return rc;
+	}
+	return jittery_links(r, m, o, out);
+}
+
+/* ---------------------------------------------------------------- pairs behind them */
+
+static int pair_mark(unsigned char *seen, int n, int a, int b, int *pairs, int *k, int max, int *left)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (a == b || a < 0 || b < 0 || seen[(size_t)lo * n + hi])
+		return 0;
+	seen[(size_t)lo * n + hi] = 1;
+	if (*k >= max) {
+		(*left)++;
+		return 0;
+	}
+	pairs[2 * *k] = lo;
+	pairs[2 * *k + 1] = hi;
+	(*k)++;
+	return 0;
+}
+
+int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *left)
+{
+	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
+	int k = 0;
+
+	*left = 0;
+	if (!seen) {
+		LOG_ERROR("out of memory for the pairs of %d nodes", n);
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < l->n; i++) {
+		const struct judge_suspect *s = &l->s[i];
+
+		if (s->state != JUDGE_CANDIDATE)
+			continue;
+		if (is_node_kind(s->kind))
+			for (int x = 0; x < n; x++)
+				pair_mark(seen, n, s->a, x, pairs, &k, max, left);
+		else
+			pair_mark(seen, n, s->a, s->b, pairs, &k, max, left);
+	}
+	free(seen);
+	return k;
+}
+
+int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
+		   int max)
+{
+	unsigned char *behind = calloc((size_t)n * (size_t)n + 1, 1);
+	int want[INFER_TIERS_MAX + 1] = { 0 }, k = 0;
+
+	if (!behind)
+		return 0; /* no controls: the whole tier is the reference */
+	for (int i = 0; i < l->n; i++) {
+		const struct judge_suspect *s = &l->s[i];
+
+		if (s->kind == JUDGE_JITTERY_LINK && s->tier >= 0 && s->tier < r->ntiers)
+			want[s->tier] = per_tier;
+		for (int x = 0; x < n; x++)
+			if (is_node_kind(s->kind) ? x != s->a : x == s->b)
+				behind[(size_t)s->a * n + x] = behind[(size_t)x * n + s->a] = 1;
+	}
+	for (int i = 0; i < n && k < max; i++)
+		for (int j = i + 1; j < n && k < max; j++) {
+			int t = pair_tier(r, i, j);
+
+			if (t < r->ntiers && want[t] > 0 && !behind[(size_t)i * n + j]) {
+				want[t]--;
+				pairs[2 * k] = i;
+				pairs[2 * k + 1] = j;
+				k++;
+			}
+		}
+	free(behind);
+	return k;
+}
+
+int judge_retested(const struct judge_suspect *s, int n, const unsigned char *retested)
+{
+	if (!is_node_kind(s->kind))
+		return s->b >= 0 && retested[(size_t)s->a * n + s->b];
+	for (int x = 0; x < n; x++)
+		if (x != s->a && !retested[(size_t)s->a * n + x])
+			return 0;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- the decision */
+
+/* the same finding: kind and node, or kind and pair (a direction for low_bw_link) */
+static int same_finding(const struct judge_suspect *x, const struct judge_suspect *y)
+{
+	if (x->kind != y->kind)
+		return 0;
+	if (is_node_kind(x->kind) || x->kind == SUSPECT_LOW_BW_LINK)
+		return x->a == y->a && x->b == y->b;
+	return (x->a == y->a && x->b == y->b) || (x->a == y->b && x->b == y->a);
+}
+
+static int find(const struct judge_list *l, const struct judge_suspect *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (same_finding(&l->s[i], s))
+			return i;
+	return -1;
+}
+
+int judge_decide(const struct judge_list *first, const struct judge_list *after, const unsigned char *retested,
+		 int n, const struct infer_result *r2, const struct judge_matrices *m2,
+		 const struct judge_opts *o, struct judge_list *held, struct judge_list *rest)
+{
+	int rc;
+
+	held->n = rest->n = 0;
+	for (int i = 0; i < first->n; i++) {
+		struct judge_suspect s = first->s[i];
+		int again = find(after, &s);
+
+		judge_value(s.kind, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
+		if (!judge_retested(&s, n, retested))
+			s.state = JUDGE_NOT_RETESTED;
+		else
+			s.state = again >= 0 ? JUDGE_HELD : JUDGE_NOT_HELD;
+		if (again >= 0 && s.state == JUDGE_HELD)
+			s.tier = after->s[again].tier;
+		if ((rc = list_add(s.state == JUDGE_HELD ? held : rest, &s)))
+			return rc;
+	}
+	/* what the confirmed figures show that the first ones did not: not counted (it was not
+	 * seen twice), but said */
+	for (int i = 0; i < after->n; i++) {
+		struct judge_suspect s = after->s[i];
+
+		if (find(first, &s) >= 0)
+			continue;
+		s.value2 = s.value, s.expected2 = s.expected, s.extra2 = s.extra;
+		s.value = s.expected = s.extra = NAN;
+		s.state = JUDGE_NEW;
+		if ((rc = list_add(rest, &s)))
+			return rc;
+	}
+	return 0;
+}
+
+int judge_unconfirmed(const struct judge_list *first, struct judge_list *out)
+{
+	int rc;
+
+	out->n = 0;
+	for (int i = 0; i < first->n; i++)
+		if ((rc = list_add(out, &first->s[i])))
+			return rc;
+	return 0;
+}
+
+void judge_count(const struct judge_list *l, int state, int *counts)
+{
+	memset(counts, 0, sizeof *counts * JUDGE_NKINDS);
+	for (int i = 0; i < l->n; i++)
+		if (l->s[i].state == state && l->s[i].kind >= 0 && l->s[i].kind < JUDGE_NKINDS)
+			counts[l->s[i].kind]++;
+}
