@@ -157,7 +157,7 @@ int judges_write_compare(const char *base_dir, const struct rundir *base, const 
 		worse += rep.count[k][CMP_WORSE];
 		gone += rep.count[k][CMP_GONE];
 	}
-	printf("compare: %s (%lld worse, %lld gone, %lld nodes moved; compare.csv, compare_topology.csv)\n",
+	printf("compare: %s (%lld worse, %lld gone, %lld moved; compare.csv, compare_topology.csv)\n",
 	       failed ? "FAIL" : "PASS", worse, gone,
 	       rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED]);
 	verdict_add(verdict, vlen, "baseline: %lld worse, %lld gone, %lld moved", worse, gone,

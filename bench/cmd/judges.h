@@ -82,9 +82,9 @@ struct judges_remap {
 };
 /* `run`: collective over every rank. Rank 0 judges the results directory; candidate
  * regressions and acceptance failures are measured again (up to jo->retests rounds, a pair
- * counting only if every measurement agrees; after each round the latency map is drawn again
- * through remap from the best figure of each pair, as a stall during one pair could have
- * misplaced a node) before the files are written. skip (rank 0's
+ * counting only if every measurement agrees; then the latency map is drawn again through
+ * remap from the best figure of each pair, as a stall during one pair could have misplaced a
+ * node) before the files are written. skip (rank 0's
  * word): an earlier stage failed, judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
 int judges_stage(struct world *w, struct run_out *ro, const struct judges_opts *jo, const struct p2p_opts *o,
 		const struct judges_remap *remap, int skip, char *verdict, size_t vlen);

@@ -259,7 +259,7 @@ int judges_stage(struct world *w, struct run_out *ro, const struct judges_opts *
 		const struct judges_remap *remap, int skip, char *verdict, size_t vlen)
 {
 	struct jst s = { .jo = jo, .ro = ro, .o = o, .w = w, .co = { .tolerance_pct = jo->tolerance_pct } };
-	int t[3 * RETEST_MAX + 1], rc = skip ? 1 : 0, n;
+	int t[3 * RETEST_MAX + 1], rc = skip ? 1 : 0, n, retested = 0;
 
 	if (w->rank == 0 && !skip)
 		rc = load(&s, 1);
@@ -278,11 +278,13 @@ int judges_stage(struct world *w, struct run_out *ro, const struct judges_opts *
 			break;
 		if (w->rank == 0)
 			rc = load(&s, 0);
-		if (w->rank == 0 && rc == 0 && remap && s.cur.has_topo)
-			rc = remap_run(&s, w, remap);
+		retested = 1;
 	}
 	if (n < 0)
 		rc = n;
+	/* the map once more, from the confirmed figures (a stall during one pair can misplace a node) */
+	if (w->rank == 0 && rc == 0 && retested && remap && s.cur.has_topo)
+		rc = remap_run(&s, w, remap);
 	if (w->rank == 0 && s.retest_csv && results_close(s.retest_csv, ro->dir, "p2p_retest.csv") && rc == 0)
 		rc = FP_ERUNTIME;
 	if (w->rank == 0 && rc == 0)

@@ -34,10 +34,32 @@ EOF
 
 $FC up "${RACKS[@]}" > /dev/null || { notok "fakecluster up 3,3,2"; exit 1; }
 $FC mpirun "$FP" run "${Q[@]}" -o "$tmp/base" > "$tmp/base.out" 2>&1
-expect "baseline run: results written" [ -s "$tmp/base/p2p.csv" ] && [ -s "$tmp/base/topology.conf" ]
+expect "baseline run: results written" test -s "$tmp/base/p2p.csv" -a -s "$tmp/base/topology.conf"
 $FC up "${RACKS[@]}" --place $MOVED=3 --degrade $SLOW=500mbit > /dev/null || { notok "fakecluster up with $MOVED moved"; exit 1; }
 expect "fakecluster --place: $MOVED now in rack 3" grep -q "^$MOVED,leaf3," /run/fabprobe-fakecluster/truth.csv
 
+# iperf3_gbps SRC DST: Gbit/s of a 2 s single-stream TCP from SRC to DST, measured by iperf3 (not
+# fabprobe). On this machine an emulated same-rack pair sometimes runs at 40-55% of its line
+# rate through every measurement of a cluster build (seen in 2 of 5 builds, never on the same
+# pair twice); a figure fabprobe reports for such a pair is right, and iperf3 says so.
+iperf3_gbps() {
+	$FC exec "$2" iperf3 -s -1 -p 5299 > /dev/null 2>&1 &
+	sleep 0.5
+	$FC exec "$1" iperf3 -c "$2" -p 5299 -t 2 -l 1M -J 2> /dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)' ||
+		echo 0
+	wait
+}
+# unexplained LIST: the "SRC->DST GBITS" entries that iperf3 finds faster than GBITS Gbit/s
+unexplained() {
+	local src dst lim got
+	while read -r pair lim; do
+		[ -n "$pair" ] || continue
+		src=${pair%->*} dst=${pair#*->}
+		got=$(iperf3_gbps "$src" "$dst")
+		awk -v g="$got" -v l="$lim" 'BEGIN { exit !(g > l) }' && echo "$pair (fabprobe < $lim Gbit/s, iperf3 $got)"
+	done <<< "$1"
+}
 # only_pairs FILE: the worse p2p rows that are neither node05's nor node04's with a changed tier
 others_worse() {
 	awk -F, -v s=$SLOW -v m=$MOVED '$1 == "p2p" && $13 == "worse" && $3 != s && $4 != s &&
@@ -62,11 +84,21 @@ for k in 1 2 3; do
 	missing=$(slow_not_worse "$d/compare.csv")
 	expect "run $k: every pair of $SLOW is worse${missing:+ (not: $missing)}" [ -z "$missing" ]
 	others=$(others_worse "$d/compare.csv")
-	expect "run $k: no other pair worse${others:+ (but: $others)}" [ -z "$others" ]
+	# a bandwidth row worse on a link iperf3 also finds slower (by a fifth) is the fabric's
+	slow=$(awk -F, -v s=$SLOW -v m=$MOVED '$1 == "p2p" && $13 == "worse" && $3 != s && $4 != s && $6 == "bw_GBps" &&
+		!(($3 == m || $4 == m) && $7 ~ />/) { print $3 "->" $4, $8 * 8 * 0.8 }' "$d/compare.csv")
+	others_lat=$(echo "$others" | grep -v ' bw_GBps ')
+	left=$(unexplained "$slow")
+	expect "run $k: no other pair worse${others:+ (fabprobe: $(echo $others))}${slow:+; iperf3 checked the bandwidth ones}${left:+: $(echo $left)}" \
+		[ -z "$others_lat$left" ]
 	expect "run $k: declared: $MOVED in the wrong leaf, nothing else" \
 		[ "$(awk -F, 'NR > 1 { print $1, $4 }' "$d/declared_mismatch.csv")" = "$MOVED wrong_group" ]
-	fails=$(awk -F, 'NR > 1 && $10 == "0" && $4 != s && $5 != s { print $4 "->" $5 " " $8 }' s=$SLOW "$d/acceptance.csv")
-	expect "run $k: acceptance passes every pair but $SLOW's${fails:+ (fails: $fails)}" [ -z "$fails" ]
+	# every other pair passes, or iperf3 finds it under the same line (expect % of 10 Gbit/s)
+	fails=$(awk -F, 'NR > 1 && $10 == "0" && $4 != s && $5 != s { split($9, e, " "); print $4 "->" $5, e[2] / 10 }' \
+		s=$SLOW "$d/acceptance.csv")
+	left=$(unexplained "$fails")
+	expect "run $k: acceptance passes every pair but $SLOW's${fails:+ (fails: $(echo $fails); iperf3 checked them)}${left:+: $(echo $left)}" \
+		[ -z "$left" ]
 	expect "run $k: acceptance fails all 14 directions of $SLOW" \
 		[ "$(awk -F, 'NR > 1 && $1 ~ /min_pct_line_rate/ && $10 == "0" && ($4 == s || $5 == s)' s=$SLOW "$d/acceptance.csv" | wc -l)" -eq 14 ]
 	expect "run $k: failed rules printed with their worst offenders" \
