@@ -17,7 +17,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/fp-cluster-XXXXXX)
-trap '$FC down > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+# FP_TEST_KEEP=DIR keeps the runs' results there, to read after a failure
+trap '$FC down > /dev/null 2>&1; [ -n "${FP_TEST_KEEP:-}" ] && cp -r "$tmp" "$FP_TEST_KEEP"; rm -rf "$tmp"' EXIT
 Q=(-c 1 -n 300 --lat-warmup 30 -W 16 --bw-iters 2 --bw-warmup 1 --no-progress)
 # the demo's options (scripts/demo.sh): what a new user tries first
 D=(-c 1 -n 500 --lat-warmup 50 -s 1M -W 16 --bw-iters 4 --bw-warmup 1 --no-progress)
