@@ -32,17 +32,10 @@ int mpi_barrier_sleepy(MPI_Comm comm);
 int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm);
 
 /* Wait for n requests by polling (the measuring path: no sleep), checking the deadline every
- * 16 polls. On timeout every pending request is cancelled and freed. */
+ * few hundred polls. On timeout every pending request is cancelled and freed. */
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
-/* The same; with yield set, a wait that lasts beyond 5 µs calls sched_yield() every 16 polls,
- * so that a peer sharing this core is not held off until the next scheduler tick (for ranks
- * that outnumber their machine's cores: tr_env.yield). */
-int mpi_wait_polling(MPI_Request *reqs, int n, double deadline, int yield);
 /* The same, keeping the requests' statuses (st: n of them), e.g. to read a received count. */
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st);
-/* 1 when the endpoints of comm that share this machine (the same kernel boot id) outnumber
- * its online cores: the emulated cluster, or one node oversubscribed. Collective. */
-int mpi_machine_oversubscribed(MPI_Comm comm);
 
 
 #endif

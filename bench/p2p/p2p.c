@@ -47,7 +47,6 @@ struct p2p_run {
 	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
 	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
 	const char *csv_name;    /* "p2p.csv", or the plan's file */
-	int yield;               /* endpoints outnumber their machine's cores (tr_env.yield) */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
@@ -425,8 +424,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	struct world *w = run->w;
 	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
 			      .single_node = w->single_node, .max_window = (int)run->o->window,
-			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE,
-			      .yield = run->yield };
+			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
 	struct p2p_matrices m = { 0 };
@@ -491,9 +489,6 @@ static int run_start(struct p2p_run *run)
 		run->res->npaths = 0;
 	run->timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
 	run->stall_pending = o->test_stall_rank == w->rank;
-	run->yield = mpi_machine_oversubscribed(w->epcomm);
-	if (run->yield && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
-		printf("p2p: endpoints outnumber the cores of the machine they share: a long wait yields the core\n");
 	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
 	run->samples = calloc((size_t)o->lat_iters, sizeof *run->samples);
 	run->ticks = calloc((size_t)o->lat_iters + 1, sizeof *run->ticks);

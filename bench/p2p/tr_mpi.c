@@ -17,7 +17,6 @@ struct mpi_ctx {
 	char *sbuf, *rbuf;   /* max_size bytes each; content is never checked */
 	MPI_Request *reqs;   /* max_window + 1 */
 	int tag_span;        /* pairs distinguishable by tag before wrap-around */
-	int yield;           /* tr_env.yield */
 };
 
 struct mpi_conn {
@@ -56,7 +55,6 @@ static int mpi_open(const struct tr_env *env, const char *arg, void **out, struc
 	if (!ctx)
 		return FP_ERUNTIME;
 	ctx->comm = MPI_COMM_NULL;
-	ctx->yield = env->yield;
 	if (arg) {
 		LOG_ERROR("path mpi takes no argument (got mpi:%s)", arg);
 		goto err;
@@ -130,7 +128,7 @@ static int mpi_roundtrip(struct tr_conn *base, size_t size, double deadline)
 			    c->ctx->comm, &r[0]));
 	CHECK_MPI(MPI_Isend(c->ctx->sbuf, (int)size, MPI_BYTE, base->peer, c->tag + TAG_PING,
 			    c->ctx->comm, &r[1]));
-	return mpi_done(c, mpi_wait_polling(r, 2, deadline, c->ctx->yield), "the echo");
+	return mpi_done(c, mpi_wait_deadline(r, 2, deadline), "the echo");
 }
 
 static int mpi_echo(struct tr_conn *base, size_t size, double deadline)
@@ -141,11 +139,11 @@ static int mpi_echo(struct tr_conn *base, size_t size, double deadline)
 
 	CHECK_MPI(MPI_Irecv(c->ctx->rbuf, (int)size, MPI_BYTE, base->peer, c->tag + TAG_PING,
 			    c->ctx->comm, &r));
-	if ((rc = mpi_wait_polling(&r, 1, deadline, c->ctx->yield)))
+	if ((rc = mpi_wait_deadline(&r, 1, deadline)))
 		return mpi_done(c, rc, "the ping");
 	CHECK_MPI(MPI_Isend(c->ctx->sbuf, (int)size, MPI_BYTE, base->peer, c->tag + TAG_PONG,
 			    c->ctx->comm, &r));
-	return mpi_done(c, mpi_wait_polling(&r, 1, deadline, c->ctx->yield), "the echo to be sent");
+	return mpi_done(c, mpi_wait_deadline(&r, 1, deadline), "the echo to be sent");
 }
 
 static int mpi_stream_send(struct tr_conn *base, size_t size, int window, double deadline)
@@ -159,7 +157,7 @@ static int mpi_stream_send(struct tr_conn *base, size_t size, int window, double
 	for (int i = 0; i < window; i++)
 		CHECK_MPI(MPI_Isend(c->ctx->sbuf, (int)size, MPI_BYTE, base->peer, c->tag + TAG_DATA,
 				    c->ctx->comm, &r[i]));
-	return mpi_done(c, mpi_wait_polling(r, window + 1, deadline, c->ctx->yield), "the window's acknowledgement");
+	return mpi_done(c, mpi_wait_deadline(r, window + 1, deadline), "the window's acknowledgement");
 }
 
 static int mpi_stream_recv(struct tr_conn *base, size_t size, int window, double deadline)
@@ -172,10 +170,10 @@ static int mpi_stream_recv(struct tr_conn *base, size_t size, int window, double
 	for (int i = 0; i < window; i++)
 		CHECK_MPI(MPI_Irecv(c->ctx->rbuf, (int)size, MPI_BYTE, base->peer, c->tag + TAG_DATA,
 				    c->ctx->comm, &r[i]));
-	if ((rc = mpi_wait_polling(r, window, deadline, c->ctx->yield)))
+	if ((rc = mpi_wait_deadline(r, window, deadline)))
 		return mpi_done(c, rc, "the window's data");
 	CHECK_MPI(MPI_Isend(c->ctx->sbuf, 1, MPI_BYTE, base->peer, c->tag + TAG_ACK, c->ctx->comm, &r[0]));
-	return mpi_done(c, mpi_wait_polling(r, 1, deadline, c->ctx->yield), "the acknowledgement to be sent");
+	return mpi_done(c, mpi_wait_deadline(r, 1, deadline), "the acknowledgement to be sent");
 }
 
 const struct transport_ops transport_mpi = {

@@ -17,7 +17,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +53,6 @@ struct tcp_ctx {
 	char *sbuf, *rbuf;
 	size_t max;
 	int fault;               /* test only: TR_FAULT_* for this endpoint */
-	int yield;               /* tr_env.yield */
 };
 
 struct tcp_conn {
@@ -84,12 +82,9 @@ static int wait_fd(int fd, short ev, double deadline)
 	}
 }
 
-/* Move len bytes through fd (send or receive), polling before sleeping. Where endpoints
- * outnumber the machine's cores (tr_env.yield), a wait beyond 5 µs hands the core over every
- * 16 tries: a peer sharing this core answers at once instead of after the whole spin. */
+/* Move len bytes through fd (send or receive), polling before sleeping. */
 static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double deadline)
 {
-	double first = 0;
 	int tries = 0;
 
 	while (len) {
@@ -100,7 +95,6 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			buf += n;
 			len -= (size_t)n;
 			tries = 0;
-			first = 0;
 			continue;
 		}
 		if (n == 0) {
@@ -113,19 +107,9 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			snprintf(c->base.why, TR_WHY_MAX, "%s: %s", sending ? "send" : "recv", strerror(errno));
 			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 		}
-		if (++tries < SPIN_TRIES) {
-			if (c->ctx->yield && (tries & 15) == 0) {
-				double now = clock_now();
-
-				if (!first)
-					first = now;
-				else if (now - first > 5e-6)
-					sched_yield();
-			}
+		if (++tries < SPIN_TRIES)
 			continue;
-		}
 		tries = 0;
-		first = 0;
 		int rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline);
 		if (rc) {
 			snprintf(c->base.why, TR_WHY_MAX, "timed out %s", sending ? "sending" : "waiting for data");
@@ -227,7 +211,6 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	ctx->nep = env->nep;
 	ctx->max = env->max_size;
 	ctx->fault = env->fault;
-	ctx->yield = env->yield;
 	ctx->addrs = calloc((size_t)env->nep, sizeof *ctx->addrs);
 	if (!ctx->addrs) {
 		free(ctx); /* a few bytes per endpoint: nothing can go on */

@@ -34,9 +34,6 @@ struct tr_env {
 	size_t max_size;    /* largest message any call will ask for */
 	int max_window;     /* largest stream window any call will ask for */
 	int fault;          /* TR_FAULT_* to act out on this endpoint (tests only) */
-	int yield;          /* endpoints outnumber the cores of the machine they share (an
-			     * emulated cluster, one node oversubscribed): a long wait hands the
-			     * core over now and then, so a peer sharing it answers at once */
 };
 
 /* What one endpoint offers on a path. */

@@ -17,7 +17,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/fp-cluster-XXXXXX)
-trap '$FC down > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+# FP_TEST_KEEP=DIR keeps the runs' results there, to read after a failure
+trap '$FC down > /dev/null 2>&1; [ -n "${FP_TEST_KEEP:-}" ] && cp -r "$tmp" "$FP_TEST_KEEP"; rm -rf "$tmp"' EXIT
 Q=(-c 1 -n 300 --lat-warmup 30 -W 16 --bw-iters 2 --bw-warmup 1 --no-progress)
 # the demo's options (scripts/demo.sh): what a new user tries first
 D=(-c 1 -n 500 --lat-warmup 50 -s 1M -W 16 --bw-iters 4 --bw-warmup 1 --no-progress)
@@ -93,7 +94,7 @@ for k in 1 2 3; do
 	expect "run $k: verdict PASS" grep -q '^verdict: PASS' "$tmp/run$k.out"
 	grep -h '^  re-tested\|^confirmation pass' "$tmp/run$k.out" | sed 's/^ */#   /'
 done
-expect "run without -p: mpi and tcp:eth0 measured" sh -c "grep -q '^run: paths: mpi, tcp:eth0 ' '$tmp/run1.out' && [ \$(awk -F, 'NR > 1 && (\$2 == \"mpi\" || \$2 == \"tcp:eth0\") && \$20 == \"ok\"' '$tmp/run1/p2p.csv' | wc -l) -eq 112 ]"
+expect "run without -p: mpi and tcp:eth0 measured" sh -c "grep -q '^run: paths: mpi, tcp:eth0 ' '$tmp/run1.out' && [ \$(awk -F, 'NR > 1 && (\$2 == \"mpi\" || \$2 == \"tcp:eth0\") && \$20 == \"ok\"' '$tmp/run1/p2p.csv' | wc -l) -eq 224 ]"
 expect "run without -p: a map for each path, the compute path's un-suffixed" sh -c "for f in topology tiers suspects; do for p in _mpi _tcp_eth0 ''; do [ -s '$tmp/run1/'\$f\$p.csv ] || exit 1; done; done"
 expect "run: meta.json names the compute path" grep -q '"compute_path": "\(mpi\|tcp:eth0\)"' "$tmp/run1/meta.json"
 expect "run: both paths' maps agree here" grep -q '^maps: .* agree' "$tmp/run1.out"
@@ -105,6 +106,29 @@ expect "run: matrices list the hosts in the inferred order" sh -c "[ \"\$(head -
 expect "run: topology.conf written" [ -s "$tmp/run1/topology.conf" ]
 expect "run: k8s-node-labels.yaml written" [ -s "$tmp/run1/k8s-node-labels.yaml" ]
 expect "run: node-order.txt lists 8 nodes" [ "$(wc -l < "$tmp/run1/node-order.txt")" -eq 8 ]
+
+# ranks that are not endpoints (two ranks per node: the second one) wait asleep while the pairs
+# are measured; each process's CPU time is sampled from /proc until the job ends
+$FC mpirun --slots 2 "$FP" run -p mpi --no-coll "${Q[@]}" -s 256K -o "$tmp/slots2" > "$tmp/slots2.out" 2>&1 &
+job=$!
+exe=$(readlink -f "$FP")
+declare -A cpu=()
+while kill -0 $job 2> /dev/null; do
+	for p in $(pgrep -x fabprobe); do
+		[ "$(readlink -f /proc/$p/exe 2> /dev/null)" = "$exe" ] || continue
+		r=$(tr '\0' '\n' < /proc/$p/environ 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+		t=$(awk '{ print $14 + $15 }' /proc/$p/stat 2> /dev/null)
+		[ -n "$r" ] && [ -n "$t" ] && cpu[$r]=$t
+	done
+	sleep 0.3
+done
+wait $job
+idle=0 busy=0
+for r in "${!cpu[@]}"; do
+	if [ $((r % 2)) -eq 1 ]; then idle=$((idle + cpu[$r])); else busy=$((busy + cpu[$r])); fi
+done
+expect "two ranks per node: run ends, 8 endpoints" grep -q '^p2p mpi: 8 endpoints on 8 nodes' "$tmp/slots2.out"
+expect "two ranks per node: the 8 that are no endpoint slept (CPU ${idle} ticks, endpoints ${busy})" [ "${#cpu[@]}" -eq 16 -a $((idle * 10)) -lt "$busy" ]
 
 # one node slowed (its link at 1 Gbit/s, half what crosses a spine): that node, and only that
 # node, is named, three runs out of three, after the confirmation pass
