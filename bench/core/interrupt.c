@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,6 +134,12 @@ void interrupt_install(const char *meta_dir, const char *meta_head, const char *
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGXFSZ, SIG_IGN);
+	/* under a launcher (mpirun or orted, srun's slurmstepd, hydra's proxy): when it goes
+	 * without passing a signal on (mpirun, on Ctrl-C, may exit before it sends SIGTERM), the
+	 * kernel sends SIGTERM, so that the run says how it ended before the MPI library ends
+	 * the process. Not for a process started from a shell (a singleton): nohup must hold. */
+	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("SLURM_STEP_ID"))
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
 void interrupt_uninstall(void)

@@ -7,7 +7,9 @@
  * interrupt_pending() at each step boundary and end the run there: streamed rows are whole on
  * disk at every moment (results_open), the files are closed, and the command layer ends the
  * job with exit code 128 + signal. A second signal ends the process at once (the default
- * action). SIGXFSZ is ignored: a file-size limit fails the write, as a full disk does. */
+ * action). Under a launcher, its death is a SIGTERM too (PR_SET_PDEATHSIG): mpirun may exit on
+ * Ctrl-C before it passes the signal on. SIGXFSZ is ignored: a file-size limit fails the
+ * write, as a full disk does. */
 #ifndef FP_INTERRUPT_H
 #define FP_INTERRUPT_H
 
