@@ -507,7 +507,7 @@ static void test_default_paths(void)
 		/* every node its own addresses */
 		for (int i = 0; i < nodes[k].nnics; i++)
 			if (nodes[k].nics[i].ipv4[0])
-				snprintf(strrchr(nodes[k].nics[i].ipv4, '.') + 1, 4, "%d", (10 + k) % 256);
+				snprintf(strrchr(nodes[k].nics[i].ipv4, '.') + 1, 4, "%u", (unsigned)(10 + k) % 256u);
 	}
 	strcpy(nic_rw(&nodes[3], "ib7")->netdev_state, "down");   /* ib7 on 3 of 4: most */
 	strcpy(nic_rw(&nodes[2], "ib6")->netdev_state, "down");
@@ -540,7 +540,7 @@ static void test_default_paths(void)
 		for (int i = 0; i < nodes[k].nnics; i++)
 			nodes[k].nics[i].ipv4[0] = 0;
 		struct inv_nic *e = nic_rw(&nodes[k], "eth0");
-		snprintf(e->ipv4, sizeof e->ipv4, "10.77.0.%d", (k + 1) % 256);
+		snprintf(e->ipv4, sizeof e->ipv4, "10.77.0.%u", (unsigned)(k + 1) % 256u);
 		e->is_virtual = 1;
 	}
 	np = inv_paths(nodes, 4, 0, p, INV_PATHS_MAX);
