@@ -392,21 +392,20 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		*out = (float)median_of(lg, (size_t)k) * (k < 10 ? b[k] : k / (k - 0.8f));
 		return k;
 	}
-	double med = weighted_median(us, lo, k, tmp), sw = 0, sw2 = 0, sd = 0, sdd = 0, mean;
+	double med = weighted_median(us, lo, k, tmp), sw = 0, sd = 0, srr = 0, s2;
 	for (int q = 0; q < k; q++) {
-		double w = 1 / ((double)lo[q] * lo[q]), cap = 3 * M_SQRT2 * sigma * lo[q];
-		double dev = fmax(-cap, fmin(cap, us[q] - med));
+		double w = 1 / ((double)lo[q] * lo[q]), cap = 3 * M_SQRT2 * sigma * lo[q], raw = us[q] - med;
 
 		sw += w;
-		sw2 += w * w;
-		sd += w * dev;
-		sdd += w * dev * dev;
+		sd += w * fmax(-cap, fmin(cap, raw));
+		srr += w * raw * raw;
 	}
-	mean = sd / sw;
-	*out = (float)(med + mean);
-	/* its standard error: what the noise gives (each column: two pairs of sigma x latency), or
-	 * what the columns' scatter shows, whichever is larger */
-	*se = (float)fmax(M_SQRT2 * sigma / sqrt(sw), sqrt(fmax(0, sdd / sw - mean * mean) * sw2 / (sw * sw)));
+	*out = (float)(med + sd / sw);
+	/* its standard error: each column is two pairs of sigma x latency, so w raw² is 2 sigma²
+	 * chi²(1); the noise the columns show (unclipped: columns the two see at different tiers
+	 * show a great deal) stands in for sigma when larger */
+	s2 = fmax(sigma * sigma, srr / (2.0 * (k - 1)));
+	*se = (float)sqrt(2 * s2 / sw);
 	return k;
 }
 
@@ -451,6 +450,13 @@ static void near_diffs(const struct infer_ctx *c, struct near *nb, float *buf)
 			    !row_compare(c, nb, i, nb->j[at], c->sigma, buf, &nb->dus[at], &nb->se[at]))
 				mad[q] = INFINITY;
 		}
+		best = INFINITY; /* and whose difference is about as well known as the best one's */
+		for (int q = 0; q < NEAR_K; q++)
+			if (isfinite(mad[q]))
+				best = minf(best, nb->se[(size_t)i * NEAR_K + q]);
+		for (int q = 0; q < NEAR_K; q++)
+			if (isfinite(mad[q]) && nb->se[(size_t)i * NEAR_K + q] > 3 * best)
+				mad[q] = INFINITY;
 	}
 }
 
@@ -461,15 +467,48 @@ static int uf_find(int *p, int x)
 	return x;
 }
 
+static int cmp_part(const void *a, const void *b)
+{
+	const double *x = a, *y = b; /* (part, offset) */
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Each part's median offset to 0 (a slow node does not move its mates). by: 2n doubles of
+ * scratch, v: n floats. */
+static void center_parts(double *o, int *part, int n, double *by, float *v)
+{
+	for (int i = 0; i < n; i++) {
+		by[2 * i] = uf_find(part, i);
+		by[2 * i + 1] = o[i];
+	}
+	qsort(by, (size_t)n, 2 * sizeof *by, cmp_part);
+	for (int a = 0, b; a < n; a = b) {
+		int r = (int)by[2 * a];
+
+		for (b = a; b < n && (int)by[2 * b] == r; b++)
+			v[b - a] = (float)by[2 * b + 1];
+		by[2 * a + 1] = median_of(v, (size_t)(b - a)); /* the part's median, kept at its first */
+		part[r] = -1 - a;                              /* the root points at it */
+	}
+	for (int i = 0; i < n; i++) {
+		int r = i;
+
+		while (part[r] >= 0 && part[r] != r)
+			r = part[r];
+		o[i] -= by[2 * (-1 - part[r]) + 1];
+	}
+}
+
 /* Offsets from the alike neighbours: o_i = median over them of (row difference + o_j), relaxed
  * with damping. Those fix offsets only relative to each other, within each connected part of
- * the neighbour graph (mostly a leaf): each part is then centred on 0, so that it keeps its
- * own mean offset (which the tier model finds) rather than an arbitrary one. Last, they are
+ * the neighbour graph (mostly a leaf): each part's median is then set to 0, so that it keeps
+ * its own typical offset (which the tier model finds) rather than an arbitrary one. Last, they are
  * shrunk by what their standard errors say (infer_shrink). */
 static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf, int *part, float *se)
 {
 	int n = c->n;
-	double *o = c->off, *sum = c->off + n; /* n + 1 more doubles there (see infer_tiers) */
+	double *o = c->off, *sum = c->off + n; /* 2n + 1 more doubles there (see infer_tiers) */
 
 	for (int i = 0; i < n; i++) {
 		float v[NEAR_K];
@@ -499,16 +538,16 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
 	for (size_t k = 0; k < (size_t)n * NEAR_K; k++)
 		if (isfinite(nb->mad[k]))
 			part[uf_find(part, (int)(k / NEAR_K))] = uf_find(part, nb->j[k]);
-	for (int i = 0; i < n; i++) {
-		sum[i] = 0;
-		buf[i] = 0;
+	center_parts(o, part, n, sum, buf);
+	for (int i = 0; i < n; i++) { /* each node's spread, from its sampled columns */
+		float *row = nb->cols + (size_t)i * nb->ncol, *v = buf;
+		int k = 0;
+
+		for (int q = 0; q < nb->ncol; q++)
+			if (!isnan(row[q]))
+				v[k++] = row[q];
+		c->spread[i] = k ? (float)(exp(median_of(v, (size_t)k)) - nb->v[(size_t)i * NEAR_K]) : 0;
 	}
-	for (int i = 0; i < n; i++) {
-		sum[uf_find(part, i)] += o[i];
-		buf[uf_find(part, i)] += 1;
-	}
-	for (int i = 0; i < n; i++)
-		o[i] -= sum[uf_find(part, i)] / buf[uf_find(part, i)];
 	for (int i = 0; i < n; i++) /* the lowest level: the typical nearest pair */
 		buf[i] = isfinite(nb->v[(size_t)i * NEAR_K]) ? nb->v[(size_t)i * NEAR_K] : INFINITY;
 	infer_shrink(c, o, se, median_of(buf, (size_t)n), buf);
@@ -518,9 +557,10 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * the true offsets spread tau² = (spread of the estimates)² - (mean error)². Each estimate is
  * shrunk by tau² / (tau² + se²). An offset known no better than half the noise of a pair at
  * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
- * beyond 4 standard errors (a slow node) is kept whole, up to lo: a node more than twice as
- * slow as its nearest pairs on every path is more likely on a switch of its own (with one
- * other switch in the fabric, the two cannot be told apart). */
+ * beyond 4 standard errors (a slow node) is kept whole when it is below lo, or below the
+ * node's own spread (its row's median less its nearest pair: the node has pairs clearly
+ * nearer than its others). Beyond both, the node is more likely on a switch of its own than
+ * that slow: with one other switch in the fabric, the two cannot be told apart. */
 void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf)
 {
 	int n = c->n, k = 0;
@@ -541,9 +581,9 @@ void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double 
 	for (int i = 0; i < n; i++) {
 		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
 
-		if (fabs(o[i]) > 4 * sqrt(s2) && fabs(o[i]) <= lo)
+		if (fabs(o[i]) > 4 * sqrt(s2) && (fabs(o[i]) <= lo || fabs(o[i]) < c->spread[i]))
 			continue;
-		o[i] *= tau2 > 0 && sqrt(s2) <= 0.5 * c->sigma * lo ? tau2 / (tau2 + s2) : 0;
+		o[i] *= tau2 > 0 ? tau2 / (tau2 + s2) : 0;
 	}
 }
 
@@ -762,17 +802,19 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 	memset(r, 0, sizeof *r);
 	r->n = n;
 	c.d = infer_big(np);
-	c.off = calloc(2 * (size_t)n + 1, sizeof *c.off);
+	c.off = calloc(3 * (size_t)n + 1, sizeof *c.off);
 	c.rows = malloc(sizeof *c.rows * (size_t)INFER_BLOCK * (n ? n : 1));
+	c.spread = calloc((size_t)n + 1, sizeof *c.spread);
 	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX + 1);
 	r->offset_us = calloc((size_t)n + 1, sizeof *r->offset_us);
 	r->order = malloc(sizeof *r->order * (size_t)n + 1);
 	r->suspects = malloc(sizeof *r->suspects * INFER_SUSPECTS_MAX);
-	if (c.d && c.off && c.rows && r->group && r->offset_us && r->order && r->suspects)
+	if (c.d && c.off && c.rows && c.spread && r->group && r->offset_us && r->order && r->suspects)
 		rc = analyse(&c, bw, names, r);
 	free(c.d);
 	free(c.off);
 	free(c.rows);
+	free(c.spread);
 	if (rc)
 		infer_result_free(r);
 	return rc;
