@@ -92,18 +92,17 @@ static int near_find(struct infer_ctx *c, struct near *nb)
 	return 0;
 }
 
-/* The median of v[0..k-1] weighted 1/lo²: the precise values (low latencies) weigh the most
- * even when they are few. A quickselect on (value, weight) pairs: expected O(k). tmp: 2k
- * floats. */
-static double weighted_median(const float *v, const float *lo, int k, float *tmp)
+/* The median of v[0..k-1] weighted wt: a quickselect on (value, weight) pairs, expected
+ * O(k). tmp: 2k floats. */
+static double weighted_median(const float *v, const float *wt, int k, float *tmp)
 {
 	double want = 0;
 	int a = 0, b = k - 1;
 
 	for (int q = 0; q < k; q++) {
 		tmp[2 * q] = v[q];
-		tmp[2 * q + 1] = 1 / (lo[q] * lo[q]);
-		want += tmp[2 * q + 1] / 2;
+		tmp[2 * q + 1] = wt[q];
+		want += wt[q] / 2;
 	}
 	while (a < b) { /* the answer is in [a, b]; want: the weight still to pass there */
 		float pivot = tmp[2 * ((a + b) / 2)];
@@ -179,20 +178,29 @@ static int row_compare(const struct infer_ctx *c, const struct near *nb, int i, 
 		*out = (float)infer_median(lg, (size_t)k) * (k < 10 ? b[k] : k / (k - 0.8f));
 		return k;
 	}
-	double med = weighted_median(us, lo, k, tmp), sw = 0, sd = 0, srr = 0, s2;
+	/* each column weighs its precision, 1/latency², but no more than half the others together:
+	 * one pair never decides (in a leaf of three, two rows share one low column) */
+	float *wt = lg;
+	double tot = 0, sw = 0, sd = 0, srr = 0, sv = 0, s2, med;
+	for (int q = 0; q < k; q++)
+		tot += wt[q] = 1 / (lo[q] * lo[q]);
+	for (int q = 0; q < k; q++)
+		wt[q] = minf(wt[q], (float)((tot - wt[q]) / 2));
+	med = weighted_median(us, wt, k, tmp);
 	for (int q = 0; q < k; q++) {
-		double w = 1 / ((double)lo[q] * lo[q]), cap = 3 * M_SQRT2 * sigma * lo[q], raw = us[q] - med;
+		double cap = 3 * M_SQRT2 * sigma * lo[q], raw = us[q] - med;
 
-		sw += w;
-		sd += w * fmax(-cap, fmin(cap, raw));
-		srr += w * raw * raw;
+		sw += wt[q];
+		sd += wt[q] * fmax(-cap, fmin(cap, raw));
+		srr += raw * raw / ((double)lo[q] * lo[q]);
+		sv += (double)wt[q] * wt[q] * lo[q] * lo[q];
 	}
 	*out = (float)(med + sd / sw);
-	/* its standard error: each column is two pairs of sigma x latency, so w raw² is 2 sigma²
-	 * chi²(1); the noise the columns show (unclipped: columns the two see at different tiers
-	 * show a great deal) stands in for sigma when larger */
+	/* its standard error: each column is two pairs of sigma x latency, so raw²/latency² is
+	 * 2 sigma² chi²(1); the noise the columns show (unclipped: columns the two see at
+	 * different tiers show a great deal) stands in for sigma when larger */
 	s2 = fmax(sigma * sigma, srr / (2.0 * (k - 1)));
-	*se = (float)sqrt(2 * s2 / sw);
+	*se = (float)sqrt(2 * s2 * sv / (sw * sw));
 	return k;
 }
 
