@@ -2,7 +2,8 @@
 # The latency map on synthetic fabrics with a known tree (tests/synth_fabric.c): each knob of
 # the generator at small N, three seeds each, every case exact (the groups of every tier equal
 # the truth up to their names), the planted slow nodes named, nothing else a suspect; single
-# switches of 2..12 nodes give one group and no suspect. See tests/synth_check.py.
+# switches of 2..12 nodes give one group and no suspect (tests/synth_check.py); captured runs of
+# the emulated cluster give its racks and spines.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -51,10 +52,33 @@ fabric "InfiniBand-like: 0.2 us a tier, 3% noise, cables" '' --shape 2x4x8-24 --
 fabric "emulated-cluster-like: 6 us in a rack, 60 across" '' --shape 3x2-4 --leaf-us 6 --hop-us 27 --noise 8
 fabric "emulated-cluster-like, 3 tiers (2 spines)"        '' --shape 2x2x2 --leaf-us 6 --hop-us 27 --noise 8
 fabric "emulated-cluster-like, two racks of 1..4"         '' --shape 2x1-4 --leaf-us 6 --hop-us 27 --noise 8
+fabric "emulated-cluster-like, a node +6 us slow in a rack" '' --shape 3x2-3 --leaf-us 3.4 --hop-us 28 --noise 5 --slow 1 \
+	--slow-us 6
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
 for n in 2 3 5 8 12; do
 	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3
 done
+
+# captured runs of the emulated cluster (tests/fixtures/topo/emulated/README): the racks, and
+# the spines, recovered from real, noisy minimum latencies
+same_groups() { # TOPOLOGY.CSV COLUMN TRUTH.CSV COLUMN
+	[ "$(awk -F, -v c="$2" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$1" | sort)" = \
+	  "$(awk -F, -v c="$4" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$3" | sort)" ]
+}
+E=tests/fixtures/topo/emulated
+for f in $E/*.p2p.csv; do
+	r=$(basename "$f" .p2p.csv)
+	case $r in p*) t=$E/truth-332.csv ;; d*) t=$E/truth-332-degraded.csv ;; s*) t=$E/truth-2222-spines2.csv ;; esac
+	./fabprobe topo "$f" -o "$tmp/emu-$r" > "$tmp/emu-$r.txt" 2>&1
+	if [ "${r#s}" != "$r" ]; then
+		expect "emulated cluster, captured run $r: leaves and spines recovered, 3 tiers" sh -c \
+			"grep -q 'latency map: 3 tiers' '$tmp/emu-$r.txt' && $(declare -f same_groups); same_groups '$tmp/emu-$r/topology.csv' 3 '$t' 2 && same_groups '$tmp/emu-$r/topology.csv' 4 '$t' 3"
+	else
+		expect "emulated cluster, captured run $r: racks recovered, 2 tiers" sh -c \
+			"grep -q 'latency map: 2 tiers' '$tmp/emu-$r.txt' && $(declare -f same_groups); same_groups '$tmp/emu-$r/topology.csv' 3 '$t' 2"
+	fi
+done
+expect "emulated cluster, the degraded node05 named as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/emu-d1/suspects.csv"
 
 # what the terminal and tiers.csv say
 d=$tmp/"one switch, 8 nodes, 3% noise: one group-1"

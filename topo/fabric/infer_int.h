@@ -25,6 +25,7 @@ struct infer_ctx {
 	double dsum, npairs;         /* over the measured pairs of d */
 	double dmin;                 /* log of the least latency */
 	double *off;                 /* µs: the offsets d was built with */
+	float *spread;               /* µs per node: its row's median less its least latency */
 	double sigma;                /* pair noise, log units */
 	float *rows;                 /* INFER_BLOCK x n: a block of full rows of d */
 };
@@ -47,6 +48,26 @@ static inline float ctx_d(const struct infer_ctx *c, int i, int j)
 
 /* Rows i0..i1-1 of d, in full, into c->rows ((i - i0) * n + j); the diagonal is NAN. */
 void ctx_rows(const struct infer_ctx *c, int i0, int i1);
+
+/* a pair's latency: the mean of its measured directions (NAN: neither) */
+static inline float sym_of(const float *lat, int n, int i, int j)
+{
+	float a = lat[(size_t)i * n + j], b = lat[(size_t)j * n + i];
+
+	return isnan(a) ? b : isnan(b) ? a : 0.5f * (a + b);
+}
+
+/* The pairs' latencies of tile (I, J), J <= I: s[(i - I) * INFER_BLOCK + j - J]; t: scratch of
+ * INFER_BLOCK² floats. */
+void infer_tile_sym(const float *lat, int n, int I, int J, float *s, float *t);
+
+/* ---------------------------------------------------------------- noise, first offsets */
+
+/* sigma (and the pairs it rests on, nu) and the first offsets into c->off; c->sigma and
+ * c->spread set. Returns 0 or FP_ERUNTIME. */
+int infer_near(struct infer_ctx *c, double *sigma, double *nu);
+/* The noise to work with from estimates est[k], each worth nu[k] pairs. */
+double infer_noise(const struct infer_ctx *c, const double *est, const double *nu, int k);
 
 /* ---------------------------------------------------------------- the merge tree */
 
@@ -101,5 +122,7 @@ float *infer_big(size_t n);
 
 /* k-th smallest of a[0..n-1] (no NANs); reorders a */
 float infer_select(float *a, size_t n, size_t k);
+/* the median (the mean of the middle two of an even count); reorders a */
+double infer_median(float *a, size_t n);
 
 #endif

@@ -9,7 +9,8 @@
  * closest to on average, or stands alone when no group is near enough. The refined tier is
  * judged: every group must stand sep_z standard errors and sep_step pair sigmas above W from
  * its nearest group; the weakest group that does not is joined to its nearest, until all do.
- * The tier is kept when it still groups some units and splits some connected part. */
+ * The tier is kept when it still groups some units (at tier 0: at least half the nodes) and
+ * splits some connected part. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
 #define SWEEPS_MAX 4
 #define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
+#define JUDGE_FEW 4      /* nodes in a group below which its pairs are judged one by one */
 
 struct tier_eval {
 	const struct infer_ctx *c;
@@ -314,7 +316,9 @@ static int refine(struct tier_eval *e, double *theta)
 
 struct judge_state {
 	int g, *alive, *near, *fwd;
+	float *b;       /* scratch: the groups' nearest means */
 	double ws, wc;  /* within sums and ordered counts */
+	int *head, *tail, *next, *size; /* per group: its nodes, a list; per node: the next */
 };
 
 static double mean_between(const struct tier_eval *e, int a, int b)
@@ -352,6 +356,9 @@ static void join(struct tier_eval *e, struct judge_state *j, int a, int b)
 		}
 	j->alive[b] = 0;
 	j->fwd[b] = a;
+	j->next[j->tail[a]] = j->head[b];
+	j->tail[a] = j->tail[b];
+	j->size[a] += j->size[b];
 	for (int k = 0; k < g; k++)
 		if (j->alive[k] && k != a) {
 			if (j->near[k] == a || j->near[k] == b)
@@ -362,13 +369,39 @@ static void join(struct tier_eval *e, struct judge_state *j, int a, int b)
 	find_near(e, j, a);
 }
 
-/* The weakest group that does not stand clear, or -1; fills the evidence of the others. */
+/* Of the measured pairs between groups a and h, the share above mid. */
+static double share_above(const struct tier_eval *e, const struct judge_state *j, int a, int h, double mid)
+{
+	int above = 0, all = 0;
+
+	for (int x = j->head[a]; x >= 0; x = j->next[x])
+		for (int y = j->head[h]; y >= 0; y = j->next[y]) {
+			float v = ctx_d(e->c, x, y);
+
+			if (!isnan(v)) {
+				all++;
+				above += v > mid;
+			}
+		}
+	return all ? (double)above / all : 0;
+}
+
+/* The weakest group that does not stand clear, or -1; fills the evidence of the others. A
+ * group stands clear when its nearest group's mean is sep_z standard errors and sep_step
+ * sigmas above the tier's level W, and nearer the tier's between level B (the groups' median
+ * nearest mean) than W: a group whose nearest is just above W (one slow pair can do that) is
+ * no switch of its own. Where either group holds a few nodes only, most pairs between them
+ * must be nearer B than W too: a mean of two pairs can stand on one slow pair. */
 static int weakest(const struct tier_eval *e, const struct judge_state *j, struct tier_verdict *v)
 {
 	const struct infer_ctx *c = e->c;
-	double w = j->ws / j->wc, nw = j->wc / 2, worst = 1;
-	int weak = -1;
+	double w = j->ws / j->wc, nw = j->wc / 2, worst = 1, mid;
+	int weak = -1, nb = 0;
 
+	for (int k = 0; k < j->g; k++)
+		if (j->alive[k] && j->near[k] >= 0)
+			j->b[nb++] = (float)(e->gg[(size_t)k * j->g + j->near[k]] / e->gc[(size_t)k * j->g + j->near[k]]);
+	mid = nb ? (w + infer_median(j->b, (size_t)nb)) / 2 : w;
 	v->sep_z = v->sep_step = v->bmin = INFINITY;
 	for (int k = 0; k < j->g; k++) {
 		if (!j->alive[k] || j->near[k] < 0)
@@ -377,7 +410,9 @@ static int weakest(const struct tier_eval *e, const struct judge_state *j, struc
 		double b = e->gg[kb] / e->gc[kb], z, score;
 
 		stands(c, b, w, e->gc[kb], nw, &z);
-		score = fmin(z / c->o->sep_z, (b - w) / (c->o->sep_step * c->sigma));
+		score = fmin(fmin(z / c->o->sep_z, (b - w) / (c->o->sep_step * c->sigma)), (b - w) / (mid - w));
+		if (score >= 1 && (j->size[k] <= JUDGE_FEW || j->size[j->near[k]] <= JUDGE_FEW))
+			score = fmin(score, share_above(e, j, k, j->near[k], mid) / 0.5 - 1e-9);
 		if (score < worst) {
 			worst = score;
 			weak = k;
@@ -393,6 +428,17 @@ static int weakest(const struct tier_eval *e, const struct judge_state *j, struc
 	return weak;
 }
 
+/* Nodes in groups of two or more: at tier 0, most nodes share a switch with another, or the
+ * "tier" is a handful of pairs that happen to be low (noise, a node's offset misjudged). */
+static int grouped(const struct judge_state *j)
+{
+	int k = 0;
+
+	for (int g = 0; g < j->g; g++)
+		k += j->alive[g] && j->size[g] > 1 ? j->size[g] : 0;
+	return k;
+}
+
 static int judge(struct tier_eval *e, struct tier_verdict *v)
 {
 	int g = e->g, joins = 0, alive = g;
@@ -402,13 +448,28 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 	j.alive = malloc(sizeof *j.alive * (size_t)g);
 	j.near = malloc(sizeof *j.near * (size_t)g);
 	j.fwd = malloc(sizeof *j.fwd * (size_t)g);
-	if (!j.alive || !j.near || !j.fwd)
+	j.b = malloc(sizeof *j.b * (size_t)g);
+	j.head = malloc(sizeof *j.head * (size_t)g);
+	j.tail = malloc(sizeof *j.tail * (size_t)g);
+	j.size = calloc((size_t)g, sizeof *j.size);
+	j.next = malloc(sizeof *j.next * (size_t)e->n);
+	if (!j.alive || !j.near || !j.fwd || !j.b || !j.head || !j.tail || !j.size || !j.next)
 		goto out;
 	for (int k = 0; k < g; k++) {
 		j.alive[k] = 1;
 		j.fwd[k] = k;
+		j.head[k] = -1;
 		j.ws += e->gg[(size_t)k * g + k];
 		j.wc += e->gc[(size_t)k * g + k];
+	}
+	for (int i = e->n - 1; i >= 0; i--) { /* each group's nodes, a list */
+		int k = e->ug[e->unit[i]];
+
+		if (j.head[k] < 0)
+			j.tail[k] = i;
+		j.next[i] = j.head[k];
+		j.head[k] = i;
+		j.size[k]++;
 	}
 	if (!(j.wc > 0))
 		goto out;
@@ -426,13 +487,18 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 			k = j.fwd[k];
 		e->ug[u] = k;
 	}
-	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z);
+	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) && (e->uu || grouped(&j) * 2 >= e->n);
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
 out:
 	free(j.alive);
 	free(j.near);
 	free(j.fwd);
+	free(j.b);
+	free(j.head);
+	free(j.tail);
+	free(j.size);
+	free(j.next);
 	return v->ok;
 }
 
