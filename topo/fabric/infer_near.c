@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "infer_int.h"
-#include "log.h"
+#include "core/log.h"
 
 #define NEAR_K 4        /* neighbours per node for the noise and the first offsets */
 #define NEAR_COLS 128   /* columns their rows are compared over, at most */
