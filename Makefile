@@ -3,6 +3,9 @@
 #   make check      build and run every test (unit + integration), ends with "N passed, N failed, N skipped"
 #   make config     print the optional dependencies that were detected
 #   make demo       run fabprobe across the emulated cluster (root) or locally
+#   make SANITIZE=address,undefined   the same build with sanitizers, in its own tree (build-san)
+#   make check-san  that build's unit tests, offline integration tests and fuzz replays
+#   make fuzz FUZZ_SECONDS=N   each libFuzzer target (clang) N seconds from the seed corpus
 # Optional dependencies: WITH_HWLOC, WITH_IBVERBS, WITH_CUDA, WITH_NCCL = auto | yes | no.
 
 VERSION      := 0.1.0
@@ -12,7 +15,13 @@ WARN         := -Wall -Wextra -Werror
 CPPFLAGS     += -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -iquote kernels -DFP_VERSION='"$(VERSION)"' \
                 -DFP_FEATURES='"hwloc=$(HAVE_HWLOC) ibverbs=$(HAVE_IBVERBS) cuda=$(HAVE_CUDA) nccl=$(HAVE_NCCL)"'
 LDLIBS       += -lm
-BUILD        := build
+# Sanitizers (e.g. SANITIZE=address,undefined) build a tree of their own, so that switching
+# never mixes objects; any report fails (-fno-sanitize-recover).
+SANITIZE     ?=
+BUILD        ?= $(if $(SANITIZE),build-san,build)
+ifneq ($(SANITIZE),)
+  CFLAGS     := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
 
 WITH_HWLOC   ?= auto
 WITH_IBVERBS ?= auto
@@ -67,8 +76,36 @@ LIB_OBJS := $(filter-out $(BUILD)/bench/fabprobe.o,$(OBJS)) $(CU_OBJS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# synthetic fabrics with a known tree, for the latency-map tests and scripts/bench-topo.sh
+SYNTH     := $(BUILD)/synth-fabric
 
-.PHONY: all config check unit demo clean deps fabprobe
+# Fuzz targets (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang for `make fuzz`, and
+# the same targets linked to a plain replay driver (any compiler) that `make check` runs over
+# the seed corpus (made from tests/fixtures) and the regression corpus (tests/fuzz/regressions).
+FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES   := $(FUZZ_SRCS:tests/fuzz/%.c=%)
+REPLAY_BINS  := $(FUZZ_NAMES:%=$(BUILD)/tests/replay_%)
+FUZZ_SEEDS   := $(BUILD)/fuzz-seeds
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      := clang
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# what the targets exercise: the readers, inference, emitters, the inventory's decoding (no MPI)
+FUZZ_LIB     := $(wildcard topo/fabric/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
+                bench/core/log.c bench/core/csv.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c \
+                bench/core/opts.c bench/inventory/inv_report.c bench/inventory/inv_print.c
+FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='"$(VERSION)"' \
+                -DFP_FEATURES='"fuzz"' $(if $(filter yes,$(HAVE_HWLOC)),-DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc))
+FUZZ_LIB_LD  := -lm $(if $(filter yes,$(HAVE_HWLOC)),$(shell pkg-config --libs hwloc))
+FUZZ_LIB_SRCS := $(FUZZ_LIB) $(if $(filter yes,$(HAVE_HWLOC)),topo/node/inv_hwloc.c)
+# sanitizer runs: reports go to files that tests/run.sh counts; MPI's own leaks are suppressed
+SAN_LOG      := $(CURDIR)/build-san/reports
+SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:fast_unwind_on_malloc=0:log_path=$(SAN_LOG)/asan \
+                LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG)/ubsan
+SAN_TESTS    := test_topo_offline.sh test_hostile.sh
+
+.PHONY: all config check check-san unit synth demo clean deps fabprobe fuzz fuzz-build fuzz-seeds
 all: fabprobe
 
 # ./fabprobe points at the binary of the build directory in use, so that switching WITH_X (or
@@ -97,6 +134,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@echo "  CCLD    $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+$(SYNTH): tests/synth_fabric.c
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	@$(CC) -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -o $@ $< -lm
+
 config:
 	@echo "fabprobe $(VERSION) build configuration"
 	@echo "  mpicc      $$(command -v $(CC) || echo 'not found (run scripts/install-deps.sh)')"
@@ -108,17 +150,48 @@ config:
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(REPLAY_BINS) $(SYNTH) fuzz-seeds
+
+synth: $(SYNTH)
+
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	@$(CC) $(CPPFLAGS) -Itests/fuzz -DFUZZ_NAME='"$*"' $(CFLAGS) $(WARN) -o $@ $< tests/fuzz/replay.c $(LIB_OBJS) $(LDLIBS)
+
+# made afresh each time (a fraction of a second), so that it always follows tests/fixtures
+fuzz-seeds:
+	@tests/fuzz/seeds.sh $(FUZZ_SEEDS)
 
 check: deps
 	@$(MAKE) --no-print-directory fabprobe unit
-	@tests/run.sh $(UNIT_BINS)
+	@FP_FUZZ_SEEDS=$(FUZZ_SEEDS) tests/run.sh $(UNIT_BINS) $(REPLAY_BINS)
+
+# the sanitizer tree's tests; ./fabprobe is left pointing where it was
+check-san: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined build-san/fabprobe unit
+	@rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
+	@env $(SAN_ENV) FP_SAN_LOG=$(SAN_LOG) FP_TESTS="$(SAN_TESTS)" FABPROBE=build-san/fabprobe \
+		FP_FUZZ_SEEDS=build-san/fuzz-seeds tests/run.sh $(UNIT_BINS:$(BUILD)/%=build-san/%) \
+		$(REPLAY_BINS:$(BUILD)/%=build-san/%)
+
+# libFuzzer: each target FUZZ_SECONDS from the seeds and the regression corpus; a crash input
+# is written to tests/fuzz/regressions/<target>/ (commit it: make check replays it for ever)
+fuzz-build: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+
+$(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_SRCS)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	@$(FUZZ_CC) $(FUZZ_LIB_CPP) -Itests/fuzz $(FUZZ_FLAGS) $(WARN) -o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIB_LD)
+
+fuzz: deps fuzz-build fuzz-seeds
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SEEDS) $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 demo: deps
 	@$(MAKE) --no-print-directory fabprobe
 	@scripts/demo.sh
 
 clean:
-	rm -rf $(BUILD) fabprobe
+	rm -rf $(BUILD) build-san $(FUZZ_BUILD) fabprobe
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

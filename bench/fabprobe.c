@@ -14,14 +14,8 @@ COMMAND(p2p, cmd_p2p, "latency and bandwidth between every pair of nodes, per pa
 COMMAND(coll, cmd_coll, "collective benchmarks (all-reduce…) through MPI and NCCL");
 COMMAND(inventory, cmd_inventory, "each node's CPUs, NUMA, GPUs, NICs and their locality");
 COMMAND(topo, cmd_topo, "infer switch tiers from a latency matrix; write scheduler files");
-static const struct command compare_command = {
-	.name = "compare", .absent = "not in this version yet",
-	.summary = "compare two runs: regressions and improvements",
-};
-static const struct command report_command = {
-	.name = "report", .absent = "not in this version yet",
-	.summary = "render a results directory as a report",
-};
+COMMAND(report, cmd_report, "render a results directory as one HTML page (report.html)");
+COMMAND(compare, cmd_compare, "compare two runs: regressions, improvements, what moved");
 
 REGISTRY_SHAPE(struct command);
 

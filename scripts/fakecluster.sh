@@ -23,6 +23,8 @@ readonly PREFIX_LEN=16
 readonly PROG=${0##*/}
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fakecluster
 readonly LIBDIR
+# shellcheck source=scripts/fakecluster/slurm.sh
+. "$LIBDIR/slurm.sh"
 
 usage() {
 	cat <<EOF
@@ -30,6 +32,8 @@ usage: $PROG up --racks N[,N...] [options]   build the cluster (root)
        $PROG down                            remove it (no-op when none is up)
        $PROG status                          print it; exit 1 when none is up
        $PROG exec NODE CMD [ARG...]          run CMD on NODE (its netns, hostname, /etc/hosts)
+       $PROG exec head CMD [ARG...]          with --slurm: run CMD on the head (login) node, with
+                                             SLURM_CONF and Open MPI's cluster settings set
        $PROG mpirun [--slots N] [MPIRUN-ARGS...]
                                              Open MPI's mpirun over the nodes, HNP on node01
 
@@ -45,8 +49,16 @@ up options:
   --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
   --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
   --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+  --place NODE=RACK      put NODE in rack RACK (1-based) instead of where --racks and
+                         --interleave put it (repeatable): "one node moved to another rack"
   --interleave           number the nodes across racks in turn (node01 in rack 1, node02
                          in rack 2, ...), so that names say nothing about the topology
+  --slurm                run Slurm on it: a head node (fp-head, 'head', $HEAD_IP) on the
+                         top switch with munged and slurmctld, a slurmd on every node,
+                         partition 'all' over the nodes, TopologyPlugin=topology/tree
+                         with one switch until you install another topology.conf into
+                         $SLURM_DIR/etc/ (then: exec head scontrol reconfigure).
+                         Use it from the head: $PROG exec head srun -N 8 --mpi=pmix ...
 RATE is a number with bit, kbit, mbit or gbit (tc's units), e.g. 500mbit.
 
 A second 'up' with the same options does nothing; with other options it rebuilds.
@@ -134,16 +146,23 @@ check_delay() {
 parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
+	opt_place=()
+	opt_slurm=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
-			--core-delay-us | --degrade)
+			--core-delay-us | --degrade | --place)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
-			if [ "$key" = opt_degrade ]; then opt_degrade+=("$2"); else printf -v "$key" %s "$2"; fi
+			case $key in
+			opt_degrade) opt_degrade+=("$2") ;;
+			opt_place) opt_place+=("$2") ;;
+			*) printf -v "$key" %s "$2" ;;
+			esac
 			shift 2 ;;
 		--interleave) opt_interleave=1; shift ;;
+		--slurm) opt_slurm=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die_usage "up: unknown option '$1'" ;;
 		esac
@@ -158,6 +177,7 @@ parse_up() {
 	check_delay --uplink-delay-us "$opt_uplink_delay_us"
 	check_delay --core-delay-us "$opt_core_delay_us"
 	layout_nodes
+	place_nodes
 	layout_spines
 	local d
 	for d in "${opt_degrade[@]+"${opt_degrade[@]}"}"; do
@@ -174,6 +194,10 @@ parse_up() {
 		canonical+=" core_rate=${opt_core_rate,,} core_delay_us=$opt_core_delay_us"
 	fi
 	canonical+=" degrade=${sorted_degrade,,} interleave=$opt_interleave"
+	if [ ${#opt_place[@]} -gt 0 ]; then
+		canonical+=" place=$(printf '%s\n' "${opt_place[@]}" | sort | paste -sd, -)"
+	fi
+	[ "$opt_slurm" = 0 ] || canonical+=" slurm=1"
 }
 
 layout_nodes() {
@@ -207,6 +231,19 @@ layout_nodes() {
 		done
 	fi
 	nracks=${#counts[@]}
+}
+
+# place_nodes: --place NODE=RACK moves NODE into RACK (the racks keep their leaf switches,
+# so a rack may end up empty: a leaf with no nodes).
+place_nodes() {
+	local p node rack i
+	for p in "${opt_place[@]+"${opt_place[@]}"}"; do
+		[[ $p =~ ^([^=]+)=([1-9][0-9]*)$ ]] || die_usage "--place: '$p' is not NODE=RACK (a rack number from 1)"
+		node=${BASH_REMATCH[1]} rack=${BASH_REMATCH[2]}
+		i=$(node_index "$node") || die_usage "--place: no node '$node' (nodes are ${node_names[0]}..${node_names[-1]})"
+		[ "$rack" -le "$nracks" ] || die_usage "--place $p: there are $nracks racks"
+		node_rack[i]=$rack
+	done
 }
 
 # rack_spine[r] for r = 1..nracks: its spine (1-based), or 0 when there is one spine only.
@@ -360,8 +397,10 @@ cmd_up() {
 	parse_up "$@"
 	need_root
 	need_base_tools
+	[ "$opt_slurm" = 0 ] || slurm_need_tools
 	lock_cluster
-	if cluster_is_up && [ "$(state_get options)" = "$canonical" ] && all_namespaces_exist; then
+	if cluster_is_up && [ "$(state_get options)" = "$canonical" ] && all_namespaces_exist &&
+		{ [ "$opt_slurm" = 0 ] || slurm_alive; }; then
 		echo "$PROG: already up with the same options ($canonical)"
 		return 0
 	fi
@@ -384,6 +423,9 @@ cmd_up() {
 	tbf_ok=1
 	build_fabric
 	write_truth_and_hosts
+	if [ "$opt_slurm" = 1 ]; then
+		slurm_up "$([ -n "$opt_spines" ] && echo "${NS_PREFIX}core" || echo "${NS_PREFIX}spine")"
+	fi
 	state_add bpf_delay "$([ "$bpf_ok" = 1 ] && echo on || echo off)"
 	state_add tbf "$([ "$tbf_ok" = 1 ] && echo on || echo off)"
 	state_add complete 1
@@ -506,6 +548,7 @@ cmd_down() {
 do_down() {
 	local ns pids pid
 	local -a all
+	[ "$(state_get slurm)" != 1 ] || slurm_down
 	mapfile -t all < <(state_all netns)
 	pids=$(cluster_pids "${all[@]+"${all[@]}"}")
 	if [ -n "$pids" ]; then
@@ -555,6 +598,11 @@ cmd_status() {
 	echo "fakecluster up (state in $STATE_DIR, subnet $SUBNET)"
 	echo "  options: $opts"
 	echo "  BPF uplink delay: $(state_get bpf_delay); tbf rate limits: $(state_get tbf)"
+	if [ "$(state_get slurm)" = 1 ]; then
+		echo "  Slurm: slurmctld and munged on '$HEAD_NAME' ($HEAD_IP, namespace $HEAD_NS), a slurmd per node;" \
+			"$(slurm_alive && echo "all running" || echo "SOME DAEMON IS GONE")"
+		echo "  Slurm configuration: $SLURM_DIR/etc/ (SLURM_CONF=$SLURM_CONF_FILE), logs in $SLURM_DIR/log/"
+	fi
 	printf '  %-10s %-8s %-8s %-15s %s\n' host rack spine ip namespace
 	while IFS=, read -r host rack spine ip; do
 		ns=$NS_PREFIX$host
@@ -571,9 +619,15 @@ cmd_status() {
 # private (unshare's default), so the bind mount never leaks. Every step execs
 # the next, so the PID of the prefix is the PID of the command.
 enter_argv() {
-	grep -q "^$1," "$TRUTH" 2>/dev/null || die_usage "no node '$1' in the cluster (see '$PROG status')"
+	local ns=$NS_PREFIX$1
+	if [ "$1" = "$HEAD_NAME" ]; then
+		[ "$(state_get slurm)" = 1 ] || die_usage "no head node: the cluster was built without --slurm"
+		ns=$HEAD_NS
+	else
+		grep -q "^$1," "$TRUTH" 2>/dev/null || die_usage "no node '$1' in the cluster (see '$PROG status')"
+	fi
 	# shellcheck disable=SC2016 # the positional parameters are the inner shell's
-	enter_cmd=(ip netns exec "$NS_PREFIX$1" unshare --uts --mount -- sh -c
+	enter_cmd=(ip netns exec "$ns" unshare --uts --mount -- sh -c
 		'echo "$1" >/proc/sys/kernel/hostname && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"'
 		fakecluster-enter "$1" "$HOSTS")
 }
@@ -585,6 +639,11 @@ cmd_exec() {
 	need_base_tools
 	cluster_is_up || die "no cluster up (run '$PROG up --racks ...' first)"
 	enter_argv "$1"
+	if [ "$1" = "$HEAD_NAME" ]; then
+		local -a head_env
+		slurm_head_env
+		export "${head_env[@]}"
+	fi
 	shift
 	exec "${enter_cmd[@]}" "$@"
 }

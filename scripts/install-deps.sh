@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh --check  exit 0 when nothing is missing, 1 otherwise; installs nothing
 set -euo pipefail
 
-# package -> a file or command that proves it is installed
+# package -> a file or command that proves it is installed (a glob where the path has a version)
 declare -A need=(
   [openmpi-bin]=/usr/bin/mpirun
   [libopenmpi-dev]=/usr/bin/mpicc
@@ -19,18 +19,23 @@ declare -A need=(
   [make]=/usr/bin/make
   [gcc]=/usr/bin/gcc
   [clang]=/usr/bin/clang
+  [libclang-rt-dev]='/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'  # libFuzzer (make fuzz)
   [libbpf-dev]=/usr/include/bpf/bpf_helpers.h
   [util-linux]=/usr/bin/unshare
   [procps]=/usr/bin/pkill
   [slurm-client]=/usr/bin/scontrol
+  [slurmctld]=/usr/sbin/slurmctld
+  [slurmd]=/usr/sbin/slurmd
+  [munge]=/usr/sbin/munged
   [iperf3]=/usr/bin/iperf3
   [python3]=/usr/bin/python3
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py
+  [chromium]=/usr/bin/chromium   # headless, to test report.html (tests/integration/test_report.sh)
 )
 
 missing=()
 for pkg in "${!need[@]}"; do
-  [ -e "${need[$pkg]}" ] || missing+=("$pkg")
+  compgen -G "${need[$pkg]}" > /dev/null || missing+=("$pkg")
 done
 
 if [ "${1:-}" = "--check" ]; then

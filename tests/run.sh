@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run every test and count: unit binaries given as arguments, then tests/integration/test_*.sh.
-# Each test prints "ok - name", "not ok - name[: why]" or "skip - name: reason" lines; this
-# script echoes everything and ends with the line "N passed, N failed, N skipped".
+# Run every test and count: unit binaries given as arguments, then tests/integration/test_*.sh
+# (only those named in $FP_TESTS when it is set). Each test prints "ok - name", "not ok -
+# name[: why]" or "skip - name: reason" lines; this script echoes everything and ends with the
+# line "N passed, N failed, N skipped". With $FP_SAN_LOG (make check-san), every sanitizer
+# report written there is one more failure, named.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0
@@ -33,7 +35,22 @@ for bin in "$@"; do
 done
 for t in tests/integration/test_*.sh; do
 	[ -e "$t" ] || continue
+	if [ -n "${FP_TESTS:-}" ] && [[ " $FP_TESTS " != *" $(basename "$t") "* ]]; then
+		continue
+	fi
 	run_one "$(basename "$t")" bash "$t"
 done
+if [ -n "${FP_SAN_LOG:-}" ]; then
+	echo "# sanitizer reports in $FP_SAN_LOG"
+	reports=0
+	for r in "$FP_SAN_LOG"/*; do
+		[ -f "$r" ] || continue
+		echo "not ok - sanitizer report $(basename "$r"): $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$r")"
+		sed 's/^/#   /' "$r" | head -40
+		reports=$((reports + 1))
+	done
+	fail=$((fail + reports))
+	if [ "$reports" -eq 0 ]; then echo "ok - no sanitizer report"; pass=$((pass + 1)); fi
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -9,7 +9,8 @@
 #include "coll/coll.h"
 #include "core/results.h"
 #include "fabric/emit.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
+#include "judges.h"
 #include "p2p/p2p.h"
 
 /* A subcommand: registry shape (core/registry.h); main returns the process exit code. */
@@ -28,6 +29,12 @@ int cmd_p2p(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Rank 0, once a measuring command's results are final: write <dir>/report.html and say where;
+ * a failure is a warning on stderr, never the run's exit code. */
+void cmd_report_after(const char *dir);
+int cmd_compare(int argc, char **argv);
 
 struct world;
 struct run_out;
@@ -71,6 +78,7 @@ struct run_opts {
 	double confirm_time;         /* the confirmation pass: at most this long (s) */
 	long confirm_factor;         /* …with this many times the samples and windows */
 	int no_confirm;
+	struct judges_opts judge;     /* --baseline, --expect, --accept, --declared */
 };
 /* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);

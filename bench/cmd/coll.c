@@ -1,14 +1,27 @@
-/* coll_opts.c — `fabprobe coll` options: nccl-tests' letters, parsed and validated in one place. */
+/* coll.c — `fabprobe coll`: options (nccl-tests' letters, parsed and validated in one place),
+ * usage, and the stage under run_command. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "coll/coll.h"
+#include "coll/coll_backend.h"
 #include "core/log.h"
+#include "core/run.h"
+
+/* "mpi, nccl": every backend of the registry, in this build or not */
+static void backend_names(char *out, size_t len)
+{
+	out[0] = 0;
+	for (int i = 0; coll_backends[i]; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? ", " : "", coll_backends[i]->name);
+}
 
 void coll_usage(FILE *f)
 {
+	char names[128];
+
 	fputs("usage: mpirun [...] fabprobe coll [options]\n"
 	      "\n"
 	      "Collective benchmarks over every rank, through MPI (host buffers) and NCCL (one GPU per\n"
@@ -31,10 +44,12 @@ void coll_usage(FILE *f)
 	      "  -O, --redop LIST        reduction of allreduce/reducescatter/reduce: sum (default),\n"
 	      "                          prod, max, min, or all. Note: nccl-tests' -o is the\n"
 	      "                          reduction; here -o is the collective and -O the reduction\n"
-	      "  -r, --root N            root rank of broadcast and reduce (default 0)\n"
-	      "      --backend B         mpi, nccl or all (default all; nccl without a GPU is\n"
-	      "                          skipped with a reason, not an error)\n"
-	      "Output (long options only: -o is the op):\n"
+	      "  -r, --root N            root rank of broadcast and reduce (default 0)\n",
+	      f);
+	backend_names(names, sizeof names);
+	fprintf(f, "      --backend B         %s or all (default all; a backend that cannot run\n"
+		"                          here, e.g. without a GPU, is skipped with a reason)\n", names);
+	fputs("Output (long options only: -o is the op):\n"
 	      RESULTS_HELP_LONG
 	      "Testing:\n"
 	      "      --test-corrupt RANK corrupt one result element on world rank RANK before each\n"
@@ -120,16 +135,22 @@ static int name_list(const char *opt, const char *s, int (*find)(const char *), 
 static int find_op(const char *s) { const struct coll_op *o = coll_op_find(s); return o ? o->id : -1; }
 static int find_dtype(const char *s) { const struct coll_dtype *d = coll_dtype_find(s); return d ? d->id : -1; }
 
-static int parse_backend(const char *s, int *out, char *err)
+/* all, or one backend of the registry that this build has */
+static int parse_backend(const char *s, const char **out, char *err)
 {
+	const struct coll_backend *be = coll_backend_find(s);
+	char names[128];
+
+	*out = NULL;
 	if (!strcmp(s, "all"))
-		*out = COLL_BE_ALL;
-	else if (!strcmp(s, "mpi"))
-		*out = COLL_BE_MPI;
-	else if (!strcmp(s, "nccl"))
-		*out = COLL_BE_NCCL;
-	else
-		OPTS_FAIL("--backend: '%.60s' is not one of mpi, nccl, all", s);
+		return 0;
+	if (!be) {
+		backend_names(names, sizeof names);
+		OPTS_FAIL("--backend: '%.60s' is not one of %s, all", s, names);
+	}
+	if (be->absent)
+		OPTS_FAIL("--backend %s: %s", be->name, be->absent);
+	*out = be->name;
 	return 0;
 }
 
@@ -165,7 +186,7 @@ void coll_opts_default(struct coll_opts *o)
 	*o = (struct coll_opts){ .minbytes = 8, .maxbytes = 32ULL << 20, .stepfactor = 2, .iters = 20,
 				 .warmup = 5, .check = 1, .ops = { COLL_ALLREDUCE }, .nops = 1,
 				 .dtypes = { COLL_FLOAT }, .ndtypes = 1, .redops = { COLL_SUM },
-				 .nredops = 1, .backends = COLL_BE_ALL, .test_corrupt_rank = -1 };
+				 .nredops = 1, .test_corrupt_rank = -1 };
 }
 
 int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
@@ -188,8 +209,8 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 		case 'd': rc = name_list("-d/--datatype", optarg, find_dtype, COLL_NDTYPES, o->dtypes, &o->ndtypes, err); break;
 		case 'O': rc = name_list("-O/--redop", optarg, coll_redop_find, COLL_NREDOPS, o->redops, &o->nredops, err); seen_O = 1; break;
 		case 'r': rc = opts_long("-r/--root", optarg, 0, 100000000, &o->root, err); seen_r = 1; break;
-		case O_BACKEND: rc = parse_backend(optarg, &o->backends, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		case O_BACKEND: rc = parse_backend(optarg, &o->backend, err); break;
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_CORRUPT: rc = opts_long("--test-corrupt", optarg, 0, 100000000, &o->test_corrupt_rank, err); break;
@@ -205,10 +226,16 @@ int coll_opts_parse(int argc, char **argv, struct coll_opts *o, char *err)
 	return validate(o, seen_f, seen_i, seen_O, seen_r, err);
 }
 
+static int coll_body(struct world *w, struct run_out *ro, void *opts)
+{
+	ro->after = cmd_report_after;
+	return coll_stage(w, ro, opts);
+}
+
 int cmd_coll(int argc, char **argv)
 {
 	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
-						.body = coll_stage };
+						.body = coll_body };
 	struct coll_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = coll_opts_parse(argc, argv, &o, err);

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "inventory/inventory_cmd.h"
+#include "coll/coll.h"
+#include "inventory/inv_stage.h"
 
 void inv_usage(FILE *f)
 {
@@ -53,7 +54,7 @@ static int pattern_ok(const char *s)
 
 void inv_opts_default(struct inv_opts *o)
 {
-	*o = (struct inv_opts){ .have_nccl = strstr(FP_FEATURES, "nccl=yes") != NULL };
+	*o = (struct inv_opts){ .gpu_path = coll_gpu_backend() };
 }
 
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
@@ -65,10 +66,10 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
 		switch (c) {
-		case O_SYSFS: o->sysfs_root = optarg; break;
-		case O_XML: o->hwloc_xml = optarg; break;
+		case O_SYSFS: o->sysfs_root = optarg; rc = opts_value("--sysfs-root", optarg, err); break;
+		case O_XML: o->hwloc_xml = optarg; rc = opts_value("--hwloc-xml", optarg, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case 'h': return 1;
@@ -82,6 +83,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 		OPTS_FAIL("unexpected argument '%s' (see fabprobe inventory --help)", argv[optind]);
 	if (o->sysfs_root && !pattern_ok(o->sysfs_root))
 		OPTS_FAIL("--sysfs-root: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->sysfs_root);
+	if (o->hwloc_xml && strstr(FP_FEATURES, "hwloc=no"))
+		OPTS_FAIL("--hwloc-xml: this build has no hwloc (WITH_HWLOC=no or libhwloc-dev missing)");
 	if (o->hwloc_xml && !pattern_ok(o->hwloc_xml))
 		OPTS_FAIL("--hwloc-xml: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->hwloc_xml);
 	if ((rc = results_where_check(&o->where, err)))
@@ -91,7 +94,8 @@ int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 
 int cmd_inventory(int argc, char **argv)
 {
-	static const struct cmd_stage stage = { .name = "inventory", .usage = inv_usage, .body = inventory_stage };
+	static const struct cmd_stage stage = { .name = "inventory", .usage = inv_usage, .check = inventory_check,
+						.body = inventory_stage };
 	struct inv_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = inv_opts_parse(argc, argv, &o, err);

@@ -1,11 +1,15 @@
 /* measure.c — the skeleton every measuring subcommand shares (cmd.h). */
 #include "cmd.h"
 
+#include "core/clock.h"
 #include "core/launcher.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
+
+/* How long a rank whose stage failed waits for the others before it ends the job. */
+#define FAILED_WAIT_S 60
 
 static int exit_code_of(int rc)
 {
@@ -24,7 +28,13 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	if (world_create(&w)) {
+	rc = world_create(&w, where->node_names);
+	if (rc == FP_EUSAGE) { /* agreed on every rank */
+		world_destroy(&w);
+		MPI_Finalize();
+		return FP_EXIT_USAGE;
+	}
+	if (rc) {
 		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
 		return FP_EXIT_RUNTIME;
 	}
@@ -37,18 +47,20 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 		MPI_Finalize();
 		return exit_code_of(rc);
 	}
+	run_interrupts(&ro, &w);
 	rc = s->body(&w, &ro, opts);
-	if (rc == FP_ETIMEDOUT) {
-		/* a rank is hung in a collective wait: the job cannot end together. The rows
-		 * measured so far are on disk; meta.json says how it ended if rank 0 can. */
+	/* ranks with nothing (left) to do wait here, asleep. A rank whose stage failed at run
+	 * time may have left the others inside a collective: it waits a bounded time only. */
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	if (rc == FP_ETIMEDOUT || mpi_wait_sleepy(&req, rc < 0 && rc != FP_EUSAGE ? clock_now() + FAILED_WAIT_S : 0)) {
+		/* the job cannot end together. The rows measured so far are on disk; meta.json
+		 * says how it ended if rank 0 can. */
+		LOG_ERROR("the ranks cannot finish together: ending the job");
 		if (w.rank == 0)
 			run_meta_abort(&ro, &w, FP_EXIT_RUNTIME);
 		MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
 		return FP_EXIT_RUNTIME;
 	}
-	/* ranks with nothing (left) to do wait here, asleep */
-	MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	mpi_wait_sleepy(&req, 0);
 	code = run_end(&ro, &w, exit_code_of(rc));
 	world_destroy(&w);
 	MPI_Finalize();

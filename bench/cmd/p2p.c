@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "core/run.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/world.h"
 #include "fabric/emit.h"
 #include "p2p/p2p.h"
@@ -44,7 +44,7 @@ void p2p_usage(FILE *f)
 	      "Testing:\n"
 	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
 	      "      --test-fault F:RANK world rank RANK acts out a transport fault F: bad-token,\n"
-	      "                          no-connect, reset (tcp)\n"
+	      "                          no-connect, reset, stranger (tcp)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Sizes take K, M, G suffixes (powers of 1024). Rates are reported in GB/s (10^9 B/s).\n"
@@ -104,11 +104,13 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 		if (o->npaths == P2P_PATHS_MAX)
 			OPTS_FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
 		if (strlen(tok) >= P2P_PATH_MAX)
-			OPTS_FAIL("--paths: '%s' is too long", tok);
+			OPTS_FAIL("--paths: '%.60s…' is too long", tok);
 		const struct transport_ops *tr = transport_find(tok);
+		const char *arg = strchr(tok, ':') ? strchr(tok, ':') + 1 : NULL;
+		char why[TR_WHY_MAX];
 
 		if (!tr) {
-			char known[256] = "";
+			char known[128] = "";
 
 			for (int i = 0; transport_registry[i]; i++)
 				snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
@@ -116,7 +118,10 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 			OPTS_FAIL("--paths: unknown path '%s' (known: %s)", tok, known);
 		}
 		if (tr->absent)
-			OPTS_FAIL("--paths: '%s': %s", tok, tr->absent);
+			OPTS_FAIL("--paths: '%s': %.180s", tok, tr->absent);
+		/* a malformed spec is refused here, before any rank starts */
+		if (tr->check && tr->check(arg, why))
+			OPTS_FAIL("--paths: '%s': %.180s", tok, why);
 		for (int i = 0; i < o->npaths; i++)
 			if (!strcmp(o->paths[i], tok))
 				OPTS_FAIL("--paths: '%s' is given twice", tok);
@@ -129,15 +134,15 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 
 static int parse_fault(const char *s, struct p2p_opts *o, char *err)
 {
-	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset" };
+	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset", "stranger" };
 	const char *colon = strchr(s, ':');
 
-	for (int k = 1; colon && k <= TR_FAULT_RESET; k++)
+	for (int k = 1; colon && k <= TR_FAULT_STRANGER; k++)
 		if (strlen(kinds[k]) == (size_t)(colon - s) && !strncmp(s, kinds[k], (size_t)(colon - s))) {
 			o->test_fault = k;
 			return opts_long("--test-fault", colon + 1, 0, 10000000, &o->test_fault_rank, err);
 		}
-	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK or reset:RANK, got '%.100s'", s);
+	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK, reset:RANK or stranger:RANK, got '%.100s'", s);
 }
 
 /* The merged, sorted size sweep from the two lists. */
@@ -201,7 +206,7 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_
 		case 'c': rc = opts_long("--concurrency", optarg, 1, 1000000, &o->concurrency, err); break;
 		case 't': rc = opts_seconds("--pair-timeout", optarg, 86400, &o->pair_timeout, err); break;
 		case 'o': rc = results_where_opt(&o->where, RESULTS_OPT_OUTPUT, optarg, err); break;
-		case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT:
+		RESULTS_OPT_CASES:
 			rc = results_where_opt(&o->where, c, optarg, err);
 			break;
 		case O_PROGRESS: o->progress = 1; break;
@@ -236,6 +241,7 @@ const char *p2p_status_name(int status)
 /* The matrices in natural name order: `fabprobe p2p` infers no tree. */
 static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 {
+	ro->after = cmd_report_after;
 	struct p2p_result res = { 0 };
 	int *order = malloc(sizeof *order * (size_t)w->nep), rc = 0, wrc = 0;
 
@@ -252,9 +258,23 @@ static int p2p_body(struct world *w, struct run_out *ro, void *arg)
 	return rc < 0 ? rc : wrc ? FP_ERUNTIME : rc;
 }
 
+/* Before the run: two endpoints at least, or there is nothing to measure (every rank knows
+ * the endpoints alike, so every rank decides alike). */
+static int p2p_check(struct world *w, void *arg)
+{
+	(void)arg;
+	if (w->nep >= 2)
+		return 0;
+	if (w->rank == 0)
+		fprintf(stderr, "fabprobe p2p: one endpoint (%s): nothing to measure; run 2 or more ranks "
+			"(mpirun -np 2 … on one node, or one rank per node)\n", w->host);
+	return FP_EUSAGE;
+}
+
 int cmd_p2p(int argc, char **argv)
 {
-	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .body = p2p_body };
+	static const struct cmd_stage stage = { .name = "p2p", .usage = p2p_usage, .check = p2p_check,
+						.body = p2p_body };
 	struct p2p_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = p2p_opts_parse(argc, argv, &o, NULL, err);

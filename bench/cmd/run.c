@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "coll/coll.h"
+#include "node/inventory.h"
 #include "core/launcher.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
@@ -15,7 +16,8 @@
 #include "fabric/emit.h"
 #include "fabric/infer.h"
 #include "fabric/topo_csv.h"
-#include "inventory/inventory_cmd.h"
+#include "inventory/inv_stage.h"
+#include "judges.h"
 #include "p2p/p2p.h"
 #include "run_map.h"
 
@@ -42,8 +44,9 @@ static void run_usage(FILE *f)
 	      "      --no-confirm        count the candidates as found, without re-measuring them\n"
 	      "Latency map:\n"
 	      "      --slots N           ranks per node in the host files (default: as in this job)\n"
-	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
-	      "\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
+	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n", f);
+	judges_usage(f, 1);
+	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
 
 /* The --help of `run`: its own options, then those of p2p. */
@@ -68,6 +71,7 @@ static const struct option run_long_opts[] = {
 	{ "confirm-time", required_argument, NULL, O_CONFIRM_TIME },
 	{ "confirm-factor", required_argument, NULL, O_CONFIRM_FACTOR },
 	{ "no-confirm", no_argument, NULL, O_NO_CONFIRM },
+	JUDGES_LONG_OPTIONS_RUN,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -89,7 +93,10 @@ static int run_take(void *ctx, int opt, const char *arg, char *err)
 	case O_CONFIRM_TIME: return opts_seconds("--confirm-time", arg, 86400, &c->confirm_time, err);
 	case O_CONFIRM_FACTOR: return opts_long("--confirm-factor", arg, 1, 100, &c->confirm_factor, err);
 	case O_NO_CONFIRM: c->no_confirm = 1; return 0;
-	default: OPTS_FAIL("internal: option %d is not one of run's", opt);
+	default:
+		if (opt >= JUDGES_OPT_EXPECT && opt < JUDGES_OPT_END)
+			return judges_opt(&c->judge, opt, arg, err);
+		OPTS_FAIL("internal: option %d is not one of run's", opt);
 	}
 }
 
@@ -103,7 +110,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *c, char *err)
 	c->coll_max = 64ULL << 20;
 	c->confirm_time = 120;
 	c->confirm_factor = 2;
-	if ((rc = p2p_opts_parse(argc, argv, &c->p2p, &ext, err)))
+	judges_opts_init(&c->judge);
+	if ((rc = p2p_opts_parse(argc, argv, &c->p2p, &ext, err)) || (rc = judges_opts_finish(&c->judge, err)))
 		return rc;
 	/* the stages' own defaults; the collectives: a short all-reduce sweep, x4 per step */
 	inv_opts_default(&c->inv);
@@ -286,8 +294,10 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	struct run_maps mp = { 0 };
 	struct inv_path paths[INV_PATHS_MAX];
 	char which[1024] = "";
-	int np = 0, nn = 0, irc = 0, prc = 0, krc = 0, crc = 0, trc = 0, worst;
+	int np = 0, nn = 0, irc = 0, prc = 0, krc = 0, crc = 0, trc = 0, jrc = 0, worst;
+	char verdict[JUDGES_VERDICT_MAX] = ""; /* the judges' clauses */
 
+	ro->after = cmd_report_after;
 	if (!c->no_inventory)
 		irc = inventory_run(w, ro, &c->inv, paths, &np, &nn);
 	if (irc >= 0 && paths_share(c, w, paths, np, nn))
@@ -301,24 +311,31 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	if (w->rank == 0 && prc >= 0 && krc >= 0 && crc >= 0 && mp.npaths)
 		trc = run_maps_out(c, w, ro, &mp, which, sizeof which);
 	run_maps_free(&mp);
+	/* the judges (--baseline, --expect, --accept, --declared), on the files written so far;
+	 * what they find is re-tested before it counts */
+	if (judges_wanted(&c->judge))
+		jrc = judges_stage(w, ro, &c->judge, &c->p2p, NULL,
+				  irc < 0 || prc < 0 || krc < 0 || crc < 0 || trc < 0, verdict, sizeof verdict);
 	p2p_result_free(&res);
-	worst = irc < 0 ? irc : prc < 0 ? prc : krc < 0 ? krc : crc < 0 ? crc : trc < 0 ? trc : 0;
+	worst = irc < 0 ? irc : prc < 0 ? prc : krc < 0 ? krc : crc < 0 ? crc : trc < 0 ? trc : jrc < 0 ? jrc : 0;
 	if (worst)
 		return worst;
 	if (w->rank == 0)
-		printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s)\n",
-		       irc || prc || krc || crc || trc ? "FAIL" : "PASS",
+		printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)\n",
+		       irc || prc || krc || crc || trc || jrc ? "FAIL" : "PASS",
 		       c->no_inventory ? "not inventoried" : irc ? "differ, see inventory_mismatch.csv" : "alike",
 		       prc || krc ? "some failed" : "all measured", c->no_coll ? "not run" : crc ? "WRONG RESULTS" : "correct",
-		       trc ? which : w->single_node && which[0] ? "not counted on one node" : c->no_confirm ? "none" : "none confirmed");
-	return irc || prc || krc || crc || trc;
+		       trc ? which : w->single_node && which[0] ? "not counted on one node" : c->no_confirm ? "none" : "none confirmed",
+		       verdict[0] ? "; " : "", verdict);
+	return irc || prc || krc || crc || trc || jrc;
 }
 
 static int run_check(struct world *w, void *arg)
 {
 	struct run_opts *c = arg;
+	int rc = c->no_inventory ? 0 : inventory_check(w, &c->inv);
 
-	return c->no_coll ? 0 : coll_check(w, &c->coll);
+	return rc || c->no_coll ? rc : coll_check(w, &c->coll);
 }
 
 int cmd_run(int argc, char **argv)
@@ -329,5 +346,7 @@ int cmd_run(int argc, char **argv)
 	char err[OPTS_ERR_MAX];
 	int rc = run_opts_parse(argc, argv, &c, err);
 
-	return cmd_measure(&stage, argc, argv, rc, err, &c.p2p.where, c.p2p.progress, &c);
+	rc = cmd_measure(&stage, argc, argv, rc, err, &c.p2p.where, c.p2p.progress, &c);
+	judges_opts_free(&c.judge);
+	return rc;
 }

@@ -16,6 +16,7 @@
 #include "fabric/infer.h"
 #include "fabric/matrix.h"
 #include "fabric/topo_csv.h"
+#include "judges.h"
 
 static void topo_usage(FILE *f)
 {
@@ -29,11 +30,12 @@ static void topo_usage(FILE *f)
 	      "      --path PATH         which path of p2p.csv to use (default: the first)\n"
 	      "      --slots N           ranks per node in the host files (default 1)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
-	      "      --noise-us X        latency noise to assume at least (default: the spread of the\n"
-	      "                          lowest plateau, at least 3%% of a latency)\n"
-	      "  -h, --help\n"
-	      "\n"
-	      "Writes topology.csv, tiers.csv, suspects.csv and:\n", f);
+	      "      --noise-us X        latency noise at the lowest tier to assume at least (default:\n"
+	      "                          measured from the rows of nearest neighbours; 3% assumed\n"
+	      "                          where too few nodes say otherwise)\n"
+	      "  -h, --help\n", f);
+	judges_usage(f, 0);
+	fputs("\nWrites topology.csv, tiers.csv, suspects.csv and:\n", f);
 	for (int i = 0; emit_registry[i]; i++)
 		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
 }
@@ -44,23 +46,24 @@ struct topo_opts {
 	double noise_us;
 };
 
-static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
+static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judges_opts *jo, char *err)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
 		{ "noise-us", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		JUDGES_LONG_OPTIONS, { NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
 	*o = (struct topo_opts){ .label_prefix = "fabprobe", .slots = 1 };
+	judges_opts_init(jo);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'p': o->path = optarg; break;
+		case 'o': o->output = optarg; rc = opts_value("-o/--output", optarg, err); break;
+		case 'p': o->path = optarg; rc = opts_value("--path", optarg, err); break;
 		case 's': rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err); break;
 		case 'L':
 			o->label_prefix = optarg;
@@ -71,6 +74,9 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
 			}
 			break;
 		case 'N': rc = opts_seconds("--noise-us", optarg, 1e6, &o->noise_us, err); break;
+		case JUDGES_OPT_EXPECT: case JUDGES_OPT_ACCEPT: case JUDGES_OPT_DECLARED:
+			rc = judges_opt(jo, c, optarg, err);
+			break;
 		case 'h': return 1;
 		case ':': snprintf(err, OPTS_ERR_MAX, "option %s needs a value", argv[optind - 1]); return FP_EUSAGE;
 		default: snprintf(err, OPTS_ERR_MAX, "unknown option %s (see fabprobe topo --help)", argv[optind - 1]); return FP_EUSAGE;
@@ -84,29 +90,45 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, char *err)
 		return FP_EUSAGE;
 	}
 	o->input = argv[optind];
-	return 0;
+	return judges_opts_finish(jo, err);
+}
+
+/* A results directory whose run did not end well: say so before its map. */
+static void topo_run_state_say(const char *dir)
+{
+	char why[512];
+	const char *state = results_run_state(dir, why, sizeof why);
+
+	if (!strcmp(state, "running") || !strcmp(state, "incomplete") || !strcmp(state, "interrupted"))
+		printf("run %s: %s (%s); the map is of the rows it wrote\n", dir, state, why);
 }
 
 /* Load the matrices; choose where the output goes. */
 static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, size_t dlen, char *err)
 {
 	struct stat st;
-	char file[RESULTS_PATH_MAX];
-	int is_dir = stat(o->input, &st) == 0 && S_ISDIR(st.st_mode), rc;
+	char file[RESULTS_PATH_MAX], head[16] = "";
+	int is_dir, rc;
 
 	if (stat(o->input, &st) != 0) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: no such file or directory", o->input);
 		return FP_EUSAGE;
 	}
+	is_dir = S_ISDIR(st.st_mode);
+	if (!is_dir && !S_ISREG(st.st_mode)) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: not a regular file or a directory", o->input);
+		return FP_EUSAGE;
+	}
 	snprintf(file, sizeof file, is_dir ? "%s/p2p.csv" : "%s", o->input);
+	if (is_dir)
+		topo_run_state_say(o->input);
 	FILE *f = fopen(file, "r");
-	char head[8] = "";
 	if (f) {
 		if (!fgets(head, sizeof head, f))
 			head[0] = 0;
 		fclose(f);
 	}
-	rc = !strncmp(head, "host,", 5) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
+	rc = matrix_is_square(head) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
 	if (rc)
 		return rc;
 	if (o->output)
@@ -123,14 +145,36 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 	return results_dir_create("results", "topo", NULL, time(NULL), dir, dlen, err, MATRIX_ERR_MAX);
 }
 
+/* --expect, --accept, --declared on what was just written into dir (from input). */
+static int topo_judge(const struct judges_opts *jo, const char *input, const char *dir)
+{
+	struct rundir rd;
+	struct stat st;
+	char err[RUNDIR_ERR_MAX], verdict[JUDGES_VERDICT_MAX] = "";
+	int from_input = stat(input, &st) == 0 && S_ISDIR(st.st_mode), rc;
+
+	rc = rundir_load(from_input ? input : dir, &rd, err);
+	if (rc == 0 && from_input && strcmp(input, dir))
+		rc = rundir_load_topology(&rd, dir, err);
+	if (rc) {
+		fprintf(stderr, "fabprobe topo: %s\n", err);
+		return rc;
+	}
+	rc = judges_run(jo, &rd, dir, verdict, sizeof verdict);
+	rundir_free(&rd);
+	printf("verdict: %s (%s)\n", rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR", verdict);
+	return rc;
+}
+
 int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o;
+	struct judges_opts jo;
 	struct matrix m = { 0 };
 	struct infer_result r;
 	struct infer_opts io;
 	char err[MATRIX_ERR_MAX], dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
-	int rc = topo_parse(argc, argv, &o, err);
+	int rc = topo_parse(argc, argv, &o, &jo, err);
 	time_t now = time(NULL);
 
 	if (rc == 1) {
@@ -141,6 +185,7 @@ int cmd_topo(int argc, char **argv)
 		rc = topo_load(&o, &m, dir, sizeof dir, err);
 	if (rc) {
 		fprintf(stderr, "fabprobe topo: %s\n", err);
+		matrix_free(&m);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	infer_opts_default(&io);
@@ -156,8 +201,15 @@ int cmd_topo(int argc, char **argv)
 			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how };
 	rc = topo_outputs_write(dir, &t, 1);
 	topo_summary_print(stdout, &t);
-	printf("results: %s\n", dir);
 	infer_result_free(&r);
 	matrix_free(&m);
-	return rc == 0 ? FP_EXIT_OK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	if (rc != FP_ERUNTIME && judges_wanted(&jo)) {
+		int jrc = topo_judge(&jo, o.input, dir);
+
+		rc = jrc < 0 ? jrc : rc ? rc : jrc;
+	}
+	if (rc != FP_ERUNTIME) /* written there (a file a format refused was said on stderr) */
+		printf("results: %s\n", dir);
+	judges_opts_free(&jo);
+	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 }

@@ -1,4 +1,4 @@
-/* coll.c — the collective engine and the `fabprobe coll` subcommand.
+/* coll.c — the collective engine and its stage (coll_stage; the subcommand is bench/cmd/coll.c).
  *
  * For each backend, op, datatype and reduction, each size of the sweep is measured out of
  * place then in place, the same way for every op and backend:
@@ -7,15 +7,19 @@
  * then, if checking, a separate run on fresh inputs (a new seed) is checked element by element.
  * Each rank's mean time per op, wrong count and first wrong element are gathered to rank 0,
  * which writes one collectives.csv row per mode (flushed) and one terminal line per size.
- * Nothing is allocated or checked inside the timed loop. A backend error aborts the job
- * (exit 3): the other ranks would otherwise wait in a collective forever. */
+ * Nothing is allocated or checked inside the timed loop.
+ *
+ * Errors come back as FP_E* codes (core/log.h). What only rank 0 does (its files) is agreed
+ * with a broadcast, so every rank stops at the same point; a backend call that fails returns
+ * on its own rank at once, while the others may be waiting in that collective (coll.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "coll.h"
+#include "coll_backend.h"
+#include "coll_report.h"
 #include "core/csv.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
@@ -31,6 +35,7 @@ struct coll_run {
 	FILE *csv;                 /* collectives.csv, rank 0 */
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
 	int wrong_rows;            /* rows with a wrong element (rank 0) */
+	struct coll_rank_res *all; /* rank 0: every rank's result of one case */
 };
 
 /* One rank's view of one case; travels to rank 0 as bytes. */
@@ -39,10 +44,17 @@ struct coll_rank_res {
 	struct coll_check chk;
 };
 
-static void fatal(const char *what)
+static int failed(const struct coll_backend *be, const char *what)
 {
-	LOG_ERROR("%s failed: aborting the job (rows written so far are kept)", what);
-	MPI_Abort(MPI_COMM_WORLD, FP_EXIT_RUNTIME);
+	LOG_ERROR("%s: %s failed (rows written so far are kept)", be->name, what);
+	return FP_ERUNTIME;
+}
+
+/* Rank 0's verdict on what only it did (a file written), given to every rank: 0 or rc. */
+static int agree_root(int rc)
+{
+	CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	return rc;
 }
 
 /* ---------------------------------------------------------------- one case */
@@ -87,30 +99,12 @@ static int check_case(struct coll_run *run, const struct coll_backend *be, void 
 	return be->check(ctx, c, seed, chk);
 }
 
-/* Every rank: measure (or not) the case; rank 0 gets the merged row. prime: the first size
- * of a sweep, measured once untimed first (the first use of an op reads 1.5-2x slow). */
-static void case_run(struct coll_run *run, const struct coll_backend *be, void *ctx,
-		     const struct coll_case *c, int prime, struct coll_row *row,
-		     struct coll_rank_res *all)
+/* rank 0: the row from every rank's result */
+static void row_merge(struct coll_run *run, const struct coll_case *c, struct coll_row *row)
 {
-	struct coll_rank_res mine = { .t_s = NAN, .chk = { .wrong = -1, .first = -1 } };
+	const struct coll_rank_res *all = run->all;
 	int n = c->nranks;
 
-	row->status = COLL_UNSUPPORTED;
-	row->time_us = row->time_us_max = row->algbw = row->busbw = NAN;
-	row->wrong = -1;
-	if (be->unsupported(c) || !be->run[c->op->id])
-		return; /* the same answer on every rank: nobody measures */
-	if (prime && time_case(run, be, ctx, c, &mine.t_s))
-		fatal("warming up");
-	if (time_case(run, be, ctx, c, &mine.t_s))
-		fatal("timing");
-	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
-		fatal("checking");
-	if (MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD))
-		fatal("MPI_Gather");
-	if (c->rank != 0)
-		return;
 	row->status = COLL_OK;
 	row->time_us = row->time_us_max = 0;
 	for (int r = 0; r < n; r++) {
@@ -125,6 +119,32 @@ static void case_run(struct coll_run *run, const struct coll_backend *be, void *
 		row->wrong += all[r].chk.wrong;
 	if (row->wrong)
 		row->status = COLL_WRONG;
+}
+
+/* Every rank: measure (or not) the case; rank 0 gets the merged row. prime: the first size
+ * of a sweep, measured once untimed first (the first use of an op reads 1.5-2x slow).
+ * Returns 0, or FP_ERUNTIME on a rank whose backend failed (see coll_stage). */
+static int case_run(struct coll_run *run, const struct coll_backend *be, void *ctx,
+		    const struct coll_case *c, int prime, struct coll_row *row)
+{
+	struct coll_rank_res mine = { .t_s = NAN, .chk = { .wrong = -1, .first = -1 } };
+
+	row->status = COLL_UNSUPPORTED;
+	row->time_us = row->time_us_max = row->algbw = row->busbw = NAN;
+	row->wrong = -1;
+	if (be->unsupported(c) || !be->run[c->op->id])
+		return 0; /* the same answer on every rank: nobody measures */
+	if (prime && time_case(run, be, ctx, c, &mine.t_s))
+		return failed(be, "warming up");
+	if (time_case(run, be, ctx, c, &mine.t_s))
+		return failed(be, "timing");
+	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
+		return failed(be, "checking");
+	CHECK_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, run->all, sizeof mine, MPI_BYTE, 0,
+			     MPI_COMM_WORLD));
+	if (c->rank == 0)
+		row_merge(run, c, row);
+	return 0;
 }
 
 /* rank 0: name the first wrong element of a row */
@@ -146,177 +166,205 @@ static void wrong_report(const struct coll_row *row, const struct coll_rank_res 
 
 /* ---------------------------------------------------------------- a sweep */
 
-static double sweep_size(struct coll_run *run, const struct coll_backend *be, void *ctx,
-			 struct coll_case *c, uint64_t size_B, int prime, struct coll_rank_res *all,
-			 int *nbw)
+/* rank 0: the two rows of one size into collectives.csv and the table; adds their busbw */
+static int size_write(struct coll_run *run, const struct coll_row *rows, double *bw, int *nbw)
+{
+	for (int ip = 0; ip < 2; ip++) {
+		coll_csv_row(run->csv, &rows[ip]);
+		if (!isnan(rows[ip].busbw)) {
+			*bw += rows[ip].busbw;
+			(*nbw)++;
+		}
+	}
+	if (csv_flush(run->csv, "collectives.csv"))
+		return FP_ERUNTIME;
+	coll_table_line(stdout, &rows[0], &rows[1]);
+	fflush(stdout);
+	return 0;
+}
+
+/* One size, out of place then in place. */
+static int sweep_size(struct coll_run *run, const struct coll_backend *be, void *ctx,
+		      struct coll_case *c, uint64_t size_B, int prime, double *bw, int *nbw)
 {
 	struct coll_case cases[2] = { *c, *c };
 	struct coll_row rows[2];
-	double bw = 0;
+	int rc = 0;
 
 	for (int ip = 0; ip < 2; ip++) {
 		cases[ip].in_place = ip;
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
 					      .size_B = size_B, .nnodes = run->w->nnodes };
-		case_run(run, be, ctx, &cases[ip], prime, &rows[ip], all);
+		if ((rc = case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
+			return rc;
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {
-			wrong_report(&rows[ip], all);
+			wrong_report(&rows[ip], run->all);
 			run->wrong_rows++;
 		}
 	}
-	if (c->rank != 0)
-		return 0;
-	for (int ip = 0; ip < 2; ip++) {
-		coll_csv_row(run->csv, &rows[ip]);
-		if (!isnan(rows[ip].busbw)) {
-			bw += rows[ip].busbw;
-			(*nbw)++;
-		}
-	}
-	if (csv_flush(run->csv, "collectives.csv"))
-		fatal("writing collectives.csv");
-	coll_table_line(stdout, &rows[0], &rows[1]);
-	fflush(stdout);
-	return bw;
+	if (c->rank == 0)
+		rc = size_write(run, rows, bw, nbw);
+	return agree_root(rc);
 }
 
-static void sweep_run(struct coll_run *run, const struct coll_backend *be, void *ctx, int op_id,
-		      int dtype_id, int redop)
+/* rank 0: the heading of a sweep */
+static void sweep_heading(const struct coll_backend *be, const struct coll_case *c, const struct world *w,
+			  const char *why)
+{
+	printf("#\n# %s %s %s%s%s:", be->name, c->op->name, c->dtype->name, c->redop >= 0 ? " " : "",
+	       c->redop >= 0 ? coll_redop_names[c->redop] : "");
+	if (why) {
+		printf(" skipped: %s\n", why);
+		return;
+	}
+	printf(" %d ranks on %d node%s\n", w->size, w->nnodes, w->nnodes == 1 ? "" : "s");
+	coll_table_header(stdout);
+}
+
+static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *ctx, int op_id,
+		     int dtype_id, int redop)
 {
 	const struct coll_op *op = &coll_ops[op_id];
 	const struct world *w = run->w;
 	struct coll_case c = { .op = op, .dtype = &coll_dtypes[dtype_id], .redop = redop,
 			       .root = op->rooted ? (int)run->o->root : -1, .count = 1,
 			       .rank = w->rank, .nranks = w->size };
-	struct coll_rank_res *all = calloc((size_t)w->size, sizeof *all);
 	const char *why = be->unsupported(&c);
 	uint64_t prev = 0;
 	double bw = 0;
-	int nbw = 0, first = 1;
+	int nbw = 0, first = 1, rc = 0;
 
-	if (!all)
-		fatal("allocating the gather buffer");
-	if (w->rank == 0) {
-		printf("#\n# %s %s %s%s%s:", be->name, op->name, c.dtype->name, redop >= 0 ? " " : "",
-		       redop >= 0 ? coll_redop_names[redop] : "");
-		if (why)
-			printf(" skipped: %s\n", why);
-		else {
-			printf(" %d ranks on %d node%s\n", w->size, w->nnodes, w->nnodes == 1 ? "" : "s");
-			coll_table_header(stdout);
-		}
-	}
-	for (int i = 0; !why && i < run->o->nsizes; i++) {
+	if (w->rank == 0)
+		sweep_heading(be, &c, w, why);
+	for (int i = 0; !why && rc == 0 && i < run->o->nsizes; i++) {
 		c.count = coll_count_for(op, run->o->sizes[i], c.dtype->size, w->size);
 		if (c.count == 0 || coll_size_of(op, c.count, c.dtype->size, w->size) == prev)
 			continue; /* less than one element per block, or the same size again */
 		prev = coll_size_of(op, c.count, c.dtype->size, w->size);
-		bw += sweep_size(run, be, ctx, &c, prev, first, all, &nbw);
+		rc = sweep_size(run, be, ctx, &c, prev, first, &bw, &nbw);
 		first = 0;
 	}
-	if (w->rank == 0 && !why)
+	if (w->rank == 0 && !why && rc == 0)
 		printf("# Avg bus bandwidth    : %g\n", nbw ? bw / nbw : 0.0);
-	free(all);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- backends */
 
 /* Collective: can every rank run the backend? When not, st->why names the first rank that
  * cannot and why. */
-static void backend_probe(const struct coll_backend *be, const struct coll_env *env,
-			  struct coll_be_status *st)
+static int backend_probe(const struct coll_backend *be, const struct coll_env *env,
+			 struct coll_be_status *st)
 {
 	int first = INT_MAX, mine;
 
 	st->usable = 0;
 	if (be->absent) {
 		snprintf(st->why, sizeof st->why, "%s", be->absent);
-		return;
+		return 0;
 	}
 	be->version(st->version, sizeof st->version);
 	mine = be->probe(env, st->why, sizeof st->why) ? env->rank : INT_MAX;
-	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm))
-		fatal("MPI_Allreduce");
+	CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm));
 	if (first != INT_MAX) {
 		char why[sizeof st->why];
 
-		snprintf(why, sizeof why, "rank %d: %s", first, st->why);
-		if (MPI_Bcast(why, sizeof why, MPI_CHAR, first, env->comm))
-			fatal("MPI_Bcast");
+		snprintf(why, sizeof why, "rank %d: %.200s", first, st->why);
+		CHECK_MPI(MPI_Bcast(why, sizeof why, MPI_CHAR, first, env->comm));
 		memcpy(st->why, why, sizeof why);
-		return;
+		return 0;
 	}
 	st->usable = 1;
+	return 0;
 }
 
-static void backend_run(struct coll_run *run, const struct coll_backend *be, const struct coll_env *env)
+/* Every op, datatype and reduction of the options through one backend. */
+static int backend_run(struct coll_run *run, const struct coll_backend *be, const struct coll_env *env)
 {
 	const struct coll_opts *o = run->o;
 	void *ctx = NULL;
 	int rc = be->open(env, &ctx), worst = 0;
 
-	if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, env->comm) || worst)
-		fatal(worst ? "opening the backend (see the errors above)" : "MPI_Allreduce");
-	for (int i = 0; i < o->nops; i++)
-		for (int d = 0; d < o->ndtypes; d++) {
+	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, env->comm));
+	if (worst) {
+		be->close(ctx);
+		return failed(be, "opening (see the errors above)");
+	}
+	for (int i = 0; rc == 0 && i < o->nops; i++)
+		for (int d = 0; rc == 0 && d < o->ndtypes; d++) {
 			if (!coll_ops[o->ops[i]].reduces) {
-				sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], COLL_NOREDOP);
+				rc = sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], COLL_NOREDOP);
 				continue;
 			}
-			for (int k = 0; k < o->nredops; k++)
-				sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], o->redops[k]);
+			for (int k = 0; rc == 0 && k < o->nredops; k++)
+				rc = sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], o->redops[k]);
 		}
 	be->close(ctx);
+	return rc;
 }
 
 /* rank 0: coll_meta.json, written before measuring so that a crash keeps it */
-static void meta_write(struct coll_run *run, const struct coll_be_status *st, int nst)
+static int meta_write(struct coll_run *run, const struct coll_be_status *st, int nst)
 {
 	FILE *f = results_tmp_open(run->dir, "coll_meta.json");
 
 	if (!f)
-		fatal("writing coll_meta.json");
+		return FP_ERUNTIME;
 	coll_meta_write(f, run->o, st, nst, run->w->size, run->w->nnodes, environ);
-	if (results_tmp_commit(f, run->dir, "coll_meta.json"))
-		fatal("writing coll_meta.json");
+	return results_tmp_commit(f, run->dir, "coll_meta.json") ? FP_ERUNTIME : 0;
 }
 
-/* Every selected backend in registry order; returns 0, or 1 when a result was wrong. */
-static int coll_main(struct coll_run *run)
+/* Which backends run: every one of the registry that is selected, in this build, and usable
+ * on every rank. Rank 0 says why the others are skipped, writes coll_meta.json and the
+ * heading. Returns the number of backends in st, or FP_E*. */
+static int backends_probe(struct coll_run *run, const struct coll_env *env, struct coll_be_status *st,
+			  int max)
 {
 	const struct world *w = run->w;
-	struct coll_env env = { .comm = MPI_COMM_WORLD, .rank = w->rank, .nranks = w->size,
-				.max_bytes = run->o->maxbytes };
-	struct coll_be_status st[8] = { 0 };
-	int nst = 0, wrong = 0;
+	int nst = 0, rc = 0;
 
-	for (int i = 0; coll_backends[i] && nst < 8; i++, nst++) {
-		const struct coll_backend *be = coll_backends[i];
+	for (; coll_backends[nst] && nst < max; nst++) {
+		const struct coll_backend *be = coll_backends[nst];
 
 		st[nst].name = be->name;
-		st[nst].selected = !strcmp(be->name, "mpi") ? run->o->backends & COLL_BE_MPI
-							    : run->o->backends & COLL_BE_NCCL;
-		if (st[nst].selected)
-			backend_probe(be, &env, &st[nst]);
+		st[nst].selected = !run->o->backend || !strcmp(be->name, run->o->backend);
+		if (st[nst].selected && (rc = backend_probe(be, env, &st[nst])))
+			return rc;
 		if (w->rank == 0 && st[nst].selected && !st[nst].usable)
 			printf("coll %s: skipped: %s\n", be->name, st[nst].why);
 	}
 	if (w->rank == 0) {
-		meta_write(run, st, nst);
+		rc = meta_write(run, st, nst);
 		printf("# fabprobe coll: %d ranks on %d node%s, iters %ld, warm-up %ld, check %s\n",
 		       w->size, w->nnodes, w->nnodes == 1 ? "" : "s", run->o->iters, run->o->warmup,
 		       run->o->check ? "on" : "off");
 		fflush(stdout);
 	}
-	for (int i = 0; i < nst; i++)
+	if ((rc = agree_root(rc)))
+		LOG_ERROR("writing coll_meta.json failed");
+	return rc ? rc : nst;
+}
+
+/* Every selected backend in registry order; returns 0, 1 when a result was wrong, or FP_E*. */
+static int coll_main(struct coll_run *run)
+{
+	const struct world *w = run->w;
+	struct coll_env env = { .comm = MPI_COMM_WORLD, .rank = w->rank, .nranks = w->size,
+				.max_bytes = run->o->maxbytes };
+	struct coll_be_status st[COLL_BACKENDS_MAX] = { 0 };
+	int nst = backends_probe(run, &env, st, COLL_BACKENDS_MAX), rc = 0;
+
+	if (nst < 0)
+		return nst;
+	for (int i = 0; rc == 0 && i < nst; i++)
 		if (st[i].usable) {
 			if (w->rank == 0)
 				printf("#\n# backend %s: %s\n", st[i].name, st[i].version);
-			backend_run(run, coll_backends[i], &env);
+			rc = backend_run(run, coll_backends[i], &env);
 		}
-	if (w->rank == 0)
-		wrong = run->wrong_rows > 0;
-	return wrong;
+	if (rc)
+		return rc;
+	return w->rank == 0 && run->wrong_rows > 0;
 }
 
 /* ---------------------------------------------------------------- the subcommand */
@@ -343,16 +391,22 @@ int coll_check(struct world *w, void *arg)
 int coll_stage(struct world *w, struct run_out *ro, void *arg)
 {
 	struct coll_run run = { .o = arg, .w = w, .run_id = ro->run_id, .dir = ro->dir };
-	int rc;
+	int rc = 0;
 
 	if (w->rank == 0) {
-		if (!(run.csv = results_open(ro->dir, "collectives.csv")))
-			fatal("creating collectives.csv");
-		coll_csv_header(run.csv);
+		if (!(run.all = calloc((size_t)w->size, sizeof *run.all))) {
+			LOG_ERROR("out of memory for the results of %d ranks", w->size);
+			rc = FP_ERUNTIME;
+		} else if (!(run.csv = results_open(ro->dir, "collectives.csv"))) {
+			rc = FP_ERUNTIME; /* said by results_open */
+		} else {
+			coll_csv_header(run.csv);
+		}
 	}
-	rc = coll_main(&run) ? 1 : 0;
+	if ((rc = agree_root(rc)) == 0)
+		rc = coll_main(&run);
 	if (run.csv && results_close(run.csv, ro->dir, "collectives.csv") && rc == 0)
 		rc = FP_ERUNTIME;
+	free(run.all);
 	return rc;
 }
-

@@ -3,7 +3,7 @@
  * for it gives a reason instead of "unknown". */
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 #include "core/registry.h"
 
 REGISTRY_SHAPE(struct coll_backend);
@@ -12,6 +12,7 @@ REGISTRY_SHAPE(struct coll_backend);
 static const struct coll_backend coll_backend_nccl_absent = {
 	.name = "nccl",
 	.absent = "this fabprobe was built without NCCL (see make config; WITH_NCCL=yes)",
+	.gpu = 1,
 };
 #endif
 
@@ -28,4 +29,12 @@ const struct coll_backend *const coll_backends[] = {
 const struct coll_backend *coll_backend_find(const char *name)
 {
 	return REGISTRY_FIND(struct coll_backend, coll_backends, name, (size_t)-1);
+}
+
+const char *coll_gpu_backend(void)
+{
+	for (int i = 0; coll_backends[i]; i++)
+		if (coll_backends[i]->gpu && !coll_backends[i]->absent)
+			return coll_backends[i]->name;
+	return NULL;
 }

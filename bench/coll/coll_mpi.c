@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 #include "core/clock.h"
 #include "core/mpi_util.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 #include "core/mpi_util.h"
 #include "cuda_util.h"
 #include "fill_check.h"
@@ -364,6 +364,7 @@ static void nccl_version(char *out, size_t len)
 
 const struct coll_backend coll_backend_nccl = {
 	.name = "nccl",
+	.gpu = 1,
 	.probe = nccl_probe,
 	.open = nccl_open,
 	.close = nccl_close,

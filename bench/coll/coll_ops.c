@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_backend.h"
 
 /* ---------------------------------------------------------------- bus factors */
 

@@ -22,6 +22,7 @@ enum {
 	FP_ERUNTIME = -1003, /* MPI, I/O, device, out of memory: exit code 3 */
 	FP_ETIMEDOUT = -1004,/* a deadline passed (a pair, a barrier) */
 	FP_EPEER = -1005,    /* the peer misbehaved or went away */
+	FP_EINTR = -1006,    /* SIGINT or SIGTERM (core/interrupt.h): the run stops at a step boundary */
 };
 
 /* Exit codes of the program (DESIGN.md §6). */

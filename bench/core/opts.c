@@ -133,6 +133,16 @@ int opts_size_list(const char *opt, const char *s, uint64_t min, uint64_t max, u
 	return 0;
 }
 
+int opts_value(const char *opt, const char *s, char *err)
+{
+	if (!s || !*s)
+		OPTS_FAIL("%s: empty value", opt);
+	if (*s == '-')
+		OPTS_FAIL("%.30s: '%.60s' looks like an option, not a value (for a name that starts with "
+			  "'-', write ./%.60s)", opt, s, s);
+	return 0;
+}
+
 int opts_name(const char *opt, const char *s, char *err)
 {
 	size_t len = s ? strlen(s) : 0;

@@ -31,6 +31,10 @@ int opts_percent(const char *opt, const char *s, double max, double *out, char *
  * without duplicates. */
 int opts_size_list(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		   int *n, char *err);
+/* A path or name given as an option's value: not empty, and not starting with '-' (getopt
+ * takes the next word whatever it is: "--results-root --lat" must not make a directory
+ * "--lat"; write ./-x for a name that starts with '-'). */
+int opts_value(const char *opt, const char *s, char *err);
 /* A name for a results directory: 1..64 chars of [A-Za-z0-9._-], not starting with '.'. */
 int opts_name(const char *opt, const char *s, char *err);
 

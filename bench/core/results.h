@@ -13,19 +13,30 @@
 #define RESULTS_PATH_MAX 4096
 
 /* Where a run's results go, as the user said: --output DIR (exactly DIR), or a new
- * "<root>/<UTC time>[-<name>]" (--results-root, --name). Every measuring command takes these
- * three options the same way. */
+ * "<root>/<UTC time>[-<name>]" (--results-root, --name); and by which name they call each node
+ * (--node-names: enum nodename_mode, core/nodename.h). Every measuring command takes these
+ * options the same way. */
 struct results_where {
 	const char *output, *name, *root;
+	int node_names;
 };
-enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT };
+enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
 #define RESULTS_LONG_OPTIONS                                                   \
 	{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },            \
 	{ "name", required_argument, NULL, RESULTS_OPT_NAME },                \
-	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT }
+	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT },        \
+	{ "node-names", required_argument, NULL, RESULTS_OPT_NODE_NAMES }
+/* The case labels of a parser's switch that go to results_where_opt. */
+#define RESULTS_OPT_CASES                                                      \
+	case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT: \
+	case RESULTS_OPT_NODE_NAMES
 #define RESULTS_HELP_NAME_ROOT                                                      \
 	"      --name NAME         add -NAME to the default directory name\n"          \
-	"      --results-root DIR  where default directories go (default results)\n"
+	"      --results-root DIR  where default directories go (default results)\n"   \
+	"      --node-names MODE   how outputs name the nodes: hostname (MPI's processor\n" \
+	"                          name), short (it up to the first dot) or slurm (Slurm's\n" \
+	"                          node name). Default: Slurm's in a task Slurm started,\n" \
+	"                          else hostname\n"
 #define RESULTS_HELP "  -o, --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
 /* for a command whose -o means something else (coll: the operation) */
 #define RESULTS_HELP_LONG "      --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
@@ -43,7 +54,10 @@ int results_dir_create(const char *root, const char *name, const char *dir, time
 
 /* Open "<dir>/<file>" for writing: for a streamed file use results_open; for a derived file
  * write to the stream from results_tmp_open and publish it with results_tmp_commit (which
- * checks every write error). Both return NULL / FP_ERUNTIME after logging. */
+ * checks every write error). Both return NULL / FP_ERUNTIME after logging.
+ * A streamed file's rows reach the disk whole or not at all: a row (ended by an LF outside
+ * quotes) is written only once it is complete, and a failed write (a full disk) cuts the file
+ * back to its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
 FILE *results_tmp_open(const char *dir, const char *file);
 int results_tmp_commit(FILE *f, const char *dir, const char *file);
@@ -52,5 +66,15 @@ int results_close(FILE *f, const char *dir, const char *file);
 
 /* Write s as a JSON string literal (quoted, escaped). */
 void results_json_string(FILE *f, const char *s);
+
+/* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",
+ * "error", "interrupted" (a signal; the rows written before it are whole), "running" (its
+ * process is alive, or it ran on another host, where this one cannot look), "incomplete"
+ * (meta.json says running, but the process that wrote it is gone: killed, or its disk
+ * filled), or "unknown" (no readable meta.json). why (len bytes) gets one line for a person. */
+const char *results_run_state(const char *dir, char *why, size_t len);
+/* This machine's boot id ("" when unknown), recorded in meta.json beside the pid so that a
+ * pid from before a reboot is never taken for a live one. */
+void results_boot_id(char *out, size_t len);
 
 #endif

@@ -18,8 +18,10 @@ struct run_out {
 	char **argv;
 	time_t started;
 	int progress;          /* print progress on stderr */
+	char *meta_head, *meta_tail; /* rank 0: meta.json around its status lines */
 	char meta_extra[1024]; /* rank 0: more members of meta.json, as JSON text ("\"k\": v",
 				* comma-separated), written as they are; "" none */
+	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
 };
 
 
@@ -27,10 +29,15 @@ struct run_out {
  * the same FP_EUSAGE / FP_ERUNTIME on every rank after rank 0 printed why. */
 int run_begin(struct run_out *ro, const struct world *w, const struct results_where *where,
 	      const char *command, int argc, char **argv, int progress);
+/* From here on SIGINT and SIGTERM end the run as "interrupted" (core/interrupt.h): rank 0's
+ * handler rewrites meta.json at once; the engines stop at their next step boundary. */
+void run_interrupts(struct run_out *ro, const struct world *w);
 /* Rewrite meta.json with the exit code and end time, and agree on the exit code (rank 0's, or
- * worse on any rank). Returns that exit code. */
+ * worse on any rank; 128 + the signal when any rank was interrupted, status "interrupted").
+ * Returns that exit code. */
 int run_end(struct run_out *ro, const struct world *w, int exit_code);
-/* Rank 0 alone, when the job cannot end together (a rank hung): meta.json says "error". */
-void run_meta_abort(const struct run_out *ro, const struct world *w, int exit_code);
+/* Rank 0 alone, when the job cannot end together (a rank hung): meta.json says "error" (or
+ * "interrupted" after a signal). */
+void run_meta_abort(struct run_out *ro, const struct world *w, int exit_code);
 
 #endif

@@ -9,8 +9,10 @@
 
 struct world {
 	int rank, size;
-	char host[WORLD_HOST_MAX];          /* this rank's node */
+	char host[WORLD_HOST_MAX];          /* this rank's node, by the name chosen (nodename.h) */
 	char (*hosts)[WORLD_HOST_MAX];      /* every rank's node */
+	char hostname[WORLD_HOST_MAX];      /* this rank's processor name (MPI_Get_processor_name) */
+	char (*hostnames)[WORLD_HOST_MAX];  /* every rank's */
 	int nnodes;
 	int nep;                            /* endpoints */
 	int *ep_rank;                       /* world rank of each endpoint */
@@ -27,8 +29,11 @@ struct world {
 int world_pick_endpoints(const char (*names)[WORLD_HOST_MAX], int n, int *ep_rank, int *nnodes,
 			 int *single);
 
-/* Collective over MPI_COMM_WORLD: gather names, pick endpoints, split their communicator. */
-int world_create(struct world *w);
+/* Collective over MPI_COMM_WORLD: name the nodes (naming: enum nodename_mode), gather the
+ * names, pick endpoints, split their communicator. Returns 0; FP_EUSAGE on every rank when
+ * the names asked for cannot be had (--node-names slurm outside Slurm), after logging;
+ * FP_ERUNTIME. */
+int world_create(struct world *w, int naming);
 void world_destroy(struct world *w);
 
 #endif

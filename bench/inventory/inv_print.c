@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "inventory_cmd.h"
+#include "inv_report.h"
 
 #define DETAIL_NODES 4   /* nodes whose ports and GPUs are listed; the CSVs have them all */
 #define LINE_NODES 32    /* node summary lines before "…" */

@@ -7,20 +7,21 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/results.h"
-#include "inventory_cmd.h"
+#include "inv_report.h"
 
 #define NCOLS(t) ((int)(sizeof t / sizeof t[0]))
 
 /* ------------------------------------------------------------------ nodes.csv */
 
 struct node_row {
-	const char *run_id, *host, *cpu_model, *kernel, *mpi, *used, *missing, *notes;
+	const char *run_id, *host, *hostname, *cpu_model, *kernel, *mpi, *used, *missing, *notes;
 	int64_t ranks, sockets, cores, threads, numa, mem, numa_mem, gpus, nics;
 };
 
 static const struct csv_col node_cols[] = {
 	CSV_COL("run_id", CSV_STR, struct node_row, run_id, 0),
 	CSV_COL("host", CSV_STR, struct node_row, host, 0),
+	CSV_COL("hostname", CSV_STR, struct node_row, hostname, 0),
 	CSV_COL("ranks", CSV_I64, struct node_row, ranks, 0),
 	CSV_COL("cpu_model", CSV_STR, struct node_row, cpu_model, 0),
 	CSV_COL("sockets", CSV_I64, struct node_row, sockets, 0),
@@ -60,7 +61,7 @@ static void nodes_csv(FILE *f, const struct inv_report *r)
 			snprintf(notes + strlen(notes), sizeof notes - strlen(notes), "%s%s", i ? "; " : "",
 				 nd->notes[i]);
 		csv_row(f, node_cols, NCOLS(node_cols), &(struct node_row){
-			r->run_id, nd->host, nd->cpu_model, nd->kernel, nd->mpi_version, nd->probes_used,
+			r->run_id, nd->host, nd->hostname, nd->cpu_model, nd->kernel, nd->mpi_version, nd->probes_used,
 			nd->probes_missing, notes, r->ranks[k], nd->sockets, nd->cores, nd->threads,
 			nd->numa_nodes, nd->mem_bytes, nd->numa_mem_bytes, nd->ngpus, physical_nics(nd) });
 	}

@@ -2,15 +2,18 @@
  * inventories (MPI_Gatherv of struct inv_node bytes), writes the CSVs, prints the table and
  * judges the nodes against the majority. Without a launcher it inventories this node (MPI
  * singleton). */
-#include <getopt.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "inventory_cmd.h"
+#include "inv_report.h"
+#include "inv_stage.h"
 
 #define MISMATCH_MAX 4096
 
@@ -42,7 +45,6 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 	return 0;
 }
 
-/* Non-empty, and every % starts %h, %r or %%. */
 /* ------------------------------------------------------------------ probing and gathering */
 
 /* This rank probes when it is the lowest rank of its node, or when the sources name the
@@ -62,6 +64,45 @@ static int is_leader(const struct world *w, int per)
 	return 1;
 }
 
+/* The captured sources, as this rank expanded them: a directory, a regular file. */
+static int sources_check(const struct inv_probe_ctx *ctx)
+{
+	struct stat st;
+
+	if (ctx->sysfs_root && (stat(ctx->sysfs_root, &st) || !S_ISDIR(st.st_mode))) {
+		LOG_ERROR("--sysfs-root %s: %s", ctx->sysfs_root, stat(ctx->sysfs_root, &st) ? strerror(errno)
+			  : "not a directory");
+		return FP_EUSAGE;
+	}
+	if (ctx->hwloc_xml && (stat(ctx->hwloc_xml, &st) || !S_ISREG(st.st_mode) || access(ctx->hwloc_xml, R_OK))) {
+		LOG_ERROR("--hwloc-xml %s: %s", ctx->hwloc_xml, stat(ctx->hwloc_xml, &st) ? strerror(errno)
+			  : !S_ISREG(st.st_mode) ? "not a regular file" : "not readable");
+		return FP_EUSAGE;
+	}
+	return 0;
+}
+
+int inventory_check(struct world *w, void *arg)
+{
+	const struct inv_opts *o = arg;
+	struct inv_probe_ctx ctx = { 0 };
+	char sysfs[4096], xml[4096];
+	int rc = 0;
+
+	if ((o->sysfs_root && inv_expand(o->sysfs_root, w->host, w->rank, sysfs, sizeof sysfs)) ||
+	    (o->hwloc_xml && inv_expand(o->hwloc_xml, w->host, w->rank, xml, sizeof xml))) {
+		LOG_ERROR("--sysfs-root/--hwloc-xml: the expanded path is too long");
+		rc = FP_EUSAGE;
+	} else {
+		ctx.sysfs_root = o->sysfs_root ? sysfs : NULL;
+		ctx.hwloc_xml = o->hwloc_xml ? xml : NULL;
+		rc = sources_check(&ctx);
+	}
+	if (MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	return rc;
+}
+
 static int probe_here(const struct inv_opts *o, const struct world *w, int per, struct inv_node *node)
 {
 	char sysfs[4096], xml[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -75,12 +116,22 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 	}
 	ctx.sysfs_root = o->sysfs_root ? sysfs : NULL;
 	ctx.hwloc_xml = o->hwloc_xml ? xml : NULL;
+	if (sources_check(&ctx))
+		return FP_EUSAGE;
 	inv_node_init(node);
 	if (per && w->size > 1)
 		snprintf(node->host, sizeof node->host, "%.200s/r%d", w->host, w->rank);
 	else
 		inv_copy(node->host, w->host, sizeof node->host);
-	inv_probe_all(&ctx, node);
+	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
+	/* a probe that fails on the sources given (a tree with nothing of sysfs, XML hwloc
+	 * cannot load) is a usage error: the inventory would be of nothing */
+	if (inv_probe_all(&ctx, node) && (ctx.sysfs_root || ctx.hwloc_xml)) {
+		LOG_ERROR("--sysfs-root %s / --hwloc-xml %s: unusable (probes missing: %s)",
+			  ctx.sysfs_root ? ctx.sysfs_root : "-", ctx.hwloc_xml ? ctx.hwloc_xml : "-",
+			  node->probes_missing);
+		return FP_EUSAGE;
+	}
 	MPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n")] = 0;
 	inv_copy(node->mpi_version, lib, sizeof node->mpi_version);
@@ -141,8 +192,8 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 		LOG_ERROR("out of memory");
 		return FP_ERUNTIME;
 	}
-	r.npaths = *npaths = inv_paths(nodes, n, o->have_nccl, paths, INV_PATHS_MAX);
-	r.nmm = inv_mismatches(nodes, n, o->have_nccl, mm, MISMATCH_MAX);
+	r.npaths = *npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
+	r.nmm = inv_mismatches(nodes, n, o->gpu_path, mm, MISMATCH_MAX);
 	r.mm = mm;
 	rc = inv_report_write(&r);
 	inv_report_print(stdout, &r);

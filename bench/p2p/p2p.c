@@ -20,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/csv.h"
+#include "core/interrupt.h"
 #include "core/mpi_util.h"
 #include "core/natsort.h"
 #include "core/results.h"
@@ -53,6 +54,7 @@ struct p2p_run {
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
+	int csv_borrowed;        /* csv was opened by the caller (p2p_retest): not ours to close */
 };
 
 /* ---------------------------------------------------------------- estimates */
@@ -79,11 +81,13 @@ double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 double p2p_default_timeout(const struct p2p_opts *o)
 {
 	int nbw = 0;
+	double t;
 
 	for (int i = 0; i < o->nsizes; i++)
 		nbw += o->sizes[i].bw;
 	/* a warm-up that never converges stops at its budget, in each direction at each size */
-	return 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
+	t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
+	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
 }
 
 /* ---------------------------------------------------------------- sharing a machine */
@@ -335,7 +339,11 @@ static int agree(struct p2p_run *run, int rc, const char *where)
 {
 	MPI_Request req;
 	double limit = 3 * run->timeout + 30;
-	int wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
+	int wrc;
+
+	if (rc == 0 && interrupt_pending())
+		rc = FP_EINTR; /* SIGINT/SIGTERM: every endpoint stops here, the rows so far are whole */
+	wrc = MPI_RC(MPI_Iallreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, run->w->epcomm, &req));
 
 	if (wrc == 0 && (wrc = mpi_wait_sleepy(&req, clock_now() + limit)) == FP_ETIMEDOUT)
 		LOG_ERROR("%s: other endpoints did not arrive within %.0f s: an endpoint is hung "
@@ -381,7 +389,7 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 			}
 		}
 	}
-	return csv_flush(run->csv, "p2p.csv");
+	return csv_flush(run->csv, run->csv_name);
 }
 
 /* rank 0: the estimate on the terminal */
@@ -549,7 +557,7 @@ static int run_start(struct p2p_run *run)
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
-	if (rc == 0 && w->rank == 0) {
+	if (rc == 0 && w->rank == 0 && !run->csv_borrowed) {
 		if ((run->csv = results_open(run->out->dir, run->csv_name)))
 			p2p_csv_header(run->csv);
 		else
@@ -560,7 +568,7 @@ static int run_start(struct p2p_run *run)
 
 static int run_finish(struct p2p_run *run, int rc)
 {
-	if (run->csv && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
+	if (run->csv && !run->csv_borrowed && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
 		rc = FP_ERUNTIME;
 	free(run->mine);
 	free(run->samples);
@@ -612,5 +620,28 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 			rc = path_run(&run, plan->path[i], &sc, plan->what);
 		sched_destroy(&sc);
 	}
+	return run_finish(&run, rc);
+}
+
+int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
+	       const struct sched_pair *pairs, int npairs)
+{
+	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .csv = csv,
+			       .csv_name = "p2p_retest.csv", .csv_borrowed = 1 };
+	struct sched sc = { 0 };
+	int rc;
+
+	if (w->my_ep < 0 || npairs == 0)
+		return 0;
+	rc = run_start(&run);
+	if (rc == 0) {
+		rc = sched_from_pairs(pairs, npairs, &sc);
+		if (rc)
+			LOG_ERROR("out of memory for %d pairs", npairs);
+		rc = agree(&run, rc, "retest plan");
+	}
+	if (rc == 0)
+		rc = path_run(&run, path, &sc, "re-testing");
+	sched_destroy(&sc);
 	return run_finish(&run, rc);
 }

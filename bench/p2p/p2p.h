@@ -43,7 +43,9 @@ struct p2p_opts {
  * and bandwidth (GB/s), counting warm-up. */
 double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps);
 /* The pair deadline used when --pair-timeout is not given: generous against a slow
- * (1 Gbit/s, 100 µs) link, so that only a pair that is stuck reaches it. */
+ * (1 Gbit/s, 100 µs) link, so that only a pair that is stuck reaches it; at most
+ * P2P_DEADLINE_MAX (a stuck pair must not hold a run for days: -t gives more). */
+#define P2P_DEADLINE_MAX 3600.0
 double p2p_default_timeout(const struct p2p_opts *o);
 
 enum p2p_status { P2P_OK, P2P_SKIPPED, P2P_ERROR, P2P_TIMEOUT };
@@ -144,5 +146,11 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 		  struct run_out *out, struct p2p_result *res);
 /* The largest number of pairs of a plan per path (a bound for the plan's broadcast). */
 #define P2P_PLAN_PAIRS_MAX 65536
+/* Measure the given pairs of one path again (both directions, every size), one pair at a
+ * time, as the judges' confirmation: every endpoint calls it with the same list. Rank 0
+ * appends the rows to csv (p2p.csv's columns; the caller opened it). Returns 0 or a negative
+ * FP_E* (agreed by every endpoint); a pair that fails is recorded, not an error. */
+int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
+	       const struct sched_pair *pairs, int npairs);
 
 #endif

@@ -39,6 +39,14 @@ static void mpi_close(void *vctx)
 	free(ctx);
 }
 
+static int mpi_check(const char *arg, char *why)
+{
+	if (!arg)
+		return 0;
+	snprintf(why, TR_WHY_MAX, "path mpi takes no argument (got mpi:%.60s)", arg);
+	return FP_EUSAGE;
+}
+
 static int mpi_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
 {
 	struct mpi_ctx *ctx = calloc(1, sizeof *ctx);
@@ -171,6 +179,7 @@ static int mpi_stream_recv(struct tr_conn *base, size_t size, int window, double
 const struct transport_ops transport_mpi = {
 	.name = "mpi",
 	.summary = "point to point through the MPI library (shared memory, TCP, UCX… as MPI chose)",
+	.check = mpi_check,
 	.open = mpi_open,
 	.connect = mpi_connect,
 	.roundtrip = mpi_roundtrip,

@@ -27,11 +27,12 @@
 
 #include "core/clock.h"
 #include "core/mpi_util.h"
-#include "tcp_info.h"
+#include "node/inv_link.h"
 #include "transport.h"
 
 #define HELLO_MAGIC 0x66707462u /* "fptb" */
 #define SPIN_TRIES 2000         /* non-blocking tries before sleeping in poll() */
+#define HELLO_SECONDS 2.0       /* a peer's hello follows its connect within microseconds */
 
 struct tcp_addr { /* what each endpoint publishes at open */
 	uint32_t ip;      /* network order; 0 = not usable here */
@@ -58,6 +59,7 @@ struct tcp_conn {
 	struct tr_conn base;
 	struct tcp_ctx *ctx;
 	int fd;
+	int strangers[2];        /* test only (TR_FAULT_STRANGER): held open through the pair */
 	long streamed;           /* windows sent, for the reset fault */
 };
 
@@ -133,6 +135,24 @@ static void tcp_close(void *vctx)
 	free(ctx);
 }
 
+/* The interface's first IPv4 address (network order). 0, or -1 when it has none. */
+static int if_ipv4(const char *dev, uint32_t *ip)
+{
+	struct ifaddrs *all, *a;
+	int rc = -1;
+
+	if (getifaddrs(&all))
+		return -1;
+	for (a = all; a; a = a->ifa_next)
+		if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET && !strcmp(a->ifa_name, dev)) {
+			*ip = ((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr;
+			rc = 0;
+			break;
+		}
+	freeifaddrs(all);
+	return rc;
+}
+
 /* Listen on this node's address of the interface. Fills *me (ip 0 when not usable) and why. */
 static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port *port)
 {
@@ -140,7 +160,11 @@ static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port 
 	socklen_t sl = sizeof sa;
 	int one = 1;
 
-	if (tcp_if_ipv4(ctx->dev, &sa.sin_addr.s_addr)) {
+	if (if_nametoindex(ctx->dev) == 0) {
+		snprintf(port->why, TR_WHY_MAX, "no such interface %s", ctx->dev);
+		return;
+	}
+	if (if_ipv4(ctx->dev, &sa.sin_addr.s_addr)) {
 		snprintf(port->why, TR_WHY_MAX, "no IPv4 address on %s", ctx->dev);
 		return;
 	}
@@ -155,6 +179,24 @@ static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port 
 	me->ip = sa.sin_addr.s_addr;
 	me->port = sa.sin_port;
 	port->usable = 1;
+}
+
+/* tcp:<netdev>: a Linux interface name (1..15 bytes, no '/', no white space, not . or ..) */
+static int tcp_check(const char *arg, char *why)
+{
+	size_t len = arg ? strlen(arg) : 0;
+
+	if (len == 0) {
+		snprintf(why, TR_WHY_MAX, "path tcp needs an interface: tcp:<netdev>, e.g. tcp:eth0");
+		return FP_EUSAGE;
+	}
+	if (len >= IF_NAMESIZE || !strcmp(arg, ".") || !strcmp(arg, "..") || strchr(arg, '/') ||
+	    strpbrk(arg, " \t\r\n:")) {
+		snprintf(why, TR_WHY_MAX, "'%.40s' is not an interface name (1 to %d characters, no '/', ':' "
+			 "or white space)", arg, IF_NAMESIZE - 1);
+		return FP_EUSAGE;
+	}
+	return 0;
 }
 
 static int tcp_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
@@ -184,7 +226,11 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	else if (!arg || !*arg || strlen(arg) >= IF_NAMESIZE)
 		snprintf(port->why, TR_WHY_MAX, "path tcp needs an interface: tcp:<netdev>");
 	else {
-		tcp_if_describe(NULL, ctx->dev, port->kind, sizeof port->kind, &port->rate_gbps);
+		struct inv_netdev nd;
+
+		inv_netdev_read("/sys", ctx->dev, &nd);
+		snprintf(port->kind, sizeof port->kind, "%s", inv_kind_name(nd.kind));
+		port->rate_gbps = nd.rate_gbps;
 		memset(ctx->sbuf, 0x5a, env->max_size);
 		memset(ctx->rbuf, 0, env->max_size);
 		tcp_listen(ctx, &me, port);
@@ -210,6 +256,25 @@ static int set_nodelay(int fd)
 	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) || fcntl(fd, F_SETFL, O_NONBLOCK);
 }
 
+/* test only: two connections ahead of ours that never finish a hello */
+static void strangers_connect(struct tcp_conn *c, const struct sockaddr_in *dst, const struct tcp_hello *h)
+{
+	for (int k = 0; k < 2; k++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0 || connect(fd, (const struct sockaddr *)dst, sizeof *dst)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (k == 1) /* half a hello, then silence */
+			(void)!send(fd, h, sizeof *h / 2, MSG_NOSIGNAL);
+		c->strangers[k] = fd;
+	}
+	/* long enough for the listener to give up on them before our own connection arrives */
+	clock_sleep_us((long)((HELLO_SECONDS + 0.5) * 1e6));
+}
+
 /* lower endpoint: connect from our own address on the device, say hello, wait for the byte */
 static int tcp_dial(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, double deadline)
 {
@@ -223,6 +288,8 @@ static int tcp_dial(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, doubl
 
 	if (ctx->fault == TR_FAULT_BAD_TOKEN)
 		h.token ^= 0xdeadbeef;
+	if (ctx->fault == TR_FAULT_STRANGER)
+		strangers_connect(c, &dst, &h);
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&src, sizeof src)) {
 		snprintf(c->base.why, TR_WHY_MAX, "socket on %s: %s", ctx->dev, strerror(errno));
@@ -254,35 +321,138 @@ static int tcp_dial(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, doubl
 	return 0;
 }
 
-/* higher endpoint: accept until the expected peer says the right hello */
-static int tcp_answer(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, double deadline)
+/* ---------------------------------------------------------------- the listener
+ *
+ * No connection may hold the listener: every accepted connection is pending until it has said
+ * its whole hello, and is polled together with the listener (and the others); a connection
+ * gets HELLO_SECONDS to say it, whatever the pair deadline, and one that says something else,
+ * closes, or stays silent is a stranger: logged at once and closed, while the real peer's
+ * connection is served as soon as its hello arrives. */
+
+#define PENDING_MAX 32      /* connections waiting to say their hello */
+
+struct pending {
+	int fd;
+	double until;           /* its hello must be complete by then */
+	size_t got;             /* bytes of the hello so far */
+	struct tcp_hello h;
+	struct sockaddr_in from;
+};
+
+static void stranger(struct tcp_ctx *ctx, struct pending *p, int peer, unsigned seq, const char *what)
+{
+	LOG_WARN("tcp:%s: rejected a connection from %s:%u: %s (expected peer %d of pair %u)", ctx->dev,
+		 inet_ntoa(p->from.sin_addr), ntohs(p->from.sin_port), what, peer, seq);
+	close(p->fd);
+	p->fd = -1;
+}
+
+/* accept what the listener holds into the pending set */
+static void accept_all(struct tcp_ctx *ctx, struct pending *p, int *np, int peer, unsigned seq)
 {
 	for (;;) {
-		struct sockaddr_in from;
-		socklen_t fl = sizeof from;
-		struct tcp_hello h;
-		int rc, fd;
+		struct pending q = { .until = clock_now() + HELLO_SECONDS };
+		socklen_t fl = sizeof q.from;
 
-		if ((rc = wait_fd(ctx->lfd, POLLIN, deadline))) {
-			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for the peer to connect");
-			return rc;
+		q.fd = accept4(ctx->lfd, (struct sockaddr *)&q.from, &fl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (q.fd < 0)
+			return;
+		if (*np == PENDING_MAX) { /* a flood: the oldest stranger makes room */
+			stranger(ctx, &p[0], peer, seq, "too many connections at once");
+			memmove(p, p + 1, sizeof *p * (size_t)--*np);
 		}
-		fd = accept4(ctx->lfd, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC);
-		if (fd < 0)
+		p[(*np)++] = q;
+	}
+}
+
+/* read what a pending connection has sent: 1 when its hello is complete, 0 when not yet, -1
+ * when it closed or failed (a stranger, logged and closed) */
+static int hello_read(struct tcp_ctx *ctx, struct pending *p, int peer, unsigned seq)
+{
+	ssize_t n = recv(p->fd, (char *)&p->h + p->got, sizeof p->h - p->got, MSG_DONTWAIT);
+
+	if (n > 0) {
+		p->got += (size_t)n;
+		return p->got == sizeof p->h;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
+	stranger(ctx, p, peer, seq, n == 0 ? "it closed before its hello" : strerror(errno));
+	return -1;
+}
+
+/* Pending connections silent for too long are strangers; returns when the next one's time is
+ * up (or the deadline). */
+static double expire(struct tcp_ctx *ctx, struct pending *p, int *np, double now, double deadline, int peer,
+		     unsigned seq)
+{
+	double wake = deadline;
+	int k = 0;
+
+	for (int i = 0; i < *np; i++) {
+		if (now >= p[i].until) {
+			char what[64];
+
+			snprintf(what, sizeof what, "no hello within %.0f s (%zu of %zu bytes)", HELLO_SECONDS,
+				 p[i].got, sizeof p[i].h);
+			stranger(ctx, &p[i], peer, seq, what);
 			continue;
-		c->fd = fd;
-		if (set_nodelay(fd) == 0 && xfer(c, 0, (char *)&h, sizeof h, deadline) == 0 &&
-		    h.magic == HELLO_MAGIC && h.token == ctx->token && h.from == (uint32_t)c->base.peer &&
-		    h.to == (uint32_t)ctx->me && h.seq == seq) {
-			char ok = 1;
-
-			return xfer(c, 1, &ok, 1, deadline);
 		}
-		LOG_WARN("tcp:%s: rejected a connection from %s:%u (not the expected peer %d of pair %u, "
-			 "or a wrong token)", ctx->dev, inet_ntoa(from.sin_addr), ntohs(from.sin_port),
-			 c->base.peer, seq);
-		close(fd);
-		c->fd = -1;
+		wake = p[i].until < wake ? p[i].until : wake;
+		p[k++] = p[i];
+	}
+	*np = k;
+	return wake;
+}
+
+/* higher endpoint: the connection of the expected peer with the right hello */
+static int tcp_answer(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, double deadline)
+{
+	struct pending p[PENDING_MAX];
+	int np = 0, peer = c->base.peer;
+
+	for (;;) {
+		struct pollfd pfd[1 + PENDING_MAX] = { { ctx->lfd, POLLIN, 0 } };
+		double now = clock_now(), wake = expire(ctx, p, &np, now, deadline, peer, seq);
+		int k;
+
+		if (now >= deadline) {
+			for (int i = 0; i < np; i++)
+				stranger(ctx, &p[i], peer, seq, "no hello before the pair deadline");
+			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for the peer to connect");
+			return FP_ETIMEDOUT;
+		}
+		for (int i = 0; i < np; i++)
+			pfd[1 + i] = (struct pollfd){ p[i].fd, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)(1 + np), (int)((wake - now) * 1000) + 1) < 0 && errno != EINTR) {
+			snprintf(c->base.why, TR_WHY_MAX, "poll: %s", strerror(errno));
+			for (int i = 0; i < np; i++)
+				close(p[i].fd);
+			return FP_ERUNTIME;
+		}
+		for (int i = 0; i < np; i++) {
+			if (!pfd[1 + i].revents || hello_read(ctx, &p[i], peer, seq) <= 0)
+				continue;
+			if (p[i].h.magic != HELLO_MAGIC || p[i].h.token != ctx->token) {
+				stranger(ctx, &p[i], peer, seq, "a wrong token");
+			} else if (p[i].h.from != (uint32_t)peer || p[i].h.to != (uint32_t)ctx->me || p[i].h.seq != seq) {
+				stranger(ctx, &p[i], peer, seq, "another pair's hello");
+			} else { /* the peer: the others pending are strangers */
+				char ok = 1;
+
+				c->fd = p[i].fd;
+				for (int j = 0; j < np; j++)
+					if (j != i && p[j].fd >= 0)
+						stranger(ctx, &p[j], peer, seq, "a connection besides the peer's");
+				return set_nodelay(c->fd) ? FP_ERUNTIME : xfer(c, 1, &ok, 1, deadline);
+			}
+		}
+		for (int i = k = 0; i < np; i++)
+			if (p[i].fd >= 0)
+				p[k++] = p[i];
+		np = k;
+		if (pfd[0].revents)
+			accept_all(ctx, p, &np, peer, seq);
 	}
 }
 
@@ -299,6 +469,7 @@ static int tcp_connect(void *vctx, int peer, unsigned seq, double deadline, stru
 	c->base.peer = peer;
 	c->ctx = ctx;
 	c->fd = -1;
+	c->strangers[0] = c->strangers[1] = -1;
 	*out = &c->base;
 	if (ctx->fault == TR_FAULT_NO_CONNECT) {
 		/* test only: never dial, never answer; the peer must give up at its deadline */
@@ -321,6 +492,9 @@ static void tcp_disconnect(struct tr_conn *base)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	for (int k = 0; k < 2; k++)
+		if (c->strangers[k] >= 0)
+			close(c->strangers[k]);
 	free(c);
 }
 
@@ -381,6 +555,7 @@ static int tcp_stream_recv(struct tr_conn *base, size_t size, int window, double
 const struct transport_ops transport_tcp = {
 	.name = "tcp",
 	.summary = "raw TCP over one interface, tcp:<netdev> (Ethernet, IPoIB)",
+	.check = tcp_check,
 	.open = tcp_open,
 	.connect = tcp_connect,
 	.roundtrip = tcp_roundtrip,

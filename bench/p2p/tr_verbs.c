@@ -141,7 +141,7 @@ static int verbs_port_query(struct verbs_ctx *x, int max_window, struct tr_port 
 				     .gid_index = -1 };
 	/* the choice `fabprobe inventory` reports: sysfs GID types, the inventory's picker */
 	if (verbs_port_is_roce(&x->vp) && pa.state == IBV_PORT_ACTIVE &&
-	    (x->vp.gid_index = verbs_gid_choose("/sys", x->dev, x->port, NULL)) >= 0) {
+	    (x->vp.gid_index = inv_gid_choose("/sys", x->dev, x->port, NULL)) >= 0) {
 		CHECK_IBV(x, -1, port->why, ibv_query_gid(x->ibv, (uint8_t)x->port, x->vp.gid_index, &gid),
 			  return FP_ERUNTIME);
 		memcpy(x->gid, gid.raw, 16);
@@ -191,6 +191,14 @@ err_device:
 	x->ibv = NULL;
 	port->usable = 0;
 	return FP_ERUNTIME;
+}
+
+static int verbs_check(const char *arg, char *why)
+{
+	char dev[TR_DEV_MAX];
+	int port;
+
+	return verbs_arg_parse(arg, dev, sizeof dev, &port, why);
 }
 
 static int verbs_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
@@ -426,6 +434,7 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 const struct transport_ops transport_verbs = {
 	.name = "verbs",
 	.summary = "RDMA writes over an RC queue pair on one port, verbs:<device>:<port> (IB, RoCE v2)",
+	.check = verbs_check,
 	.open = verbs_open,
 	.connect = verbs_connect,
 	.roundtrip = verbs_roundtrip,

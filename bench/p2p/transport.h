@@ -20,8 +20,11 @@
 #define TR_KIND_MAX 16
 #define TR_WHY_MAX 256
 
-/* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). */
-enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET };
+/* Test-only faults a transport acts out on one endpoint (--test-fault KIND:RANK). STRANGER
+ * (tcp): before each dial, two connections to the peer's listener that never say a whole
+ * hello (one silent, one half), held open through the pair, and a pause past the listener's
+ * hello time before the real connection. */
+enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET, TR_FAULT_STRANGER };
 
 struct tr_env {
 	MPI_Comm comm;      /* endpoints only; ranks are endpoint indices */
@@ -52,6 +55,9 @@ struct transport_ops {
 	const char *name;    /* the path prefix: "mpi", "tcp", … */
 	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary; /* one line for --help */
+	/* Before launch (pure): the path's argument ("eth0" of tcp:eth0; NULL when the path has
+	 * no ':') is well formed. 0, or FP_EUSAGE with why. NULL: any argument. */
+	int (*check)(const char *arg, char *why);
 	int (*open)(const struct tr_env *env, const char *arg, void **ctx, struct tr_port *port);
 	/* seq is the same on both sides and unique per pair within a path. */
 	int (*connect)(void *ctx, int peer, unsigned seq, double deadline, struct tr_conn **conn,

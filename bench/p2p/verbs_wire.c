@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "node/inventory.h"
 #include "verbs_wire.h"
 
 /* ---------------------------------------------------------------- the port */
@@ -72,31 +71,6 @@ void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, 
 			 port, host, p->active_mtu);
 	else
 		out->usable = 1;
-}
-
-int verbs_gid_choose(const char *root, const char *dev, int port, uint8_t gid[16])
-{
-	struct inv_gid g[INV_GIDS_MAX];
-	char buf[64];
-	int n = 0, pick;
-
-	for (int i = 0; i < INV_GIDS_MAX; i++) {
-		if (inv_sysfs_read(root, buf, sizeof buf, "class/infiniband/%s/ports/%d/gids/%d", dev, port, i))
-			break;
-		if (inv_gid_parse(buf, g[n].gid))
-			continue; /* the inventory reports malformed entries; here they are just not chosen */
-		g[n].index = i;
-		/* unused entries have no type (EINVAL on a live node): not RoCE v2 */
-		g[n].roce_v2 = !inv_sysfs_read(root, buf, sizeof buf,
-						"class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev, port, i) &&
-			       !strcmp(buf, "RoCE v2");
-		n++;
-	}
-	pick = inv_gid_pick(g, n);
-	for (int i = 0; gid && i < n; i++)
-		if (g[i].index == pick)
-			memcpy(gid, g[i].gid, 16);
-	return pick;
 }
 
 /* ---------------------------------------------------------------- connection info */

@@ -1,7 +1,7 @@
 /* verbs_wire.h — the pure parts of the verbs transport (tr_verbs.c), compiled in every build
  * so that they are unit-tested without libibverbs or an RDMA device:
  *   - the path argument ("mlx5_0:1") and what a port offers (kind, line rate, usable, why);
- *   - the RoCE v2 GID choice from a sysfs tree under a root (the inventory's picker);
+ *   (the RoCE v2 GID is chosen by node/inv_link.h's inv_gid_choose, as the inventory does);
  *   - the connection-info message exchanged over MPI per pair: encode, decode, validate;
  *   - path MTU (enum <-> bytes, min of two), 24-bit PSNs, selective signalling;
  *   - the INIT / RTR / RTS attribute sets, as a plain mirror of the ibv_qp_attr fields used.
@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "node/inventory.h"
+#include "node/inv_link.h"
 #include "transport.h"
 
 #define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
@@ -93,11 +93,6 @@ int verbs_port_is_roce(const struct verbs_port *p);
  * (a port that is not active, an InfiniBand port without a LID, RoCE without a v2 GID). */
 void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, const char *host,
 			 struct tr_port *out);
-
-/* The RoCE v2 GID perftest would use on dev:port, read from "<root>/class/infiniband/<dev>/
- * ports/<port>/{gids,gid_attrs/types}/<i>" (i < INV_GIDS_MAX) and chosen by inv_gid_pick.
- * Returns the index, or -1 when no entry qualifies; gid gets its 16 bytes when not NULL. */
-int verbs_gid_choose(const char *root, const char *dev, int port, uint8_t gid[16]);
 
 /* ---------------------------------------------------------------- connection info */
 

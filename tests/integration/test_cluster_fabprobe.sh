@@ -65,9 +65,11 @@ for try in 1 2; do
 done
 expect "p2p on 8 nodes: exit 0" [ "$rc" -eq 0 ]
 for path in mpi tcp:eth0; do
-	expect "$path: all 56 ordered pairs at both sizes, status ok" [ "$(awk -F, -v p="$path" 'NR > 1 && $2 == p && $20 == "ok"' "$tmp/p2p$try/p2p.csv" | wc -l)" -eq 112 ]
+	expect "$path: all 56 ordered pairs at both sizes" [ "$(count_rows "$tmp/p2p$try/p2p.csv" "NR > 1 && \$2 == \"$path\"")" -eq 112 ]
+	expect "$path: status ok" rows_hold "$tmp/p2p$try/p2p.csv" "NR > 1 && \$2 == \"$path\"" '$20 == "ok"'
 done
-expect "cross-rack latency ($lat_cross us) clearly above same-rack ($lat_same us)" awk -v a="$lat_same" -v b="$lat_cross" 'BEGIN { exit !(b > a + 25 && b > 3 * a) }'
+expect "cross-rack latency ($lat_cross us) over 25 us above same-rack ($lat_same us)" awk -v a="$lat_same" -v b="$lat_cross" 'BEGIN { exit !(b > a + 25) }'
+expect "cross-rack latency ($lat_cross us) over 3 x same-rack ($lat_same us)" awk -v a="$lat_same" -v b="$lat_cross" 'BEGIN { exit !(b > 3 * a) }'
 expect "cross-rack bandwidth ($bw_cross GB/s) clearly below same-rack ($bw_same GB/s)" awk -v c="$bw_same" -v d="$bw_cross" 'BEGIN { exit !(d < 0.5 * c) }'
 # the bytes that had to cross racks: each of the 42 cross-rack directions streams its timed and warm-up windows of
 # 16 x 1 MiB on each of the two paths, ping-pongs are small; the leaves' uplinks must have carried them (plus headers)
@@ -101,7 +103,9 @@ expect "run: 2 tiers, verdict printed" sh -c "grep -q 'latency map: 2 tiers' '$t
 expect "run: inventory of the 8 nodes in the same directory" sh -c "[ \$(awk 'END { print NR - 1 }' '$tmp/run1/nodes.csv') -eq 8 ] && grep -q '^run1,node05,' '$tmp/run1/nodes.csv'"
 expect "run: MPI all-reduce sweep over 8 ranks, every result correct" awk -F, 'NR > 1 && $2 == "mpi" { n++; if ($9 != 8 || $16 != 0 || $17 != "ok") bad++ } END { exit bad || n < 10 }' "$tmp/run1/collectives.csv"
 expect "run: matrices list the hosts in the inferred order" sh -c "[ \"\$(head -1 '$tmp/run1/latency_mpi.csv')\" = \"host,\$(paste -sd, '$tmp/run1/node-order.txt')\" ]"
-expect "run: scheduler files written" sh -c "[ -s '$tmp/run1/topology.conf' ] && [ -s '$tmp/run1/k8s-node-labels.yaml' ] && [ \$(wc -l < '$tmp/run1/node-order.txt') -eq 8 ]"
+expect "run: topology.conf written" [ -s "$tmp/run1/topology.conf" ]
+expect "run: k8s-node-labels.yaml written" [ -s "$tmp/run1/k8s-node-labels.yaml" ]
+expect "run: node-order.txt lists 8 nodes" [ "$(wc -l < "$tmp/run1/node-order.txt")" -eq 8 ]
 
 # ranks that are not endpoints (two ranks per node: the second one) wait asleep while the pairs
 # are measured; each process's CPU time is sampled from /proc until the job ends
@@ -164,5 +168,6 @@ expect "down after a killed run: no namespace of ours" sh -c "! ip netns list | 
 live() { ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "fabprobe" || $2 == "orted" || $2 == "mpirun")' | grep -c .; }
 for _ in $(seq 50); do [ "$(live)" -eq 0 ] && break; sleep 0.1; done
 expect "down after a killed run: no fabprobe, orted or mpirun left" [ "$(live)" -eq 0 ]
-expect "down after a killed run: no state, no mounts" sh -c "[ ! -e /run/fabprobe-fakecluster ] && ! grep -q fabprobe-fakecluster /proc/mounts"
+expect "down after a killed run: no state" [ ! -e /run/fabprobe-fakecluster ]
+expect "down after a killed run: no mounts" sh -c "! grep -q fabprobe-fakecluster /proc/mounts"
 exit $((FAILED > 0))

@@ -224,10 +224,13 @@ EOF
 	else
 		got=$(awk '$1 == "rank" { print $3 }' "$tmp/mpi.out" | sort | paste -sd' ' -)
 		want=$(tail -n +2 "$truth" | cut -d, -f1 | sort | paste -sd' ' -)
-		if [ "$got" = "$want" ] && [ "$(grep -c '^rank ' "$tmp/mpi.out")" -eq 8 ]; then
-			ok "$name"
-		else
+		nrank=$(grep -c '^rank ' "$tmp/mpi.out")
+		if [ "$got" != "$want" ]; then
 			notok "$name" "processor names '$got', want '$want'"
+		elif [ "$nrank" -ne 8 ]; then
+			notok "$name" "$nrank ranks reported, want 8"
+		else
+			ok "$name"
 		fi
 	fi
 fi
@@ -299,10 +302,14 @@ else
 fi
 
 name="second down is a no-op"
-if "$fc" down >"$tmp/out" 2>&1 && grep -q 'no cluster up' "$tmp/out"; then
-	ok "$name"
+"$fc" down >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	notok "$name" "exit $rc: $(tail -n 1 "$tmp/out")"
+elif ! grep -q 'no cluster up' "$tmp/out"; then
+	notok "$name" "it did not say 'no cluster up': $(tail -n 1 "$tmp/out")"
 else
-	notok "$name" "$(tail -n 1 "$tmp/out")"
+	ok "$name"
 fi
 
 [ "$FAILED" -eq 0 ]

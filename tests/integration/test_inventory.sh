@@ -58,10 +58,14 @@ fx() { # NAME [--hwloc-xml]: run on one fixture into $tmp/NAME
 }
 fx ib-hdr xml; rc=$?
 expect "ib-hdr: exit 0" [ "$rc" -eq 0 ]
-expect "ib-hdr: 8 infiniband ports active at 200 Gb/s 4X" [ "$(awk -F, '$6 == "infiniband" && $8 == "active" && $10 == "200.0" && $11 == 4' "$tmp/ib-hdr/nics.csv" | wc -l)" -eq 8 ]
+expect "ib-hdr: 8 infiniband ports" [ "$(count_rows "$tmp/ib-hdr/nics.csv" '$6 == "infiniband"')" -eq 8 ]
+expect "ib-hdr: infiniband ports active at 200 Gb/s 4X" rows_hold "$tmp/ib-hdr/nics.csv" '$6 == "infiniband"' \
+	'$8 == "active"' '$10 == "200.0"' '$11 == 4'
 expect "ib-hdr: verbs paths for the 8 ports" [ "$(grep -c ',verbs:mlx5_[0-7]:1,' "$tmp/ib-hdr/paths.csv")" -eq 8 ]
 if has_hwloc; then
-	expect "ib-hdr: 8 GPUs, each PIX to its own HCA" [ "$(awk -F, 'NR > 1 && $8 == "PIX" { print $7 }' "$tmp/ib-hdr/gpus.csv" | sort -u | wc -l)" -eq 8 ]
+	expect "ib-hdr: 8 GPUs" [ "$(count_rows "$tmp/ib-hdr/gpus.csv" 'NR > 1')" -eq 8 ]
+	expect "ib-hdr: each GPU PIX to its HCA" rows_hold "$tmp/ib-hdr/gpus.csv" 'NR > 1' '$8 == "PIX"'
+	expect "ib-hdr: each GPU has its own HCA" [ "$(csv_col "$tmp/ib-hdr/gpus.csv" nearest_nic | sort -u | wc -l)" -eq 8 ]
 	fx roce xml
 	expect "roce: GPU0 PHB, GPU1 PXB" [ "$(csv_col "$tmp/roce/gpus.csv" path_class | tr '\n' ' ')" = "PHB PXB " ]
 	fx ib-degraded xml; rc=$?

@@ -16,14 +16,22 @@ check_run() { # NP DIR: every ordered pair at every size, all ok, plausible, squ
 	expect "np$np: $((np * (np - 1) * 4)) rows (ordered pairs x 4 sizes)" [ "$rows" -eq $((np * (np - 1) * 4)) ]
 	nok=$(csv_col "$dir/p2p.csv" status | grep -cv '^ok$')
 	expect "np$np: every row has status ok" [ "$nok" -eq 0 ]
-	expect "np$np: latencies plausible (0.05..2000 us)" awk -F, 'NR > 1 && $9 == 8 { if (!($13 > 0.05 && $13 < 2000 && $11 <= $13 && $13 <= $14)) bad++ } END { exit bad > 0 }' "$dir/p2p.csv"
-	expect "np$np: bandwidths plausible (0.01..200 GB/s)" awk -F, 'NR > 1 && $9 == 1048576 { n++; d = $18 - $17 * 8; if (!($17 > 0.01 && $17 < 200) || d > 0.001 || d < -0.001) bad++ } END { exit bad > 0 || n != '"$((np * (np - 1)))"' }' "$dir/p2p.csv"
+	expect "np$np: latencies plausible (0.05..2000 us), min <= p50 <= p99" rows_hold "$dir/p2p.csv" 'NR > 1 && $9 == 8' \
+		'$13 > 0.05' '$13 < 2000' '$11 <= $13' '$13 <= $14'
+	expect "np$np: a bandwidth row for every ordered pair" [ "$(count_rows "$dir/p2p.csv" 'NR > 1 && $9 == 1048576')" -eq $((np * (np - 1))) ]
+	expect "np$np: bandwidths plausible (0.01..200 GB/s), Gbit/s = 8 x GB/s" rows_hold "$dir/p2p.csv" 'NR > 1 && $9 == 1048576' \
+		'$17 > 0.01' '$17 < 200' '$18 - $17 * 8 <= 0.001' '$18 - $17 * 8 >= -0.001'
 	for m in latency_mpi bandwidth_mpi; do
 		expect "np$np: $m.csv is ${np}x${np} with host/rank labels and an empty diagonal" awk -F, -v n="$np" '
-			NR == 1 { if (NF != n + 1 || $1 != "host") exit 1; for (i = 2; i <= NF; i++) lab[i - 1] = $i; next }
-			{ if (NF != n + 1 || $1 != lab[NR - 1] || $1 !~ /\/r[0-9]+$/ || $NR != "") exit 1
-			  for (i = 2; i <= NF; i++) if (i != NR && $i == "") exit 1; rows++ }
-			END { exit rows != n }' "$dir/$m.csv"
+			function bad(why) { printf "#   %s:%d: %s\n", FILENAME, NR, why; errs++ }
+			NR == 1 { if (NF != n + 1) bad(NF " columns, want " n + 1); if ($1 != "host") bad("header starts with " $1 ", not host")
+				  for (i = 2; i <= NF; i++) lab[i - 1] = $i; next }
+			{ if (NF != n + 1) bad(NF " columns, want " n + 1)
+			  if ($1 != lab[NR - 1]) bad("row label " $1 ", column label " lab[NR - 1])
+			  if ($1 !~ /\/r[0-9]+$/) bad("label " $1 " does not end in /r<rank>")
+			  if ($NR != "") bad("diagonal cell is " $NR ", not empty")
+			  for (i = 2; i <= NF; i++) if (i != NR && $i == "") bad("cell " i - 1 " is empty"); rows++ }
+			END { if (rows != n) bad(rows + 0 " rows, want " n); exit errs > 0 }' "$dir/$m.csv"
 	done
 	expect "np$np: meta.json says ok with $np ranks" grep -q "\"ranks\": $np," "$dir/meta.json"
 }
@@ -60,21 +68,28 @@ expect "stalled pair: the note names both sides" grep -q ',timeout,[^,]*/r1: tim
 expect "stalled pair: the other 10 directions are ok" [ "$(csv_col "$tmp/stall/p2p.csv" status | grep -c '^ok$')" -eq 30 ]
 expect "stalled pair: meta.json says failed" grep -q '"status": "failed"' "$tmp/stall/meta.json"
 
-# killed mid-run: every row measured before the kill is on disk, complete
+# killed mid-run (SIGTERM to mpirun): the engine stops at its next step boundary; every row
+# measured before is on disk and whole (a step's rows, 6 per pair), meta.json says interrupted
 "${MPIRUN_LOCAL[@]}" -np 4 $FP p2p "${Q[@]}" -t 30 --test-stall 1 -o "$tmp/killed" > /dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ "$(cat "$tmp/killed/p2p.csv" 2>/dev/null | wc -l)" -ge 7 ] && break; sleep 0.1; done
 kill -TERM $pid; wait $pid 2>/dev/null
 pkill -f "$tmp/killed"
-expect "killed run: the first pair's 6 rows are complete on disk" awk -F, 'NR > 1 { n++; if (NF != 21 || $20 != "ok") exit 1 } END { exit n != 6 }' "$tmp/killed/p2p.csv"
-expect "killed run: meta.json still says running" grep -q '"status": "running"' "$tmp/killed/meta.json"
+n=$(count_rows "$tmp/killed/p2p.csv" 'NR > 1')
+expect "killed run: the rows measured before are on disk" [ "$n" -ge 6 ]
+expect "killed run: whole pairs only (6 rows each)" [ $((n % 6)) -eq 0 ]
+expect "killed run: those rows are complete" rows_hold "$tmp/killed/p2p.csv" 'NR > 1' "NF == $(head -1 "$tmp/killed/p2p.csv" | awk -F, '{ print NF }')"
+expect "killed run: meta.json says interrupted" grep -q '"status": "interrupted"' "$tmp/killed/meta.json"
+expect "killed run (SIGTERM): meta.json names the signal" grep -q '"signal": "SIGTERM"' "$tmp/killed/meta.json"
 
 # usage errors: exit 2 and a message naming the problem, printed once under mpirun
 usage_case() { # NAME EXPECTED-TEXT ARGS...
 	local name=$1 text=$2; shift 2
 	$FP "$@" > "$tmp/u.out" 2>&1
 	local rc=$?
-	if [ $rc -eq 2 ] && grep -q -- "$text" "$tmp/u.out"; then ok "usage: $name"; else notok "usage: $name" "rc=$rc $(head -c 200 "$tmp/u.out")"; fi
+	if [ $rc -ne 2 ]; then notok "usage: $name" "exit $rc, want 2: $(head -c 200 "$tmp/u.out")"
+	elif ! grep -q -- "$text" "$tmp/u.out"; then notok "usage: $name" "no '$text' in: $(head -c 200 "$tmp/u.out")"
+	else ok "usage: $name"; fi
 }
 usage_case "zero iterations" "--lat-iters: 0 is out of range" p2p -n 0
 usage_case "negative size" "--bw-sizes: '-4K' is not a size" p2p -s -4K
@@ -83,7 +98,7 @@ usage_case "-o with --name" "cannot be combined with --name" p2p -o x --name y
 usage_case "unknown path" "unknown path 'eth9'" p2p --paths eth9
 usage_case "unknown option" "unknown option --fast" p2p --fast
 usage_case "unknown command" "unknown command 'p3p'" p3p
-usage_case "command not yet built" "not in this version yet" report
+usage_case "compare without its two directories" "expected two results directories" compare
 "${MPIRUN_LOCAL[@]}" -np 3 $FP p2p -n 0 > "$tmp/u.out" 2>&1
 expect "usage error under mpirun: printed once" [ "$(grep -c 'is out of range' "$tmp/u.out")" -eq 1 ]
 expect "--help exits 0 and lists p2p" sh -c "$FP --help | grep -q '^  p2p '"

@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
-FP=./fabprobe
+FP=${FABPROBE:-./fabprobe}
 FIX=tests/fixtures/topo
 tmp=$(mktemp -d /tmp/fp-topo-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -19,6 +19,8 @@ static int check_skipped_; /* the test now running said why it cannot run here *
 		return;                                                              \
 	} while (0)
 
+/* Each assertion names one condition: on failure it prints file:line, the expression and,
+ * where it compares, the values on both sides. Split conjunctions into one CHECK per part. */
 #define CHECK(cond)                                                                  \
 	do {                                                                         \
 		if (!(cond)) {                                                       \
@@ -27,13 +29,43 @@ static int check_skipped_; /* the test now running said why it cannot run here *
 		}                                                                    \
 	} while (0)
 
+/* a op b for numbers (not pointers), each side evaluated once and compared as C compares
+ * them (in their common type); a failure prints both values. */
+#define CHECK_CMP(a, op, b) CHECK_CMP_(a, op, b, #a, #b)
+#define CHECK_EQ(a, b) CHECK_CMP_(a, ==, b, #a, #b)
+#define CHECK_CMP_(a, op, b, a_text, b_text)                                         \
+	do {                                                                         \
+		__typeof__((a) + (b)) a_ = (a), b_ = (b);                            \
+		if (!(a_ op b_)) {                                                   \
+			int digits_ = (__typeof__(a_))0.5 != 0 ? 15 : 20; /* float? */ \
+			check_failed_++;                                             \
+			printf("#   %s:%d: CHECK(%s %s %s) failed: left is %.*Lg, right is %.*Lg\n", \
+			       __FILE__, __LINE__, a_text, #op, b_text, digits_, (long double)a_, \
+			       digits_, (long double)b_);                             \
+		}                                                                    \
+	} while (0)
+
+/* two strings are equal; a NULL fails (and is printed as such) instead of crashing */
 #define CHECK_STR(a, b)                                                              \
 	do {                                                                         \
 		const char *a_ = (a), *b_ = (b);                                     \
-		if (strcmp(a_, b_)) {                                                \
+		if (!a_ || !b_ || strcmp(a_, b_)) {                                  \
 			check_failed_++;                                             \
-			printf("#   %s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-			       #a, a_, b_);                                           \
+			printf("#   %s:%d: %s is %s%s%s, expected \"%s\"\n", __FILE__, __LINE__, \
+			       #a, a_ ? "\"" : "", a_ ? a_ : "NULL", a_ ? "\"" : "",    \
+			       b_ ? b_ : "NULL");                                     \
+		}                                                                    \
+	} while (0)
+
+/* string s contains sub (strstr(s, sub) != NULL); a NULL s fails instead of crashing */
+#define CHECK_HAS(s, sub)                                                            \
+	do {                                                                         \
+		const char *s_ = (s), *sub_ = (sub);                                 \
+		if (!s_ || !strstr(s_, sub_)) {                                      \
+			check_failed_++;                                             \
+			printf("#   %s:%d: %s is %s%s%s, which does not contain \"%s\"\n", \
+			       __FILE__, __LINE__, #s, s_ ? "\"" : "", s_ ? s_ : "NULL", \
+			       s_ ? "\"" : "", sub_);                                 \
 		}                                                                    \
 	} while (0)
 
@@ -42,7 +74,8 @@ static int check_skipped_; /* the test now running said why it cannot run here *
 		double a_ = (a), b_ = (b);                                           \
 		if (!(fabs(a_ - b_) <= (tol))) {                                     \
 			check_failed_++;                                             \
-			printf("#   %s:%d: %s is %g, expected %g\n", __FILE__, __LINE__, #a, a_, b_); \
+			printf("#   %s:%d: %s is %.15g, expected %.15g within %g\n", __FILE__, \
+			       __LINE__, #a, a_, b_, (double)(tol));                  \
 		}                                                                    \
 	} while (0)
 

@@ -54,13 +54,16 @@ static void test_three_tiers_tree_and_blocks(void)
 	CHECK(strstr(buf, "root") == NULL);
 	render(emit_slurm_block, &t, &rc);
 	/* pairs (0,1)(2,3)(4,5) and quads (0-3)(4-5) each stay under one spine */
-	CHECK(rc == 0 && strstr(buf, "BlockName=b05 Nodes=n[11-12]\nBlockSizes=2,4,8\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "BlockName=b05 Nodes=n[11-12]\nBlockSizes=2,4,8\n");
 
 	r = tree(3, 3); /* 3 + 3 leaves: a pair (2,3) would straddle the spines */
 	render(emit_slurm_block, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "BlockSizes=2\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "BlockSizes=2\n");
 	render(emit_slurm_yaml, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "    block_sizes:\n      - 2\n    blocks:\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "    block_sizes:\n      - 2\n    blocks:\n");
 }
 
 static void test_disconnected_parts_get_one_root(void)
@@ -70,7 +73,8 @@ static void test_disconnected_parts_get_one_root(void)
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
-	CHECK(rc == 0 && strstr(buf, "SwitchName=root Switches=spine[00-01]\n") != NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "SwitchName=root Switches=spine[00-01]\n");
 }
 
 static void test_names_refused(void)
@@ -84,12 +88,14 @@ static void test_names_refused(void)
 		bad[i] = hosts[i];
 	bad[3] = "GPU04";
 	render(emit_k8s_nodes, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "GPU04"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "GPU04");
 	render(emit_slurm_tree, &t, &rc);
 	CHECK(rc == 0); /* Slurm takes upper case */
 	bad[3] = "n 04";
 	render(emit_slurm_tree, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "n 04"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "n 04");
 	render(emit_ompi_hostfile, &t, &rc);
 	CHECK(rc == FP_EUSAGE);
 	bad[3] = "n04:1";
@@ -98,7 +104,87 @@ static void test_names_refused(void)
 	t.hosts = hosts;
 	t.label_prefix = "Not.Valid";
 	render(emit_k8s_label_cmds, &t, &rc);
-	CHECK(rc == FP_EUSAGE && strstr(err, "Not.Valid"));
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "Not.Valid");
+}
+
+/* issue 13, finding 2: a newline in the input path or run id (the comment header) never
+ * becomes a line of its own in any generated file */
+static void test_comment_header_cannot_inject_lines(void)
+{
+	struct infer_result r = tree(4, 3);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe",
+			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL };
+
+	for (int i = 0; emit_registry[i]; i++) {
+		int rc;
+
+		render(emit_registry[i]->write, &t, &rc);
+		CHECK(rc == 0);
+		if (strstr(buf, "\nSwitchName=evil") || strstr(buf, "\nkubectl delete") || strchr(buf, '\r'))
+			printf("#   %s: the header started a line of its own\n", emit_registry[i]->name);
+		CHECK(!strstr(buf, "\nSwitchName=evil") && !strstr(buf, "\nkubectl delete") && !strchr(buf, '\r'));
+		CHECK(!t.how || !strstr(buf, "# fabprobe") || strstr(buf, "x\\x0aSwitchName=evil"));
+	}
+}
+
+/* issue 13, finding 3: a name a format cannot hold is refused, per format, with the reason;
+ * no file is ever written with it; a name twice is an input error */
+static void test_name_policy_per_format(void)
+{
+	static const struct { const char *name; int hostfile, slurm, k8s; const char *why; } cases[] = {
+		{ "n04", 1, 1, 1, NULL },
+		{ "N04", 1, 1, 0, "Kubernetes" },
+		{ "host/r3", 1, 1, 0, "Kubernetes" },
+		{ "a#b", 0, 0, 0, "'#' starts a comment" },
+		{ "a\"b", 0, 0, 0, "quotes" },
+		{ "a\\\"b", 0, 0, 0, "quotes" },
+		{ "a=b", 0, 0, 0, "'='" },
+		{ "a,b", 0, 0, 0, "','" },
+		{ "a[1]", 0, 0, 0, "hostlist ranges" },
+		{ "a:1", 0, 0, 0, "':'" },
+		{ "a\tb", 0, 0, 0, "control character" },
+		{ "a\nb", 0, 0, 0, "control character" },
+		{ "a\x7f", 0, 0, 0, "control character" },
+		{ "caf\xc3\xa9", 0, 0, 0, "non-ASCII" },
+		{ "", 0, 0, 0, "empty" },
+	};
+	char why[EMIT_ERR_MAX];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int h = emit_name_check(EMIT_FMT_HOSTFILE, cases[i].name, why) == 0;
+		int s = emit_name_check(EMIT_FMT_SLURM, cases[i].name, why) == 0;
+		int k = emit_name_check(EMIT_FMT_K8S, cases[i].name, why) == 0;
+
+		if (h != cases[i].hostfile || s != cases[i].slurm || k != cases[i].k8s)
+			printf("#   case %zu: host file %d, Slurm %d, k8s %d\n", i, h, s, k);
+		CHECK(h == cases[i].hostfile && s == cases[i].slurm && k == cases[i].k8s);
+		if (cases[i].why && !cases[i].slurm) {
+			emit_name_check(EMIT_FMT_SLURM, cases[i].name, why);
+			CHECK(strstr(why, cases[i].why) && !strchr(why, '\n') && !strchr(why, '\t'));
+		}
+	}
+
+	/* the emitters refuse them: Slurm would read Nodes=a#b,n[…] as Nodes=a */
+	struct infer_result r = tree(4, 3);
+	const char *bad[N];
+	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	int rc;
+
+	memcpy(bad, hosts, sizeof bad);
+	bad[0] = "a#b";
+	render(emit_slurm_tree, &t, &rc);
+	CHECK(rc == FP_EUSAGE && strstr(err, "a#b"));
+	render(emit_slurm_block, &t, &rc);
+	CHECK(rc == FP_EUSAGE);
+	bad[0] = "a\"b";
+	render(emit_slurm_yaml, &t, &rc);
+	CHECK(rc == FP_EUSAGE && strstr(err, "a\\x22b"));
+	bad[0] = "n02"; /* twice */
+	for (int i = 0; emit_registry[i]; i++) {
+		render(emit_registry[i]->write, &t, &rc);
+		CHECK(rc == FP_EUSAGE && strstr(err, "appears twice"));
+	}
 }
 
 static void test_name_rules(void)
@@ -131,6 +217,8 @@ int main(void)
 	RUN(test_three_tiers_tree_and_blocks);
 	RUN(test_disconnected_parts_get_one_root);
 	RUN(test_names_refused);
+	RUN(test_comment_header_cannot_inject_lines);
+	RUN(test_name_policy_per_format);
 	RUN(test_name_rules);
 	RUN(test_group_names_widen);
 	CHECK_EXIT();

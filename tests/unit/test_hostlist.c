@@ -122,10 +122,82 @@ static void test_round_trip_scontrol(void)
 	CHECK(system(cmd) == 0);
 }
 
+static void expect_expand(const char *expr, const char *want)
+{
+	char **v = NULL, got[1024] = "";
+	int n = 0;
+
+	CHECK(hostlist_expand(expr, &v, &n, err, sizeof err) == 0);
+	for (int i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", v[i]);
+	CHECK_STR(got, want);
+	hostlist_free(v, n);
+}
+
+static void test_expand_fixed_cases(void)
+{
+	static const char *bad[] = { "a[1-", "a[3-1]", "a]", "", "a,,b", "a[1-2]]", "a[x]", "a[1--2]", "a[[1]]", "a b" };
+	char **v = NULL;
+	int n = 0;
+
+	expect_expand("gpu[001-003,010],login", "gpu001 gpu002 gpu003 gpu010 login");
+	expect_expand("n[9-11]", "n9 n10 n11");
+	expect_expand("n[09-11]", "n09 n10 n11"); /* the width of the lower bound, as Slurm */
+	expect_expand("r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2");
+	expect_expand("solo", "solo");
+	expect_expand("rack1-n[1-2],rack2-n1", "rack1-n1 rack1-n2 rack2-n1");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		CHECK(hostlist_expand(bad[i], &v, &n, err, sizeof err) == FP_EUSAGE);
+		CHECK(err[0] != 0 && v == NULL && n == 0);
+		if (hostlist_expand(bad[i], &v, &n, err, sizeof err) != FP_EUSAGE)
+			printf("#   accepted '%s'\n", bad[i]);
+	}
+	CHECK(hostlist_expand("n[1-2000000]", &v, &n, err, sizeof err) == FP_EUSAGE);
+	CHECK(strstr(err, "more than") != NULL);
+}
+
+/* compress then expand: the same set, 300 random sets */
+static void test_expand_round_trip(void)
+{
+	static const char *prefixes[] = { "gpu", "node", "rack2-n", "x" };
+	char names[48][32];
+	const char *ptrs[48], *sorted[48];
+
+	for (int set = 0; set < 300; set++) {
+		int n = 1 + (int)rnd(40), m = 0, k = 0, bad = 0;
+		char *expr = NULL, **v = NULL;
+
+		for (int i = 0; i < n; i++) {
+			snprintf(names[i], sizeof names[i], "%s%0*d", prefixes[rnd(4)], (int)rnd(4), (int)rnd(set % 2 ? 30 : 3000));
+			ptrs[i] = names[i];
+		}
+		CHECK(hostlist_compress(ptrs, n, &expr, err, sizeof err) == 0);
+		CHECK(expr && hostlist_expand(expr, &v, &m, err, sizeof err) == 0);
+		memcpy(sorted, ptrs, sizeof sorted);
+		qsort(sorted, (size_t)n, sizeof *sorted, cmp_str);
+		qsort(v, (size_t)m, sizeof *v, cmp_str);
+		for (int i = 0; i < n; i++) {
+			if (i && !strcmp(sorted[i], sorted[i - 1]))
+				continue;
+			bad += k >= m || strcmp(v[k], sorted[i]);
+			k++;
+		}
+		bad += k != m;
+		CHECK(bad == 0);
+		if (bad)
+			printf("#   set %d: %s\n", set, expr);
+		hostlist_free(v, m);
+		free(expr);
+	}
+}
+
 int main(void)
 {
 	RUN(test_fixed_cases);
 	RUN(test_unrepresentable_refused);
+	RUN(test_expand_fixed_cases);
+	RUN(test_expand_round_trip);
 	RUN(test_round_trip_scontrol);
 	CHECK_EXIT();
 }

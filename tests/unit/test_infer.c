@@ -1,5 +1,8 @@
 /* Tier inference on synthetic matrices made from known trees: the groups must come back
- * exactly, through noise, per-node offsets, an outlier node, missing pairs, shuffled names. */
+ * exactly, through noise, per-node offsets, an outlier node, missing pairs, shuffled names;
+ * a single switch must stay one group. (The grid of generated fabrics, with every knob, is
+ * tests/integration/test_topo_synth.sh.) */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -15,6 +18,13 @@ static double uniform(void) /* xorshift64: deterministic, so a failure can be re
 	rng ^= rng << 17;
 	return (double)(rng >> 11) / 9007199254740992.0;
 }
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(1 - uniform())) * cos(2 * M_PI * uniform());
+}
+
+static int lognormal; /* build(): noise is lognormal with sigma = noise, else uniform ±noise */
 
 struct tree {
 	int n;
@@ -54,7 +64,7 @@ static void build(struct tree *t, const int *racks, int nracks, int leaves_per_s
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
 			int tier = t->leaf[i] == t->leaf[j] ? 0 : t->spine[i] == t->spine[j] ? 1 : 2;
-			double x = 1 + noise * (2 * uniform() - 1);
+			double x = lognormal ? exp(noise * gauss()) : 1 + noise * (2 * uniform() - 1);
 
 			t->lat[(size_t)i * n + j] = i == j ? NAN : (float)(levels[tier] * x);
 			t->bw[(size_t)i * n + j] = i == j ? NAN : (float)((tier ? 10.0 : 24.0) / x);
@@ -171,9 +181,9 @@ static void test_offsets_and_outlier(void)
 	static const double lv[] = { 15, 80, 80 };
 
 	build(&t, racks, 4, 0, lv, 0.03);
-	/* every node a little off (±1 µs), node 5 far off (+40 µs on every path: a slow NIC) */
+	/* every node a little off (±1 µs), node 5 far off (+8 µs on every path: a slow NIC) */
 	for (int i = 0; i < t.n; i++) {
-		double off = i == 5 ? 40 : 2 * uniform() - 1;
+		double off = i == 5 ? 8 : 2 * uniform() - 1;
 		for (int j = 0; j < t.n; j++)
 			if (i != j) {
 				t.lat[(size_t)i * t.n + j] += (float)off;
@@ -183,7 +193,7 @@ static void test_offsets_and_outlier(void)
 	struct infer_result r = run(&t, 0);
 	CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf)); /* still in its true group */
 	CHECK(has_suspect(&r, SUSPECT_SLOW_NODE, 5));
-	CHECK_NEAR(r.offset_us[5], 40, 4);
+	CHECK_NEAR(r.offset_us[5], 8, 1);
 	int slow_nodes = 0;
 	for (int i = 0; i < r.nsuspects; i++)
 		slow_nodes += r.suspects[i].kind == SUSPECT_SLOW_NODE;
@@ -250,6 +260,54 @@ static void test_many_nodes(void)
 	done(&t, &r);
 }
 
+/* Small fabrics, as the emulated cluster gives (racks of 2..3, 6 us in a rack, 60 across a
+ * spine, 114 across the core, lognormal noise): the racks, the spines, nothing else. */
+static void test_emulated_small(void)
+{
+	static const int r332[] = { 3, 3, 2 }, r2222[] = { 2, 2, 2, 2 };
+	static const double lv[] = { 6, 60, 114 };
+
+	lognormal = 1;
+	for (int seed = 0; seed < 5; seed++) {
+		rng = 1234567 + 7919 * (uint64_t)seed;
+		build(&t, r332, 3, 0, lv, 0.08);
+		struct infer_result r = run(&t, 0);
+		CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf) && r.nsuspects == 0);
+		CHECK(r.structure && r.sep_z[0] >= 5 && r.sep_pairs[0] >= 4 && r.sep_within[0] >= 1);
+		done(&t, &r);
+		build(&t, r2222, 4, 2, lv, 0.08);
+		r = run(&t, 0);
+		CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+		CHECK(r.nsuspects == 0);
+		done(&t, &r);
+	}
+	lognormal = 0;
+}
+
+/* One switch of 2..12 nodes with lognormal noise: one group, no tier invented, no suspect. */
+static void test_no_structure_invented(void)
+{
+	static const double lv[] = { 1.6, 1.6, 1.6 };
+	int bad = 0;
+
+	lognormal = 1;
+	for (int n = 2; n <= 12; n++)
+		for (int seed = 0; seed < 4; seed++) {
+			int racks[1] = { n };
+
+			rng = 99991 + 131 * (uint64_t)(n * 8 + seed);
+			build(&t, racks, 1, 0, lv, 0.03);
+			struct infer_result r = run(&t, 0);
+			if (r.ntiers != 1 || r.ngroups[0] != 1 || r.structure || r.nsuspects) {
+				printf("#   %d nodes, seed %d: %d tiers, %d suspects\n", n, seed, r.ntiers, r.nsuspects);
+				bad++;
+			}
+			done(&t, &r);
+		}
+	CHECK(bad == 0);
+	lognormal = 0;
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -260,5 +318,7 @@ int main(void)
 	RUN(test_missing_pairs);
 	RUN(test_low_bandwidth_node);
 	RUN(test_many_nodes);
+	RUN(test_emulated_small);
+	RUN(test_no_structure_invented);
 	CHECK_EXIT();
 }

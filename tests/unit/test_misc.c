@@ -31,12 +31,16 @@ static void test_stats(void)
 	for (int i = 0; i < 100; i++)
 		x[i] = 100 - i; /* 100..1, unsorted */
 	stats_compute(x, 100, &s);
-	CHECK(s.min == 1 && s.max == 100);
-	CHECK(s.p50 == 50 && s.p99 == 99); /* nearest rank */
+	CHECK_EQ(s.min, 1);
+	CHECK_EQ(s.max, 100);
+	CHECK_EQ(s.p50, 50); /* nearest rank */
+	CHECK_EQ(s.p99, 99);
 	CHECK_NEAR(s.avg, 50.5, 1e-12);
 	double one = 7;
 	stats_compute(&one, 1, &s);
-	CHECK(s.min == 7 && s.p50 == 7 && s.p99 == 7);
+	CHECK_EQ(s.min, 7);
+	CHECK_EQ(s.p50, 7);
+	CHECK_EQ(s.p99, 7);
 }
 
 static void test_endpoints(void)
@@ -46,10 +50,15 @@ static void test_endpoints(void)
 	int ep[6], nnodes, single;
 
 	CHECK(world_pick_endpoints((const char (*)[WORLD_HOST_MAX])names, 6, ep, &nnodes, &single) == 3);
-	CHECK(ep[0] == 0 && ep[1] == 1 && ep[2] == 3); /* lowest rank of each node */
-	CHECK(nnodes == 3 && !single);
+	CHECK_EQ(ep[0], 0); /* lowest rank of each node */
+	CHECK_EQ(ep[1], 1);
+	CHECK_EQ(ep[2], 3);
+	CHECK_EQ(nnodes, 3);
+	CHECK(!single);
 	CHECK(world_pick_endpoints((const char (*)[WORLD_HOST_MAX])one, 3, ep, &nnodes, &single) == 3);
-	CHECK(nnodes == 1 && single && ep[2] == 2); /* one node: every rank */
+	CHECK_EQ(nnodes, 1); /* one node: every rank */
+	CHECK(single);
+	CHECK_EQ(ep[2], 2);
 }
 
 static void test_results_dirs(void)
@@ -83,6 +92,10 @@ static void test_results_dirs(void)
 	CHECK(access(file, F_OK) != 0);
 	CHECK(results_tmp_commit(f, path, "m.csv") == 0);
 	CHECK(access(file, F_OK) == 0);
+	/* issue 13, finding 9: -o naming a file (or a path through one) is a usage error */
+	CHECK(results_dir_create(root, NULL, file, t, out2, sizeof out2, err, sizeof err) == FP_EUSAGE);
+	strcat(file, "/x");
+	CHECK(results_dir_create(root, NULL, file, t, out2, sizeof out2, err, sizeof err) == FP_EUSAGE);
 	snprintf(out2, sizeof out2, "rm -rf %s", root);
 	CHECK(system(out2) == 0);
 }

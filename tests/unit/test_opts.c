@@ -34,14 +34,16 @@ static void test_integers_and_seconds(void)
 	long v;
 	double d;
 
-	CHECK(opts_long("-n", "10", 1, 100, &v, err) == 0 && v == 10);
+	CHECK_EQ(opts_long("-n", "10", 1, 100, &v, err), 0);
+	CHECK_EQ(v, 10);
 	CHECK(opts_long("-n", "0", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "-5", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "101", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "1e3", 1, 10000, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "99999999999999999999999", 1, 100, &v, err) == FP_EUSAGE);
 	CHECK(opts_long("-n", "", 1, 100, &v, err) == FP_EUSAGE);
-	CHECK(opts_seconds("-t", "2.5", 10, &d, err) == 0 && d == 2.5);
+	CHECK_EQ(opts_seconds("-t", "2.5", 10, &d, err), 0);
+	CHECK_EQ(d, 2.5);
 	CHECK(opts_seconds("-t", "0", 10, &d, err) == FP_EUSAGE);
 	CHECK(opts_seconds("-t", "-1", 10, &d, err) == FP_EUSAGE);
 	CHECK(opts_seconds("-t", "nan", 10, &d, err) == FP_EUSAGE);
@@ -56,7 +58,10 @@ static void test_size_lists(void)
 	int n;
 
 	CHECK(opts_size_list("-l", "4K,8,4096,64", 1, 1u << 30, v, &n, err) == 0);
-	CHECK(n == 3 && v[0] == 8 && v[1] == 64 && v[2] == 4096); /* sorted, duplicates merged */
+	CHECK_EQ(n, 3); /* sorted, duplicates merged */
+	CHECK_EQ(v[0], 8);
+	CHECK_EQ(v[1], 64);
+	CHECK_EQ(v[2], 4096);
 	CHECK(opts_size_list("-l", "8,,64", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
 	CHECK(opts_size_list("-l", "8,", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
 	CHECK(opts_size_list("-l", ",8", 1, 1u << 30, v, &n, err) == FP_EUSAGE);
@@ -92,16 +97,33 @@ static void test_p2p_defaults_and_merge(void)
 	struct p2p_opts o;
 
 	CHECK(parse("", &o) == 0);
-	CHECK(o.nsizes == 2 && o.sizes[0].bytes == 8 && o.sizes[0].lat && !o.sizes[0].bw);
-	CHECK(o.sizes[1].bytes == 4u << 20 && o.sizes[1].bw && !o.sizes[1].lat);
-	CHECK(o.lat_iters == 1000 && o.window == 64 && o.npaths == 1 && !strcmp(o.paths[0], "mpi"));
-	CHECK(o.pair_timeout == 0 && o.concurrency == 0 && o.test_stall_rank == -1);
+	CHECK_EQ(o.nsizes, 2);
+	CHECK_EQ(o.sizes[0].bytes, 8);
+	CHECK(o.sizes[0].lat);
+	CHECK(!o.sizes[0].bw);
+	CHECK_EQ(o.sizes[1].bytes, 4u << 20);
+	CHECK(o.sizes[1].bw);
+	CHECK(!o.sizes[1].lat);
+	CHECK_EQ(o.lat_iters, 1000);
+	CHECK_EQ(o.window, 64);
+	CHECK_EQ(o.npaths, 1);
+	CHECK_STR(o.paths[0], "mpi");
+	CHECK_EQ(o.pair_timeout, 0);
+	CHECK_EQ(o.concurrency, 0);
+	CHECK_EQ(o.test_stall_rank, -1);
 
 	CHECK(parse("-l 8,64K -s 64K,1M -n 50 --window 16 -c 1 -t 2.5 --name x", &o) == 0);
 	CHECK(o.nsizes == 3);
-	CHECK(o.sizes[1].bytes == 65536 && o.sizes[1].lat && o.sizes[1].bw); /* one size, both */
-	CHECK(o.lat_iters == 50 && o.window == 16 && o.concurrency == 1 && o.pair_timeout == 2.5);
-	CHECK(parse("--bw-sizes none", &o) == 0 && o.nsizes == 1 && o.sizes[0].lat);
+	CHECK_EQ(o.sizes[1].bytes, 65536); /* one size, both */
+	CHECK(o.sizes[1].lat);
+	CHECK(o.sizes[1].bw);
+	CHECK_EQ(o.lat_iters, 50);
+	CHECK_EQ(o.window, 16);
+	CHECK_EQ(o.concurrency, 1);
+	CHECK_EQ(o.pair_timeout, 2.5);
+	CHECK_EQ(parse("--bw-sizes none", &o), 0);
+	CHECK_EQ(o.nsizes, 1);
+	CHECK(o.sizes[0].lat);
 	CHECK(parse("--help", &o) == 1);
 }
 
@@ -115,6 +137,9 @@ static void test_p2p_rejects(void)
 		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
 		"-l none -s none", "--test-stall -1", "--lat-warmup -1", "--no-coll", "--coll-max 1M",
 		"--slots 8", "--test-fault reset", "--test-fault boom:1",
+		/* issue 13, finding 9: a value that is the next option, and malformed path specs */
+		"--results-root --lat", "-o -x", "--name --lat", "--output=", "-p tcp:", "-p tcp:a/b",
+		"-p mpi:x", "-p tcp:0123456789abcdef",
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -138,31 +163,43 @@ static void test_run_options(void)
 	char *p2p_only[] = { "p2p", "--slots", "4", NULL };
 	struct p2p_opts po;
 
-	CHECK(run_opts_parse(8, argv, &o, err) == 0);
+	CHECK_EQ(run_opts_parse(8, argv, &o, err), 0);
 	CHECK(o.no_inventory);
 	CHECK(!o.no_coll);
-	CHECK(o.coll_max == 256 << 10);
-	CHECK(o.slots == 4);
-	CHECK(o.p2p.concurrency == 1);
+	CHECK_EQ(o.coll_max, 256 << 10);
+	CHECK_EQ(o.slots, 4);
+	CHECK_EQ(o.p2p.concurrency, 1);
 	/* the collectives stage: 8 B .. 256 KiB, x4 per step */
-	CHECK(o.coll.nsizes == 8);
-	CHECK(o.coll.sizes[0] == 8);
-	CHECK(o.coll.sizes[7] == 128 << 10);
-	CHECK(run_opts_parse(3, bad, &o, err) == FP_EUSAGE);
-	CHECK(strstr(err, "--coll-max") != NULL);
-	CHECK(p2p_opts_parse(3, p2p_only, &po, NULL, err) == FP_EUSAGE);
+	CHECK_EQ(o.coll.nsizes, 8);
+	CHECK_EQ(o.coll.sizes[0], 8);
+	CHECK_EQ(o.coll.sizes[7], 128 << 10);
+	CHECK_EQ(run_opts_parse(3, bad, &o, err), FP_EUSAGE);
+	CHECK_HAS(err, "--coll-max");
+	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, NULL, err), FP_EUSAGE);
 	/* paths: p2p measures mpi unless told; run takes the inventory's unless told (-p) */
-	CHECK(o.p2p.npaths == 1 && !strcmp(o.p2p.paths[0], "mpi") && !o.p2p.paths_given);
+	CHECK(o.p2p.npaths == 1);
+	CHECK(!strcmp(o.p2p.paths[0], "mpi"));
+	CHECK(!o.p2p.paths_given);
 	char *with_p[] = { "run", "-p", "mpi,tcp:eth0", NULL };
-	CHECK(run_opts_parse(3, with_p, &o, err) == 0 && o.p2p.paths_given && o.p2p.npaths == 2);
+	CHECK(run_opts_parse(3, with_p, &o, err) == 0);
+	CHECK(o.p2p.paths_given);
+	CHECK(o.p2p.npaths == 2);
 	/* the confirmation pass */
-	CHECK(o.confirm_time == 120 && o.confirm_factor == 2 && !o.no_confirm);
+	CHECK(o.confirm_time == 120);
+	CHECK(o.confirm_factor == 2);
+	CHECK(!o.no_confirm);
 	char *conf[] = { "run", "--confirm-time", "30", "--confirm-factor", "3", "--no-confirm", NULL };
-	CHECK(run_opts_parse(6, conf, &o, err) == 0 && o.confirm_time == 30 && o.confirm_factor == 3 && o.no_confirm);
+	CHECK(run_opts_parse(6, conf, &o, err) == 0);
+	CHECK(o.confirm_time == 30);
+	CHECK(o.confirm_factor == 3);
+	CHECK(o.no_confirm);
 	char *conf_bad[] = { "run", "--confirm-factor", "0", NULL };
-	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE && strstr(err, "--confirm-factor"));
+	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE);
+	CHECK(strstr(err, "--confirm-factor"));
 	char *p2p_plain[] = { "p2p", NULL };
-	CHECK(p2p_opts_parse(1, p2p_plain, &po, NULL, err) == 0 && po.npaths == 1 && !strcmp(po.paths[0], "mpi"));
+	CHECK(p2p_opts_parse(1, p2p_plain, &po, NULL, err) == 0);
+	CHECK(po.npaths == 1);
+	CHECK(!strcmp(po.paths[0], "mpi"));
 }
 
 static void test_estimate(void)
@@ -182,6 +219,11 @@ static void test_estimate(void)
 	parse("-l none -s 1M --bw-tolerance 2.5% --bw-warmup-time 0.5", &o);
 	CHECK(o.bw_tolerance == 0.025 && o.bw_warmup_time == 0.5);
 	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
+	/* issue 13, finding 9: 1 GiB messages in windows of 4096 would give 58 hours; capped */
+	parse("-s 1G -W 4096", &o);
+	CHECK(p2p_pair_estimate(&o, 100, 0.125) > 3600);
+	CHECK_NEAR(p2p_default_timeout(&o), 3600, 0);
+	CHECK(parse("-s 1G -W 4096 -t 86400", &o) == 0 && o.pair_timeout == 86400); /* -t says more */
 }
 
 int main(void)

@@ -20,10 +20,13 @@ static void check_schedule(int n, int conc)
 		for (int k = s.step_first[st]; k < s.step_first[st + 1]; k++) {
 			int a = s.pair[k].a, b = s.pair[k].b;
 
-			CHECK(a >= 0 && a < b && b < n);
+			CHECK_CMP(a, >=, 0);
+			CHECK_CMP(a, <, b);
+			CHECK_CMP(b, <, n);
 			if (a < 0 || b >= n || a >= b)
 				continue;
-			CHECK(busy[a] != st + 1 && busy[b] != st + 1); /* disjoint within a step */
+			CHECK_CMP(busy[a], !=, st + 1); /* disjoint within a step */
+			CHECK_CMP(busy[b], !=, st + 1);
 			busy[a] = busy[b] = st + 1;
 			CHECK(!seen[a * n + b]); /* at most once */
 			covered += !seen[a * n + b];

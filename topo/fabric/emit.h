@@ -32,11 +32,36 @@ struct emit_file {
 	const char *name;     /* file name in the results directory */
 	const char *absent;   /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary;
+	const char *install;  /* how the file is put to use, one line (README, report.html) */
 	int (*write)(FILE *f, const struct emit_topo *t, char *err);
 };
 
 /* The registry (emit.c): every emitted file, NULL-terminated. */
 extern const struct emit_file *const emit_registry[];
+
+/* ---- the name policy: one function decides, per format, whether a name can be written.
+ * A name a format cannot hold is refused with the reason (the file is not written), never
+ * escaped into a different name. */
+enum emit_format {
+	EMIT_FMT_HOSTFILE,  /* launchers' host lists: node-order.txt, Open MPI, MPICH, SLURM_HOSTFILE */
+	EMIT_FMT_SLURM,     /* topology.conf, topology-block.conf, topology.yaml: hostlist expressions */
+	EMIT_FMT_K8S,       /* Kubernetes node names: lower-case RFC 1123 subdomains */
+};
+/* 0 when name can be written in format fmt as itself; else FP_EUSAGE with the reason in why
+ * (EMIT_ERR_MAX), the name shown with its control characters escaped. Host files and Slurm
+ * take letters, digits, '.', '-', '_' and '/' ('/' for the host/r<rank> endpoints of one
+ * node): never white space, control characters, non-ASCII bytes, quotes, backslashes, '#'
+ * (a comment), ',' '[' ']' (hostlist syntax), ':' (MPICH's host:N) or '=' (key=value). */
+int emit_name_check(enum emit_format fmt, const char *name, char *why);
+/* Every host of t in format fmt (emit_name_check), and no host twice (two nodes of one name
+ * make the files disagree: an input error). 0, or FP_EUSAGE / FP_ERUNTIME with err. */
+int emit_hosts_check(const struct emit_topo *t, enum emit_format fmt, char *err);
+/* name with control characters, quotes, backslashes and non-ASCII bytes as \xHH, at most
+ * len bytes (for messages: a name never writes raw bytes onto a terminal). */
+void emit_name_show(const char *name, char *out, size_t len);
+/* "# text\n": a comment line whose control characters are escaped as \xHH, so that text (an
+ * input path, a run id) can never start a line of its own in a generated file. */
+void emit_comment(FILE *f, const char *text);
 
 /* "leaf03", "spine00", "core01", "tier3-02": the switch of group g at tier t. */
 void emit_group_name(const struct emit_topo *t, int tier, int g, char *out);

@@ -11,23 +11,20 @@ static int names_ok(const struct emit_topo *t, char *err)
 		snprintf(err, EMIT_ERR_MAX, "label prefix '%.100s' is not a DNS subdomain", t->label_prefix);
 		return FP_EUSAGE;
 	}
-	for (int i = 0; i < t->n; i++)
-		if (!emit_k8s_name_ok(t->hosts[i])) {
-			snprintf(err, EMIT_ERR_MAX, "host name '%.100s' is not a Kubernetes node name "
-				 "(lower-case RFC 1123 subdomain)", t->hosts[i]);
-			return FP_EUSAGE;
-		}
-	return 0;
+	return emit_hosts_check(t, EMIT_FMT_K8S, err);
 }
 
 int emit_k8s_label_cmds(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
 
-	if (names_ok(t, err))
-		return FP_EUSAGE;
-	fprintf(f, "#!/bin/sh\n# Label each node with its switches, made by fabprobe from measured latencies\n"
-		   "# %s\nset -e\n", t->how);
+	int rc = names_ok(t, err);
+
+	if (rc)
+		return rc;
+	fputs("#!/bin/sh\n# Label each node with its switches, made by fabprobe from measured latencies\n", f);
+	emit_comment(f, t->how);
+	fputs("set -e\n", f);
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
 
@@ -47,9 +44,12 @@ int emit_k8s_nodes(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
 
-	if (names_ok(t, err))
-		return FP_EUSAGE;
-	fprintf(f, "# Node labels for: kubectl apply --server-side --field-manager=fabprobe -f THIS\n# %s\n", t->how);
+	int rc = names_ok(t, err);
+
+	if (rc)
+		return rc;
+	fputs("# Node labels for: kubectl apply --server-side --field-manager=fabprobe -f THIS\n", f);
+	emit_comment(f, t->how);
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
 
@@ -66,11 +66,14 @@ int emit_k8s_nodes(FILE *f, const struct emit_topo *t, char *err)
 
 int emit_kueue(FILE *f, const struct emit_topo *t, char *err)
 {
-	if (names_ok(t, err))
-		return FP_EUSAGE;
-	fprintf(f, "# Kueue Topology over fabprobe's tier labels (apply k8s-node-labels first)\n# %s\n"
-		   "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: fabprobe\n"
-		   "spec:\n  levels:\n", t->how);
+	int rc = names_ok(t, err);
+
+	if (rc)
+		return rc;
+	fputs("# Kueue Topology over fabprobe's tier labels (apply k8s-node-labels first)\n", f);
+	emit_comment(f, t->how);
+	fputs("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: fabprobe\n"
+	      "spec:\n  levels:\n", f);
 	for (int tier = t->tree->ntiers - 1; tier >= 0; tier--) /* coarsest first */
 		fprintf(f, "  - nodeLabel: \"%s/tier-%d\"\n", t->label_prefix, tier);
 	fputs("  - nodeLabel: \"kubernetes.io/hostname\"\n", f);
@@ -81,9 +84,12 @@ int emit_volcano(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
 
-	if (names_ok(t, err))
-		return FP_EUSAGE;
-	fprintf(f, "# Volcano HyperNodes (tier 1 = leaf switch), made by fabprobe\n# %s\n", t->how);
+	int rc = names_ok(t, err);
+
+	if (rc)
+		return rc;
+	fputs("# Volcano HyperNodes (tier 1 = leaf switch), made by fabprobe\n", f);
+	emit_comment(f, t->how);
 	for (int tier = 0; tier < r->ntiers; tier++)
 		for (int g = 0; g < r->ngroups[tier]; g++) {
 			char name[EMIT_NAME_MAX];

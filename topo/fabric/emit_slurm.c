@@ -47,8 +47,8 @@ static void header(FILE *f, const struct emit_topo *t, const char *what)
 {
 	const struct infer_result *r = t->tree;
 
-	fprintf(f, "# %s, made by fabprobe from measured latencies (no switch or subnet-manager access)\n"
-		   "# %s\n", what, t->how);
+	fprintf(f, "# %s, made by fabprobe from measured latencies (no switch or subnet-manager access)\n", what);
+	emit_comment(f, t->how);
 	for (int k = 0; k < r->ntiers; k++) {
 		char name[EMIT_NAME_MAX];
 
@@ -64,6 +64,8 @@ int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
 	const struct infer_result *r = t->tree;
 	int top = r->ntiers - 1, rc;
 
+	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
+		return rc;
 	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/tree");
 	for (int k = 0; k < r->ntiers; k++)
 		for (int g = 0; g < r->ngroups[k]; g++) {
@@ -136,6 +138,8 @@ int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
 		return FP_ERUNTIME;
 	}
+	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
+		return rc;
 	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block (one block per leaf)");
 	for (int g = 0; g < t->tree->ngroups[0]; g++) {
 		char *list = NULL;
@@ -161,6 +165,9 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
 		return FP_ERUNTIME;
 	}
+	/* the names go between double quotes: the Slurm rule keeps quotes and backslashes out */
+	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
+		return rc;
 	header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
 	fputs("- topology: fabprobe-tree\n  cluster_default: true\n  tree:\n    switches:\n", f);
 	for (int k = 0; k < r->ntiers; k++)

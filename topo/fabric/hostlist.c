@@ -152,3 +152,145 @@ out:
 	free(b.p);
 	return rc;
 }
+
+/* ---------------------------------------------------------------- expansion */
+
+struct names {
+	char **v;
+	int n, cap;
+};
+
+/* Append the name a followed by the blen bytes of b. */
+static int names_add(struct names *s, const char *a, const char *b, size_t blen)
+{
+	size_t alen = strlen(a);
+	char *x;
+
+	if (s->n == s->cap) {
+		char **q = realloc(s->v, sizeof *q * (size_t)(s->cap = s->cap * 2 + 16));
+
+		if (!q)
+			return FP_ERUNTIME;
+		s->v = q;
+	}
+	if (!(x = malloc(alen + blen + 1)))
+		return FP_ERUNTIME;
+	memcpy(x, a, alen);
+	memcpy(x + alen, b, blen);
+	x[alen + blen] = 0;
+	s->v[s->n++] = x;
+	return 0;
+}
+
+/* One range "lo" or "lo-hi" of a bracket into lo, hi and the print width. */
+static int range_parse(const char *s, size_t len, unsigned long long *lo, unsigned long long *hi, int *w)
+{
+	const char *dash = memchr(s, '-', len);
+	size_t l1 = dash ? (size_t)(dash - s) : len, l2 = dash ? len - l1 - 1 : 0;
+
+	if (!l1 || l1 > 18 || (dash && (!l2 || l2 > 18)))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) && s + i != dash)
+			return -1;
+	*lo = strtoull(s, NULL, 10);
+	*hi = dash ? strtoull(dash + 1, NULL, 10) : *lo;
+	*w = (int)l1;
+	return *lo <= *hi ? 0 : -1;
+}
+
+/* Expand one name term (no top-level comma) of length len, appending to s with prefix pre. */
+static int expand_term(const char *t, size_t len, const char *pre, struct names *s, char *err, size_t errlen)
+{
+	const char *open = memchr(t, '[', len), *close;
+	char *head;
+	int rc = 0;
+
+	if (!open) {
+		if (memchr(t, ']', len))
+			goto bad;
+		if (s->n >= HOSTLIST_MAX) {
+			snprintf(err, errlen, "hostlist: more than %d names", HOSTLIST_MAX);
+			return FP_EUSAGE;
+		}
+		return names_add(s, pre, t, len);
+	}
+	close = memchr(open, ']', len - (size_t)(open - t));
+	if (!close || memchr(open + 1, '[', (size_t)(close - open - 1)))
+		goto bad;
+	if (!(head = malloc(strlen(pre) + len + 24)))
+		return FP_ERUNTIME;
+	for (const char *r = open + 1; rc == 0 && r < close;) {
+		const char *end = memchr(r, ',', (size_t)(close - r));
+		unsigned long long lo, hi;
+		int w;
+
+		if (!end)
+			end = close;
+		if (range_parse(r, (size_t)(end - r), &lo, &hi, &w)) {
+			free(head);
+			goto bad;
+		}
+		for (unsigned long long v = lo; rc == 0 && v <= hi; v++) {
+			if (s->n >= HOSTLIST_MAX) {
+				snprintf(err, errlen, "hostlist: more than %d names", HOSTLIST_MAX);
+				free(head);
+				return FP_EUSAGE;
+			}
+			snprintf(head, strlen(pre) + len + 24, "%s%.*s%0*llu", pre, (int)(open - t), t, w, v);
+			rc = expand_term(close + 1, len - (size_t)(close + 1 - t), head, s, err, errlen);
+		}
+		r = end + 1;
+	}
+	free(head);
+	return rc;
+bad:
+	snprintf(err, errlen, "hostlist: '%.*s' is not a name or name[ranges] (ranges like 1-8,10)", (int)len, t);
+	return FP_EUSAGE;
+}
+
+int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t errlen)
+{
+	struct names s = { 0 };
+	const char *p = expr;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (rc == 0) {
+		const char *q = p;
+		int depth = 0;
+
+		while (*q && (depth || *q != ',')) {
+			depth += (*q == '[') - (*q == ']');
+			q++;
+		}
+		size_t len = (size_t)(q - p);
+
+		if (!len || strcspn(p, " \t\n\r") < len) {
+			snprintf(err, errlen, "hostlist '%.200s': an empty or blank name", expr);
+			rc = FP_EUSAGE;
+			break;
+		}
+		rc = expand_term(p, len, "", &s, err, errlen);
+		if (!*q)
+			break;
+		p = q + 1;
+	}
+	if (rc) {
+		if (rc == FP_ERUNTIME)
+			snprintf(err, errlen, "out of memory");
+		hostlist_free(s.v, s.n);
+		return rc;
+	}
+	*out = s.v;
+	*n = s.n;
+	return 0;
+}
+
+void hostlist_free(char **names, int n)
+{
+	for (int i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}

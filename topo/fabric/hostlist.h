@@ -11,4 +11,14 @@
  * returns FP_EUSAGE with the name in err. On success *out is malloc'd. */
 int hostlist_compress(const char *const *names, int n, char **out, char *err, size_t errlen);
 
+/* Expand an expression into its names, in the order written: "gpu[001-003,010],login" gives
+ * gpu001 gpu002 gpu003 gpu010 login; a range is printed at the width of its lower bound, as
+ * Slurm does; several brackets in one name expand in turn ("r[1-2]n[1-2]"). A malformed
+ * expression (unbalanced bracket, a range that is not "lo-hi" with lo <= hi, an empty name,
+ * more than HOSTLIST_MAX names) returns FP_EUSAGE with the reason in err. On success *out is a
+ * malloc'd array of *n malloc'd names (hostlist_free). */
+#define HOSTLIST_MAX 1000000
+int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t errlen);
+void hostlist_free(char **names, int n);
+
 #endif

@@ -2,16 +2,21 @@
  *
  * Input: an N x N matrix of latencies (µs; NAN = not measured), row = source. Output: nested
  * groups, tier 0 = nodes that share a leaf switch, tier 1 = a spine, …; the top tier is one
- * group per connected part of the measurements. Steps:
- *   1. symmetrise (mean of the two directions);
- *   2. per-node offsets: a node whose distances to everybody are its nearest neighbour's plus
- *      a constant (a slow NIC or host) gets that constant as its offset, reported as a suspect
- *      and removed before grouping, so it lands in its true group;
- *   3. minimum spanning tree (dense Prim, O(N²)); its sorted edge weights form a staircase and
- *      each step clearly above the noise is a tier boundary;
- *   4. cutting the tree below each boundary (union-find) gives the groups of each tier;
- *   5. every pair whose measured tier disagrees with the tree is a suspect link.
- * Memory: two N x N float matrices; time O(N²) apart from sorting the N-1 tree edges. */
+ * group per connected part of the measurements. No decision rests on one pair:
+ *   1. symmetrise; work on log latency (relative noise has one spread at every tier);
+ *   2. pair noise sigma from the rows of nearest neighbours (two nodes on one leaf see
+ *      everybody else alike); per-node offsets (µs) from several neighbours' rows;
+ *   3. average linkage (UPGMA, nearest-neighbour chain, O(N²)) over measured pairs only;
+ *   4. tier boundaries among the gaps of the merge heights, each judged with the pairs behind
+ *      both sides; each cut refined by moving every node (then every group of the tier below)
+ *      to the group it is closest to on average; a tier is kept only when every group stands
+ *      z >= sep_z noise units (and sep_step sigmas) above the tier's own level from its
+ *      nearest group — groups that do not are joined to it;
+ *   5. fit the tier model (tier level + node offset + node offset, in µs) and choose the tiers
+ *      again (4, on the same tree) with its offsets; nodes far off the model are slow nodes,
+ *      pairs far off it slow links.
+ * Memory: the caller's matrix plus N²/2 floats (N² when cells are missing, during step 3);
+ * time O(N²) but for sorting the N-1 merges. The design is written up in topo/INFER.md. */
 #ifndef FP_INFER_H
 #define FP_INFER_H
 
@@ -20,11 +25,10 @@
 #define INFER_TIERS_MAX 8
 
 struct infer_opts {
-	double abs_floor_us; /* smallest step that can be a boundary (default 0.05 µs) */
-	double rel_noise;    /* noise assumed at least this fraction of a latency (default 0.03) */
-	double alpha;        /* a boundary is a step above alpha x noise (default 6) */
-	double min_ratio;    /* …and above this ratio of the levels (default 1.2) */
-	double noise_us;     /* measured noise (e.g. median p50 - min), 0 = estimate */
+	double noise_us;  /* latency noise to assume at least (µs, at the lowest tier), 0 = estimate */
+	double rel_noise; /* pair noise assumed before the pairs say otherwise, relative (default 0.03) */
+	double sep_z;     /* a group must stand this many standard errors from its nearest (default 5) */
+	double sep_step;  /* …and this many pair sigmas above its tier's level (default 1.5) */
 };
 
 void infer_opts_default(struct infer_opts *o);
@@ -35,8 +39,8 @@ enum infer_suspect_kind { SUSPECT_SLOW_NODE, SUSPECT_SLOW_LINK, SUSPECT_FAST_LIN
 struct infer_suspect {
 	int kind;
 	int a, b;          /* nodes; b = -1 for a node */
-	double value;      /* what was measured (µs or GB/s) */
-	double expected;   /* what its tier would give */
+	double value;      /* what was measured (µs or GB/s; a node's offset in µs) */
+	double expected;   /* what the tier model gives */
 	int tier;          /* the tier the pair belongs to in the tree, -1 for a node */
 };
 
@@ -45,12 +49,20 @@ struct infer_result {
 	int ntiers;                 /* grouping levels, >= 1; the last is the top */
 	int ngroups[INFER_TIERS_MAX];
 	int *group;                 /* [t * n + i]: group of node i at tier t, numbered in order */
-	double threshold_us[INFER_TIERS_MAX]; /* tier t holds pairs below it (top: infinity) */
+	double threshold_us[INFER_TIERS_MAX]; /* tier t holds pairs below it, offsets removed (top: infinity) */
 	double lat_p50_us[INFER_TIERS_MAX];   /* median latency of pairs whose lowest common tier is t */
+	double level_us[INFER_TIERS_MAX];     /* the tier model's latency between two median nodes */
 	double bw_p50_GBps[INFER_TIERS_MAX];  /* same for bandwidth, NAN without a bandwidth matrix */
-	int npairs[INFER_TIERS_MAX];          /* measured pairs per tier */
-	double noise_us;
-	double *offset_us;          /* per node, >= 0 */
+	long long npairs[INFER_TIERS_MAX];    /* measured pairs per tier */
+	/* evidence for tier t's groups (t < ntiers - 1): the weakest group's separation from its
+	 * nearest group in standard errors (z) and in pair sigmas (step), and the measured pairs
+	 * behind that comparison (between the two groups, and within the tier's groups) */
+	double sep_z[INFER_TIERS_MAX], sep_step[INFER_TIERS_MAX];
+	long long sep_pairs[INFER_TIERS_MAX], sep_within[INFER_TIERS_MAX];
+	int structure;              /* 0: no tier boundary stands above the noise (ntiers == 1) */
+	double noise;               /* pair noise sigma, relative (log units) */
+	double noise_us;            /* the same at the lowest tier's level, µs */
+	double *offset_us;          /* per node, relative to the median node (a slow node > 0) */
 	int *order;                 /* node indices in depth-first tree order */
 	struct infer_suspect *suspects;
 	int nsuspects;

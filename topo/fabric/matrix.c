@@ -2,16 +2,21 @@
 #include "matrix.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "core/log.h"
 #include "p2p_csv.h"
 
-#define FAIL(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); goto fail; } while (0)
+/* in the square reader: an input error, or out of memory */
+#define FAIL(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); goto out; } while (0)
+#define OOM(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); ret = FP_ERUNTIME; goto out; } while (0)
 
 /* Split one CSV record (RFC 4180; no embedded newlines in what we read) in place. Returns
  * the field count, at most max; fields beyond max are dropped. */
@@ -50,16 +55,60 @@ static int csv_split(char *line, char **fields, int max)
 	return n < max ? n : max;
 }
 
-/* A cell: empty = NAN; otherwise a finite non-negative number. Plain decimals ("15.234", what
- * fabprobe writes) take a fast path: a 4096-node matrix is 16.7 million of them. */
+/* A number as both readers take it: blanks around it are ignored (on both sides alike); then
+ * a plain decimal, optionally with an exponent ("15.234", ".5", "1e-3"): no sign, no hex, no
+ * inf or nan. It must fit a float (FLT_MAX); one too small for a float reads as 0. 0, or -1
+ * (not such a number), -2 (too large). */
+static int decimal(const char *s, double *out)
+{
+	const char *p, *end;
+	char buf[128];
+	size_t len;
+	int digits = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len == 0 || len >= sizeof buf)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (p = buf; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!(*p >= '0' && *p <= '9'))
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p)
+		return -1;
+	errno = 0;
+	*out = strtod(buf, (char **)&end);
+	if (*end || !isfinite(*out) || *out > FLT_MAX)
+		return -2; /* ERANGE on underflow is fine: the value is 0 or tiny */
+	return 0;
+}
+
+/* A cell: empty (or blank) = NAN; otherwise decimal() above. Plain decimals ("15.234", what
+ * fabprobe writes) take a fast path: a 4096-node matrix is 16.7 million of them. 0, -1, -2
+ * as decimal(). */
 static int cell(const char *s, float *out)
 {
-	char *end;
-	double v;
 	const char *p = s;
 	uint64_t ip = 0, fp = 0, scale = 1;
+	double v;
+	int rc;
 
-	if (!*s) {
+	if (!s[strspn(s, " \t")]) {
 		*out = NAN;
 		return 0;
 	}
@@ -76,79 +125,219 @@ static int cell(const char *s, float *out)
 		*out = (float)((double)ip + (double)fp / (double)scale);
 		return 0;
 	}
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end || errno || !isfinite(v) || v < 0)
-		return -1;
+	if ((rc = decimal(s, &v)))
+		return rc;
 	*out = (float)v;
 	return 0;
 }
 
-static char *read_line(FILE *f, char **buf, size_t *cap)
+static const char *cell_why(int rc)
 {
-	return getline(buf, cap, f) >= 0 ? *buf : NULL;
+	return rc == -2 ? "is too large (above 3.4e38)" : "is not a non-negative number";
 }
+
+/* ---------------------------------------------------------------- lines */
+
+/* A file read line by line. Blank lines are accepted at the end only (with a warning); a
+ * final line without a newline is accepted, and said. */
+struct lines {
+	FILE *f;
+	const char *file;
+	char *buf;
+	size_t cap;
+	int no;       /* line number of buf */
+	int nl;       /* buf ended in a newline */
+	off_t size;   /* bytes in the file */
+};
+
+static int lines_open(struct lines *l, const char *file, char *err)
+{
+	struct stat st;
+
+	memset(l, 0, sizeof *l);
+	l->file = file;
+	if (!(l->f = fopen(file, "r"))) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: %s", file, strerror(errno));
+		return FP_EUSAGE;
+	}
+	if (fstat(fileno(l->f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: not a regular file", file);
+		return FP_EUSAGE;
+	}
+	l->size = st.st_size;
+	return 0;
+}
+
+static void lines_close(struct lines *l)
+{
+	free(l->buf);
+	if (l->f)
+		fclose(l->f);
+	l->buf = NULL;
+	l->f = NULL;
+}
+
+/* The next line that holds something, in l->buf. 1, 0 at the end, or FP_EUSAGE with err (a
+ * blank line with rows after it; a NUL byte). */
+static int lines_next(struct lines *l, char *err)
+{
+	int blanks = 0, blank_at = 0;
+
+	for (;;) {
+		ssize_t n = getline(&l->buf, &l->cap, l->f);
+
+		if (n < 0) {
+			if (blanks)
+				LOG_WARN("%s:%d: %d blank line%s at the end of the file, ignored", l->file, blank_at,
+					 blanks, blanks == 1 ? "" : "s");
+			return 0;
+		}
+		l->no++;
+		l->nl = l->buf[n - 1] == '\n';
+		if ((ssize_t)strlen(l->buf) != n) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:%d: a NUL byte: not a text file", l->file, l->no);
+			return FP_EUSAGE;
+		}
+		if (!l->buf[strspn(l->buf, " \t\r\n")]) {
+			if (!blanks++)
+				blank_at = l->no;
+			continue;
+		}
+		if (blanks) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:%d: blank line inside the table (rows follow at line %d)",
+				 l->file, blank_at, l->no);
+			return FP_EUSAGE;
+		}
+		return 1;
+	}
+}
+
+/* the header line: a UTF-8 byte order mark (what spreadsheets write) is skipped */
+static char *skip_bom(char *s)
+{
+	return !strncmp(s, "\xef\xbb\xbf", 3) ? s + 3 : s;
+}
+
+int matrix_is_square(const char *first_line)
+{
+	const char *s = !strncmp(first_line, "\xef\xbb\xbf", 3) ? first_line + 3 : first_line;
+
+	/* the corner cell: "host" as fabprobe writes it, "HOST", or empty (pandas) */
+	return s[0] == ',' || (!strncasecmp(s, "host", 4) && s[4] == ',');
+}
+
+/* ---------------------------------------------------------------- checks both readers share */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names that two rows or columns share make the files disagree: an input error. */
+static int names_unique(const struct matrix *m, const char *file, char *err)
+{
+	char **v = malloc(sizeof *v * (size_t)m->n);
+	int rc = 0;
+
+	if (!v) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", file);
+		return FP_ERUNTIME;
+	}
+	memcpy(v, m->names, sizeof *v * (size_t)m->n);
+	qsort(v, (size_t)m->n, sizeof *v, cmp_str);
+	for (int i = 1; i < m->n && !rc; i++)
+		if (!strcmp(v[i], v[i - 1])) {
+			snprintf(err, MATRIX_ERR_MAX, "%s: host '%.200s' appears twice: every row and column "
+				 "must be a different host", file, v[i]);
+			rc = FP_EUSAGE;
+		}
+	free(v);
+	return rc;
+}
+
+/* A map needs two hosts and at least one measured pair between them. */
+static int usable(const struct matrix *m, const char *file, char *err)
+{
+	if (m->n < 2) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: one host only (%.200s): a latency map needs two or more",
+			 file, m->n ? m->names[0] : "");
+		return FP_EUSAGE;
+	}
+	for (size_t i = 0; i < (size_t)m->n; i++)
+		for (size_t j = 0; j < (size_t)m->n; j++)
+			if (i != j && !isnan(m->lat[i * (size_t)m->n + j]))
+				return names_unique(m, file, err);
+	snprintf(err, MATRIX_ERR_MAX, "%s: no measured pair (every latency cell is empty)%s", file,
+		 m->path[0] ? ": was every pair of this path skipped or failed?" : "");
+	return FP_EUSAGE;
+}
+
+/* ---------------------------------------------------------------- square matrices */
 
 int matrix_read_square(const char *file, struct matrix *m, char *err)
 {
-	FILE *f = fopen(file, "r");
-	char *buf = NULL, **fields = NULL;
-	size_t cap = 0;
-	int n, line = 1;
+	struct lines l;
+	char **fields = NULL, *head;
+	int n, rc, ret = FP_EUSAGE;
 
 	memset(m, 0, sizeof *m);
-	if (!f)
-		FAIL("%s: %s", file, strerror(errno));
-	if (!read_line(f, &buf, &cap))
-		FAIL("%s: empty file", file);
+	if (lines_open(&l, file, err))
+		goto out;
+	if ((rc = lines_next(&l, err)) <= 0) {
+		if (rc == 0)
+			FAIL("%s: empty file", file);
+		goto out;
+	}
+	head = skip_bom(l.buf);
 	n = 1;
-	for (char *p = buf; *p; p++)
+	for (char *p = head; *p; p++)
 		n += *p == ',';
-	fields = malloc(sizeof *fields * (size_t)(n + 1));
-	if (!fields)
-		FAIL("%s: out of memory", file);
-	n = csv_split(buf, fields, n + 1) - 1;
-	if (n < 1 || strcmp(fields[0], "host"))
+	if (!(fields = malloc(sizeof *fields * (size_t)(n + 1))))
+		OOM("%s: out of memory", file);
+	n = csv_split(head, fields, n + 1) - 1;
+	if (n < 1 || !(!*fields[0] || !strcasecmp(fields[0], "host")))
 		FAIL("%s:1: expected a header 'host,<host names…>'", file);
+	/* n rows of n cells are at least n x n bytes: a short file cannot ask for n² memory */
+	if ((double)n * n > (double)l.size)
+		FAIL("%s:1: %d hosts in the header, but the file (%lld bytes) is too short for %d rows of "
+		     "%d cells", file, n, (long long)l.size, n, n);
 	m->n = n;
 	m->names = calloc((size_t)n, sizeof *m->names);
 	m->lat = malloc(sizeof *m->lat * (size_t)n * n);
 	if (!m->names || !m->lat)
-		FAIL("%s: out of memory for a %d x %d matrix", file, n, n);
+		OOM("%s: out of memory for a %d x %d matrix", file, n, n);
 	for (int j = 0; j < n; j++)
 		if (!(m->names[j] = strdup(fields[j + 1])) || !*fields[j + 1])
 			FAIL("%s:1: column %d has no host name", file, j + 2);
 	for (int i = 0; i < n; i++) {
-		line++;
-		if (!read_line(f, &buf, &cap))
-			FAIL("%s:%d: expected %d rows, found %d", file, line, n, i);
-		int k = csv_split(buf, fields, n + 1);
+		if ((rc = lines_next(&l, err)) < 0)
+			goto out;
+		if (rc == 0)
+			FAIL("%s:%d: expected %d rows, found %d", file, l.no + 1, n, i);
+		int k = csv_split(l.buf, fields, n + 1);
 		if (k != n + 1)
-			FAIL("%s:%d: %d cells, expected %d", file, line, k, n + 1);
+			FAIL("%s:%d: %d cells, expected %d", file, l.no, k, n + 1);
 		if (strcmp(fields[0], m->names[i]))
-			FAIL("%s:%d: row '%s' where the header says '%s' (rows and columns must be in the same order)",
-			     file, line, fields[0], m->names[i]);
+			FAIL("%s:%d: row '%.200s' where the header says '%.200s' (rows and columns must be in "
+			     "the same order)", file, l.no, fields[0], m->names[i]);
 		for (int j = 0; j < n; j++)
-			if (cell(fields[j + 1], &m->lat[(size_t)i * n + j]))
-				FAIL("%s:%d: column %d ('%s'): '%s' is not a non-negative number", file, line, j + 2,
-				     m->names[j], fields[j + 1]);
+			if ((rc = cell(fields[j + 1], &m->lat[(size_t)i * n + j])))
+				FAIL("%s:%d: column %d ('%.100s'): '%.100s' %s", file, l.no, j + 2, m->names[j],
+				     fields[j + 1], cell_why(rc));
 	}
-	while (read_line(f, &buf, &cap)) {
-		line++;
-		if (buf[strspn(buf, " \t\r\n")])
-			FAIL("%s:%d: more rows than columns", file, line);
-	}
-	free(buf);
+	if (!l.nl)
+		LOG_WARN("%s:%d: no newline at the end of the file", file, l.no);
+	if ((rc = lines_next(&l, err)) < 0)
+		goto out;
+	if (rc > 0)
+		FAIL("%s:%d: more rows than columns", file, l.no);
+	ret = usable(m, file, err);
+out:
 	free(fields);
-	fclose(f);
-	return 0;
-fail:
-	free(buf);
-	free(fields);
-	if (f)
-		fclose(f);
-	matrix_free(m);
-	return FP_EUSAGE;
+	lines_close(&l);
+	if (ret)
+		matrix_free(m);
+	return ret;
 }
 
 void matrix_free(struct matrix *m)
@@ -169,166 +358,317 @@ static const int p2p_need[C_N] = { P2P_COL_PATH, P2P_COL_SRC_HOST, P2P_COL_DST_H
 				   P2P_COL_DST_DEV, P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_BW_GBPS,
 				   P2P_COL_STATUS };
 
-static int cmp_str(const void *a, const void *b)
+/* Beyond this many endpoints, a path must have rows enough to fill its matrices: at most
+ * P2P_CELLS_PER_ROW cells per row, so that a sparse file cannot ask for N² memory. */
+#define P2P_EP_FREE 4096
+#define P2P_CELLS_PER_ROW 1024
+#define P2P_FIELDS_MAX 64
+
+/* One endpoint: a host and its device (the rank, for mpi), compared as a pair. */
+struct ep {
+	char *host, *dev;
+};
+
+static int ep_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct ep *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : strcmp(x->dev, y->dev);
 }
 
-
-/* Sort strings and drop (and free) duplicates; returns the new count. */
-static size_t sort_unique(char **v, size_t n)
+/* Sort endpoints and drop (and free) duplicates; returns the new count. */
+static size_t ep_sort_unique(struct ep *v, size_t n)
 {
 	size_t k = 0;
 
-	qsort(v, n, sizeof *v, cmp_str);
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, ep_cmp);
 	for (size_t i = 0; i < n; i++)
-		if (k && !strcmp(v[k - 1], v[i]))
-			free(v[i]);
-		else
+		if (k && !ep_cmp(&v[k - 1], &v[i])) {
+			free(v[i].host);
+			free(v[i].dev);
+		} else {
 			v[k++] = v[i];
+		}
 	return k;
 }
 
-/* the endpoint name of one side of a row: the host, or host/dev when a host has several */
-static void ep_name(char *out, size_t len, char **f, int side, int by_dev)
+static void ep_free(struct ep *v, size_t n)
 {
-	if (by_dev)
-		snprintf(out, len, "%s/%s", f[side ? C_DST : C_SRC], f[side ? C_DDEV : C_SDEV]);
-	else
-		snprintf(out, len, "%s", f[side ? C_DST : C_SRC]);
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].host);
+		free(v[i].dev);
+	}
+	free(v);
+}
+
+struct p2p_reader {
+	struct lines l;
+	int idx[C_N];     /* the columns read, by their index in the file */
+	int ncols;        /* cells in the header (at most P2P_FIELDS_MAX) */
+	char *col[C_N];   /* the current row's cells */
+};
+
+/* The header: where each column read is. */
+static int p2p_header(struct p2p_reader *r, char *err)
+{
+	char *fields[P2P_FIELDS_MAX];
+	int rc = lines_next(&r->l, err);
+
+	if (rc <= 0) {
+		if (rc == 0)
+			snprintf(err, MATRIX_ERR_MAX, "%s: empty file", r->l.file);
+		return FP_EUSAGE;
+	}
+	r->ncols = csv_split(skip_bom(r->l.buf), fields, P2P_FIELDS_MAX);
+	for (int c = 0; c < C_N; c++) {
+		r->idx[c] = -1;
+		for (int k = 0; k < r->ncols; k++)
+			if (!strcmp(fields[k], p2p_csv_cols[p2p_need[c]].name))
+				r->idx[c] = k;
+		if (r->idx[c] < 0) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:1: no column '%s': not a fabprobe p2p.csv", r->l.file,
+				 p2p_csv_cols[p2p_need[c]].name);
+			return FP_EUSAGE;
+		}
+	}
+	return 0;
+}
+
+/* The next row into r->col. A last line without a newline whose cell count is not the
+ * header's was cut short (a full disk, a killed writer): ignored, with a warning (warn: say
+ * it, once per reading). 1, 0 at the end, FP_EUSAGE. */
+static int p2p_next(struct p2p_reader *r, int warn, char *err)
+{
+	char *fields[P2P_FIELDS_MAX];
+	int rc, nf;
+
+	if ((rc = lines_next(&r->l, err)) <= 0)
+		return rc;
+	nf = csv_split(r->l.buf, fields, P2P_FIELDS_MAX);
+	if (!r->l.nl && nf != r->ncols) {
+		if (warn)
+			LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->l.file,
+				 r->l.no, nf);
+		return 0;
+	}
+	if (!r->l.nl && warn)
+		LOG_WARN("%s:%d: no newline at the end of the file", r->l.file, r->l.no);
+	for (int c = 0; c < C_N; c++) {
+		if (r->idx[c] >= nf) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:%d: %d cells, expected %d", r->l.file, r->l.no, nf,
+				 r->ncols);
+			return FP_EUSAGE;
+		}
+		r->col[c] = fields[r->idx[c]];
+	}
+	return 1;
+}
+
+/* size_B: a positive decimal integer */
+static long long p2p_size(const char *s)
+{
+	long long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (1LL << 50))
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v > 0 ? v : -1;
+}
+
+/* Pass 1: the path, its endpoints (sorted, unique), its sizes, its rows. */
+static int p2p_scan(struct p2p_reader *r, const char *path, struct matrix *m, struct ep **eps_out,
+		    size_t *neps_out, long long *lat_size, long long *bw_size, size_t *rows, char *err)
+{
+	struct ep *eps = NULL;
+	size_t neps = 0, cap = 0, dedup_at = 1 << 16;
+	const char *file = r->l.file;
+	int rc;
+
+	while ((rc = p2p_next(r, 1, err)) > 0) {
+		if (!path && !m->path[0]) {
+			if (strlen(r->col[C_PATH]) >= sizeof m->path) {
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: path '%.100s…' is too long", file, r->l.no,
+					 r->col[C_PATH]);
+				goto fail;
+			}
+			snprintf(m->path, sizeof m->path, "%s", r->col[C_PATH]);
+		}
+		if (strcmp(r->col[C_PATH], path ? path : m->path))
+			continue;
+		long long size = p2p_size(r->col[C_SIZE]);
+		if (size <= 0) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:%d: size_B '%.100s' is not a positive integer", file,
+				 r->l.no, r->col[C_SIZE]);
+			goto fail;
+		}
+		if (*r->col[C_LMIN] && (*lat_size < 0 || size < *lat_size))
+			*lat_size = size;
+		if (*r->col[C_BW] && size > *bw_size)
+			*bw_size = size;
+		(*rows)++;
+		for (int side = 0; side < 2; side++) {
+			if (neps == cap) {
+				struct ep *q = realloc(eps, sizeof *eps * (cap = cap * 2 + 64));
+				if (!q)
+					goto oom;
+				eps = q;
+			}
+			eps[neps].host = strdup(r->col[side ? C_DST : C_SRC]);
+			eps[neps].dev = strdup(r->col[side ? C_DDEV : C_SDEV]);
+			if (!eps[neps].host || !eps[neps].dev) {
+				neps++;
+				goto oom;
+			}
+			neps++;
+		}
+		if (neps > dedup_at) { /* keep the list short: deduplicate as it grows */
+			neps = ep_sort_unique(eps, neps);
+			dedup_at = 2 * neps + (1 << 16);
+		}
+	}
+	if (rc < 0)
+		goto fail;
+	*eps_out = eps;
+	*neps_out = ep_sort_unique(eps, neps);
+	return 0;
+oom:
+	snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", file);
+	ep_free(eps, neps);
+	return FP_ERUNTIME;
+fail:
+	ep_free(eps, neps);
+	return FP_EUSAGE;
+}
+
+/* Names: the host, or host/dev for every endpoint when a host has several (one node, every
+ * rank). The matrices, all missing. */
+static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t rows, const char *file,
+		     char *err)
+{
+	int by_dev = 0;
+
+	if (neps > P2P_EP_FREE && (double)neps * neps > (double)P2P_CELLS_PER_ROW * rows) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: %zu endpoints but only %zu rows for path '%s': too few to "
+			 "fill a %zu x %zu matrix", file, neps, rows, m->path, neps, neps);
+		return FP_EUSAGE;
+	}
+	for (size_t i = 1; i < neps; i++)
+		if (!strcmp(eps[i].host, eps[i - 1].host))
+			by_dev = 1;
+	m->names = calloc(neps, sizeof *m->names);
+	m->lat = malloc(sizeof *m->lat * neps * neps);
+	m->bw = malloc(sizeof *m->bw * neps * neps);
+	if (!m->names || !m->lat || !m->bw) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: out of memory for %zu endpoints", file, neps);
+		return FP_ERUNTIME;
+	}
+	m->n = (int)neps;
+	for (size_t i = 0; i < neps * neps; i++)
+		m->lat[i] = m->bw[i] = NAN;
+	for (size_t i = 0; i < neps; i++) {
+		size_t len = strlen(eps[i].host) + strlen(eps[i].dev) + 2;
+
+		if (!(m->names[i] = malloc(len))) {
+			snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", file);
+			return FP_ERUNTIME;
+		}
+		snprintf(m->names[i], len, by_dev ? "%s/%s" : "%s", eps[i].host, eps[i].dev);
+	}
+	return 0;
+}
+
+/* Pass 2: the cells of the rows that measured (status ok), by endpoint (bsearch). */
+static int p2p_cells(struct p2p_reader *r, struct matrix *m, const struct ep *eps, long long lat_size,
+		     long long bw_size, char *err)
+{
+	const char *file = r->l.file;
+	size_t n = (size_t)m->n;
+	int rc;
+
+	while ((rc = p2p_next(r, 0, err)) > 0) {
+		const struct ep *hit[2];
+		float v;
+
+		if (strcmp(r->col[C_PATH], m->path) || strcmp(r->col[C_STATUS], "ok"))
+			continue;
+		for (int side = 0; side < 2; side++) {
+			struct ep key = { r->col[side ? C_DST : C_SRC], r->col[side ? C_DDEV : C_SDEV] };
+
+			if (!(hit[side] = bsearch(&key, eps, n, sizeof *eps, ep_cmp))) {
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: the file changed while it was read", file,
+					 r->l.no);
+				return FP_EUSAGE;
+			}
+		}
+		size_t c = (size_t)(hit[0] - eps) * n + (size_t)(hit[1] - eps);
+		long long size = p2p_size(r->col[C_SIZE]);
+		if (size == lat_size && *r->col[C_LMIN]) {
+			if ((rc = cell(r->col[C_LMIN], &v))) {
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: latency '%.100s' %s", file, r->l.no,
+					 r->col[C_LMIN], cell_why(rc));
+				return FP_EUSAGE;
+			}
+			m->lat[c] = v;
+		}
+		if (size == bw_size && *r->col[C_BW]) {
+			if ((rc = cell(r->col[C_BW], &v))) {
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: bandwidth '%.100s' %s", file, r->l.no,
+					 r->col[C_BW], cell_why(rc));
+				return FP_EUSAGE;
+			}
+			m->bw[c] = v;
+		}
+	}
+	return rc;
 }
 
 int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err)
 {
-	FILE *f = fopen(file, "r");
-	char *buf = NULL, *fields[64], *col[C_N] = { 0 }, name[600];
-	char **eps = NULL;
-	size_t cap = 0, neps = 0, epcap = 0, dedup_at = 1 << 16;
-	int idx[C_N], line = 1, by_dev = 0, nf;
+	struct p2p_reader r;
+	struct ep *eps = NULL;
+	size_t neps = 0, rows = 0;
 	long long lat_size = -1, bw_size = -1;
+	int rc;
 
 	memset(m, 0, sizeof *m);
-	if (!f)
-		FAIL("%s: %s", file, strerror(errno));
-	if (!read_line(f, &buf, &cap))
-		FAIL("%s: empty file", file);
-	nf = csv_split(buf, fields, 64);
-	for (int c = 0; c < C_N; c++) {
-		idx[c] = -1;
-		for (int k = 0; k < nf; k++)
-			if (!strcmp(fields[k], p2p_csv_cols[p2p_need[c]].name))
-				idx[c] = k;
-		if (idx[c] < 0)
-			FAIL("%s:1: no column '%s': not a fabprobe p2p.csv", file, p2p_csv_cols[p2p_need[c]].name);
+	if ((rc = lines_open(&r.l, file, err)) || (rc = p2p_header(&r, err)))
+		goto out;
+	if (path && strlen(path) >= sizeof m->path) {
+		snprintf(err, MATRIX_ERR_MAX, "--path '%.100s…' is too long", path);
+		rc = FP_EUSAGE;
+		goto out;
 	}
-	/* pass 1: the path, the endpoints, the sizes */
-	while (read_line(f, &buf, &cap)) {
-		line++;
-		nf = csv_split(buf, fields, 64);
-		for (int c = 0; c < C_N; c++) {
-			if (idx[c] >= nf)
-				FAIL("%s:%d: %d cells, expected at least %d", file, line, nf, idx[c] + 1);
-			col[c] = fields[idx[c]];
-		}
-		if (!path && !m->path[0])
-			snprintf(m->path, sizeof m->path, "%s", col[C_PATH]);
-		if (strcmp(col[C_PATH], path ? path : m->path))
-			continue;
-		long long size = atoll(col[C_SIZE]);
-		if (size <= 0)
-			FAIL("%s:%d: size_B '%s' is not a positive number", file, line, col[C_SIZE]);
-		if (*col[C_LMIN] && (lat_size < 0 || size < lat_size))
-			lat_size = size;
-		if (*col[C_BW] && size > bw_size)
-			bw_size = size;
-		for (int side = 0; side < 2; side++) {
-			if (neps == epcap) {
-				char **q = realloc(eps, sizeof *eps * (epcap = epcap * 2 + 64));
-				if (!q)
-					FAIL("%s: out of memory", file);
-				eps = q;
-			}
-			snprintf(name, sizeof name, "%s\t%s", col[side ? C_DST : C_SRC], col[side ? C_DDEV : C_SDEV]);
-			if (!(eps[neps++] = strdup(name)))
-				FAIL("%s: out of memory", file);
-		}
-		if (neps > dedup_at) { /* keep the list short: deduplicate as it grows */
-			neps = sort_unique(eps, neps);
-			dedup_at = 2 * neps + (1 << 16);
-		}
-	}
+	if ((rc = p2p_scan(&r, path, m, &eps, &neps, &lat_size, &bw_size, &rows, err)))
+		goto out;
 	if (path)
 		snprintf(m->path, sizeof m->path, "%s", path);
-	if (!neps)
-		FAIL("%s: no rows for path '%s'", file, m->path[0] ? m->path : "(any)");
-	neps = sort_unique(eps, neps);
-	/* a host with several endpoints (one node, every rank): name them host/dev */
-	for (size_t i = 1; i < neps; i++)
-		if (!strncmp(eps[i], eps[i - 1], strcspn(eps[i], "\t") + 1))
-			by_dev = 1;
-	m->n = (int)neps;
-	m->names = calloc(neps, sizeof *m->names);
-	m->lat = malloc(sizeof *m->lat * neps * neps);
-	m->bw = malloc(sizeof *m->bw * neps * neps);
-	if (!m->names || !m->lat || !m->bw)
-		FAIL("%s: out of memory for %zu endpoints", file, neps);
-	for (size_t i = 0; i < neps * neps; i++)
-		m->lat[i] = m->bw[i] = NAN;
-	for (size_t i = 0; i < neps; i++) {
-		char *tab = strchr(eps[i], '\t');
-
-		*tab = by_dev ? '/' : 0;
-		m->names[i] = eps[i];
-		eps[i] = NULL;
+	if (!neps) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: no rows for path '%s'", file, m->path[0] ? m->path : "(any)");
+		rc = FP_EUSAGE;
+		goto out;
 	}
-	/* pass 2: the cells (names are sorted: bsearch) */
-	rewind(f);
-	read_line(f, &buf, &cap);
-	line = 1;
-	while (read_line(f, &buf, &cap)) {
-		int ij[2];
-		char *key = name;
-
-		line++;
-		nf = csv_split(buf, fields, 64);
-		for (int c = 0; c < C_N; c++)
-			col[c] = fields[idx[c]];
-		if (strcmp(col[C_PATH], m->path) || strcmp(col[C_STATUS], "ok"))
-			continue;
-		for (int side = 0; side < 2; side++) {
-			ep_name(name, sizeof name, col, side, by_dev);
-			char **hit = bsearch(&key, m->names, neps, sizeof *m->names, cmp_str);
-			ij[side] = (int)(hit - m->names);
-		}
-		size_t c = (size_t)ij[0] * neps + (size_t)ij[1];
-		long long size = atoll(col[C_SIZE]);
-		float v;
-		if (size == lat_size && *col[C_LMIN]) {
-			if (cell(col[C_LMIN], &v))
-				FAIL("%s:%d: latency '%s' is not a non-negative number", file, line, col[C_LMIN]);
-			m->lat[c] = v;
-		}
-		if (size == bw_size && *col[C_BW]) {
-			if (cell(col[C_BW], &v))
-				FAIL("%s:%d: bandwidth '%s' is not a non-negative number", file, line, col[C_BW]);
-			m->bw[c] = v;
-		}
-	}
+	if ((rc = p2p_names(m, eps, neps, rows, file, err)))
+		goto out;
+	rewind(r.l.f);
+	r.l.no = 0;
+	if ((rc = p2p_header(&r, err)) || (rc = p2p_cells(&r, m, eps, lat_size, bw_size, err)) ||
+	    (rc = usable(m, file, err)))
+		goto out;
 	if (bw_size < 0) {
 		free(m->bw);
 		m->bw = NULL;
 	}
-	free(eps);
-	free(buf);
-	fclose(f);
-	return 0;
-fail:
-	for (size_t i = 0; eps && i < neps; i++)
-		free(eps[i]);
-	free(eps);
-	free(buf);
-	if (f)
-		fclose(f);
-	matrix_free(m);
-	return FP_EUSAGE;
+out:
+	ep_free(eps, neps);
+	lines_close(&r.l);
+	if (rc)
+		matrix_free(m);
+	return rc;
 }

@@ -36,7 +36,7 @@ void topo_csv_topology(FILE *f, const struct emit_topo *t)
 			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
 			fprintf(f, ",%s", g);
 		}
-		fprintf(f, ",%.3f\n", r->offset_us[node]);
+		fprintf(f, ",%.3f\n", fabs(r->offset_us[node]) < 0.0005 ? 0.0 : r->offset_us[node]);
 	}
 }
 
@@ -52,16 +52,24 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 {
 	const struct infer_result *r = t->tree;
 
-	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us\n", f);
+	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us,level_us,sep_z,sep_sigma,sep_pairs,"
+	      "within_pairs\n", f);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
+		int top = k == r->ntiers - 1;
 
 		tier_kind(t, k, kind);
-		fprintf(f, "%d,%s,%d,%d", k, kind, r->ngroups[k], r->npairs[k]);
+		fprintf(f, "%d,%s,%d,%lld", k, kind, r->ngroups[k], r->npairs[k]);
 		num(f, r->lat_p50_us[k], 3);
 		num(f, r->bw_p50_GBps[k], 4);
 		num(f, r->threshold_us[k], 3);
-		fputc('\n', f);
+		num(f, r->level_us[k], 3);
+		num(f, top ? NAN : r->sep_z[k], 1);
+		num(f, top ? NAN : r->sep_step[k], 2);
+		if (top)
+			fputs(",,\n", f);
+		else
+			fprintf(f, ",%lld,%lld\n", r->sep_pairs[k], r->sep_within[k]);
 	}
 }
 
@@ -92,7 +100,7 @@ static void suspect_text(const struct emit_topo *t, const struct judge_suspect *
 	switch (s->kind) {
 	case SUSPECT_SLOW_NODE:
 		*metric = "offset_us";
-		snprintf(why, wl, "every path of %s is %.1f us slower than its peers': slow NIC, host or cable", a, v);
+		snprintf(why, wl, "every path of %s is %.2f us slower than the tier model gives for its peers: slow NIC, host or cable", a, v);
 		break;
 	case SUSPECT_LOW_BW_NODE:
 		*metric = "bw_ratio";
@@ -100,11 +108,11 @@ static void suspect_text(const struct emit_topo *t, const struct judge_suspect *
 		break;
 	case SUSPECT_SLOW_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us where pairs under the same %s switch have %.2f us: a slow link or a longer route", a, b, v, kind, e);
+		snprintf(why, wl, "%s-%s: %.2f us where the tier model gives %.2f us for these two nodes under one %s switch: a slow link or a longer route", a, b, v, e, kind);
 		break;
 	case SUSPECT_FAST_LINK:
 		*metric = "latency_us";
-		snprintf(why, wl, "%s-%s: %.2f us, faster than pairs that meet at a %s switch (%.2f us): misgrouped, or a route that skips a tier", a, b, v, kind, e);
+		snprintf(why, wl, "%s-%s: %.2f us, faster than the %.2f us the tier model gives for two nodes that meet at a %s switch: misgrouped, or a route that skips a tier", a, b, v, e, kind);
 		break;
 	case SUSPECT_LOW_BW_LINK:
 		*metric = "bandwidth_GBps";
@@ -186,7 +194,8 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	const char **names = malloc(sizeof *names * (size_t)(t->n + 1));
 	char err[EMIT_ERR_MAX];
 
-	fprintf(f, "\nlatency map: %d tier%s (noise %.2f us)\n", r->ntiers, r->ntiers == 1 ? "" : "s", r->noise_us);
+	fprintf(f, "\nlatency map: %d tier%s (pair noise %.1f%%, %.2f us at the lowest tier)\n", r->ntiers,
+		r->ntiers == 1 ? "" : "s", 100 * r->noise, r->noise_us);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 
@@ -195,8 +204,14 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 			r->ngroups[k] == 1 ? "" : "s", r->lat_p50_us[k]);
 		if (isfinite(r->bw_p50_GBps[k]))
 			fprintf(f, ", %.3f GB/s", r->bw_p50_GBps[k]);
+		if (k < r->ntiers - 1)
+			fprintf(f, "; every group stands z >= %.1f (%.1f noise sigmas, %lld pairs) from its nearest",
+				r->sep_z[k], r->sep_step[k], r->sep_pairs[k]);
 		fputc('\n', f);
 	}
+	if (!r->structure && t->n > 2)
+		fputs("  no tier structure above the noise: one group (one switch, or switches the latencies "
+		      "cannot tell apart)\n", f);
 	for (int g = 0; names && g < r->ngroups[0]; g++) {
 		char name[EMIT_NAME_MAX], *list = NULL;
 		int k = 0;

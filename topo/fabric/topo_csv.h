@@ -6,9 +6,13 @@
 
 #include "emit.h"
 
-/* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order */
+/* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order;
+ * offset_us: the node's share of every latency, against the median node (slow > 0) */
 void topo_csv_topology(FILE *f, const struct emit_topo *t);
-/* tiers.csv: tier, switch, groups, pairs, lat_p50_us, bw_p50_GBps, threshold_us */
+/* tiers.csv: tier, switch, groups, pairs, lat_p50_us, bw_p50_GBps, threshold_us, level_us,
+ * sep_z, sep_sigma, sep_pairs, within_pairs — the last four: how far the tier's weakest group
+ * stands from its nearest (standard errors, pair sigmas) on how many pairs between them and
+ * within the tier's groups (empty for the top) */
 void topo_csv_tiers(FILE *f, const struct emit_topo *t);
 /* suspects.csv: kind, hosts, metric, value, expected, first_value, first_expected, state,
  * reason — the suspects that count (t->suspects; NULL: the map's own, as candidates). value

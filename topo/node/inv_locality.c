@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "inventory.h"
+#include "inv_probe.h"
 
 int inv_loc_find(const struct inv_loc_tree *t, const char *pci)
 {

@@ -38,14 +38,14 @@ static void nic_path(const struct inv_node *node, const struct inv_nic *n, int w
 		snprintf(out, (size_t)len, "verbs:%s:%d", n->device, n->port);
 }
 
-int inv_node_has_path(const struct inv_node *node, const char *path, int have_nccl)
+int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path)
 {
 	char p[INV_PATH_MAX];
 
 	if (!strcmp(path, "mpi"))
 		return 1;
-	if (!strcmp(path, "nccl"))
-		return have_nccl && node->ngpus > 0;
+	if (gpu_path && !strcmp(path, gpu_path))
+		return node->ngpus > 0;
 	for (int i = 0; i < node->nnics; i++)
 		for (int w = 0; w < 2; w++) {
 			nic_path(node, &node->nics[i], w, p, sizeof p);
@@ -122,7 +122,7 @@ static int addr_shared(const struct inv_node *nodes, int n, const char *path)
 	return dup;
 }
 
-int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_path *out, int max)
+int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct inv_path *out, int max)
 {
 	char p[INV_PATH_MAX], sub[24];
 	int np = 0;
@@ -139,13 +139,13 @@ int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_pat
 				subnet_of(nic, sub, sizeof sub);
 				if (p[0])
 					np = path_add(out, np, max, p,
-						      /* TCP on a RoCE port's netdev is plain Ethernet */
-						      w == 0 && nic->kind == INV_KIND_ROCE ? INV_KIND_ETHERNET : nic->kind,
+						      /* tcp: the netdev's own kind (ethernet, ipoib) */
+						      w == 0 ? inv_kind_netdev(nic->kind) : nic->kind,
 						      w == 0 ? sub : NULL, nic->rate_gbps);
 			}
-	for (int k = 0; k < n; k++)
-		if (inv_node_has_path(&nodes[k], "nccl", have_nccl))
-			np = path_add(out, np, max, "nccl", INV_KIND_UNKNOWN, NULL, NAN);
+	for (int k = 0; gpu_path && k < n; k++)
+		if (inv_node_has_path(&nodes[k], gpu_path, gpu_path))
+			np = path_add(out, np, max, gpu_path, INV_KIND_UNKNOWN, NULL, NAN);
 	for (int i = 0; i < np; i++)
 		out[i].addr_shared = !strncmp(out[i].name, "tcp:", 4) && addr_shared(nodes, n, out[i].name);
 	return np;
@@ -287,8 +287,8 @@ static int judge_nic(const struct inv_node *nodes, int n, const char *label, str
 	return nout;
 }
 
-int inv_mismatches(const struct inv_node *nodes, int n, int have_nccl, struct inv_mismatch *out,
-		   int max)
+int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
+		   struct inv_mismatch *out, int max)
 {
 	struct vote *votes = calloc((size_t)(n > 0 ? n : 1), sizeof *votes);
 	struct inv_path paths[INV_PATHS_MAX];
@@ -318,14 +318,14 @@ int inv_mismatches(const struct inv_node *nodes, int n, int have_nccl, struct in
 			strcpy(seen[nseen++], l);
 			nout = judge_nic(nodes, n, l, votes, out, nout, max);
 		}
-	np = inv_paths(nodes, n, have_nccl, paths, INV_PATHS_MAX);
+	np = inv_paths(nodes, n, gpu_path, paths, INV_PATHS_MAX);
 	for (int p = 0; p < np; p++) {
 		char item[INV_PATH_MAX];
 
 		snprintf(item, sizeof item, "path %.58s", paths[p].name);
 		for (int k = 0; k < n; k++) {
 			votes[k].node = k;
-			strcpy(votes[k].v, inv_node_has_path(&nodes[k], paths[p].name, have_nccl) ? "yes" : "no");
+			strcpy(votes[k].v, inv_node_has_path(&nodes[k], paths[p].name, gpu_path) ? "yes" : "no");
 		}
 		nout = judge(votes, n, item, "present", out, nout, max);
 	}

@@ -5,6 +5,7 @@
  * then come from "<root>/fabprobe-ipv4" (lines "eth0 10.0.0.1/24"; a fixture file, not a
  * kernel one). */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,30 +25,73 @@
 
 /* ------------------------------------------------------------------ access under a root */
 
+/* open "<root>/<rel>" read-only, never blocking, only a regular file: a fd or -errno */
+static int open_regular(const char *root, const char *rel, off_t *size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if ((unsigned)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path)
+		return -ENAMETOOLONG;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	*size = st.st_size;
+	return fd;
+}
+
 int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	va_list ap;
-	FILE *f;
+	ssize_t n = 0, got;
+	off_t size;
+	int fd;
 
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof rel, fmt, ap);
 	va_end(ap);
 	buf[0] = 0;
-	if ((unsigned)snprintf(path, sizeof path, "%s/%s", root, rel) >= sizeof path)
-		return -ENAMETOOLONG;
-	if (!(f = fopen(path, "r")))
-		return -errno;
-	if (!fgets(buf, len, f) && ferror(f)) {
-		int e = errno ? errno : EIO;
+	if ((fd = open_regular(root, rel, &size)) < 0)
+		return fd;
+	while (n < len - 1 && (got = read(fd, buf + n, (size_t)(len - 1 - n))) != 0) {
+		if (got < 0) {
+			int e = errno;
 
-		fclose(f);
-		buf[0] = 0;
-		return -e;
+			if (e == EINTR)
+				continue;
+			close(fd);
+			buf[0] = 0;
+			return -e;
+		}
+		n += got;
 	}
-	fclose(f);
+	close(fd);
+	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+FILE *inv_sysfs_fopen(const char *root, const char *rel)
+{
+	off_t size;
+	int fd = open_regular(root, rel, &size);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	if (size > INV_FILE_MAX || fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		errno = EFBIG;
+		return NULL;
+	}
+	return f;
 }
 
 int inv_sysfs_exists(const char *root, const char *rel)
@@ -213,46 +258,35 @@ static void scan_proc(struct inv_node *node)
 
 /* ------------------------------------------------------------------ netdevs */
 
-/* One /sys/class/net entry. A netdev without a "device" link is virtual (lo, veth, bridges,
- * docker0, ifb): listed, never tested unless asked. */
+/* One /sys/class/net entry (inv_netdev_read). A netdev without a "device" link is virtual
+ * (lo, veth, bridges, docker0, ifb): listed, never tested unless asked. */
 static void scan_netdev(const char *root, const char *name, struct inv_node *node)
 {
 	struct inv_nic *n = inv_nic_get(node, NULL, -1, name);
+	struct inv_netdev nd;
 	char buf[128], rel[96];
-	int type = -1;
 
 	if (!n)
 		return;
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/type", name))
-		type = atoi(buf);
-	n->kind = type == 32 ? INV_KIND_INFINIBAND : type == 772 ? INV_KIND_LOOPBACK : INV_KIND_ETHERNET;
-	snprintf(rel, sizeof rel, "class/net/%.32s/device", name);
-	n->is_virtual = !inv_sysfs_exists(root, rel) || n->kind == INV_KIND_LOOPBACK;
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/operstate", name)) {
-		inv_copy(n->state, buf, sizeof n->state);
-		inv_copy(n->netdev_state, buf, sizeof n->netdev_state);
-	} else {
+	inv_netdev_read(root, name, &nd);
+	n->kind = nd.kind;
+	n->is_virtual = nd.is_virtual;
+	inv_copy(n->state, nd.operstate, sizeof n->state);
+	inv_copy(n->netdev_state, nd.operstate, sizeof n->netdev_state);
+	n->mtu = nd.mtu;
+	inv_copy(n->guid_or_mac, nd.address, sizeof n->guid_or_mac);
+	n->rate_gbps = nd.rate_gbps;
+	if (nd.bad & INV_NETDEV_BAD_OPERSTATE) {
 		snprintf(rel, sizeof rel, "class/net/%.32s/operstate", name);
 		inv_sysfs_bad(node, root, rel, "unreadable");
 	}
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/mtu", name))
-		n->mtu = atoi(buf);
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/address", name))
-		inv_copy(n->guid_or_mac, buf, sizeof n->guid_or_mac);
-	/* Mb/s; -1 or unreadable (EINVAL while down, virtual devices) = unknown, never 0 */
-	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/speed", name)) {
-		char *end;
-		long mbps = strtol(buf, &end, 10);
-
-		if (end == buf || *end) {
-			snprintf(rel, sizeof rel, "class/net/%.32s/speed", name);
-			inv_sysfs_bad(node, root, rel, "malformed (expected Mb/s, or -1)");
-		} else if (mbps > 0) {
-			n->rate_gbps = mbps / 1000.0;
-		}
+	if (nd.bad & INV_NETDEV_BAD_SPEED) {
+		snprintf(rel, sizeof rel, "class/net/%.32s/speed", name);
+		inv_sysfs_bad(node, root, rel, "malformed (expected Mb/s, or -1)");
 	}
 	if (n->is_virtual)
 		return;
+	snprintf(rel, sizeof rel, "class/net/%.32s/device", name);
 	if (inv_sysfs_pci(root, rel, n->pci, sizeof n->pci))
 		n->pci[0] = 0; /* not a PCI device (platform NIC): no locality */
 	if (!inv_sysfs_read(root, buf, sizeof buf, "class/net/%s/device/numa_node", name) ||
@@ -313,13 +347,15 @@ static void ipv4_live(struct inv_node *node)
 
 static void ipv4_fixture(const char *root, struct inv_node *node)
 {
-	char path[PATH_MAX], line[256], dev[64], addr[32];
+	char line[256], dev[64], addr[32];
 	int prefix, lineno = 0;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/fabprobe-ipv4", root);
-	if (!(f = fopen(path, "r")))
+	if (!(f = inv_sysfs_fopen(root, "fabprobe-ipv4"))) {
+		if (errno != ENOENT)
+			inv_sysfs_bad(node, root, "fabprobe-ipv4", errno == EINVAL ? "not a regular file" : strerror(errno));
 		return; /* a fixture without addresses */
+	}
 	while (fgets(line, sizeof line, f)) {
 		struct in_addr a;
 

@@ -50,28 +50,19 @@ static struct inv_nic *port_row(struct inv_node *node, const char *dev, int port
 	return inv_nic_get(node, dev, port, netdev);
 }
 
+/* The RoCE v2 GID (inv_gid_read), each malformed entry noted. */
 static void port_gids(const struct ib_dev *d, int port, struct inv_nic *n, struct inv_node *node)
 {
 	struct inv_gid g[INV_GIDS_MAX];
-	char buf[64], rel[160];
-	int ng = 0;
+	unsigned bad = 0;
+	int ng = inv_gid_read(d->root, d->name, port, g, &bad);
+	char rel[160];
 
-	for (int i = 0; i < INV_GIDS_MAX; i++) {
-		if (inv_sysfs_read(d->root, buf, sizeof buf, "class/infiniband/%s/ports/%d/gids/%d", d->name,
-				   port, i))
-			break;
-		if (inv_gid_parse(buf, g[ng].gid)) {
+	for (int i = 0; i < INV_GIDS_MAX; i++)
+		if (bad & 1u << i) {
 			snprintf(rel, sizeof rel, "class/infiniband/%s/ports/%d/gids/%d", d->name, port, i);
 			inv_sysfs_bad(node, d->root, rel, "malformed GID");
-			continue;
 		}
-		g[ng].index = i;
-		/* unused entries have no type (EINVAL on a live node): not RoCE v2 */
-		g[ng].roce_v2 = !inv_sysfs_read(d->root, buf, sizeof buf,
-						 "class/infiniband/%s/ports/%d/gid_attrs/types/%d", d->name,
-						 port, i) && !strcmp(buf, "RoCE v2");
-		ng++;
-	}
 	n->gid_index = inv_gid_pick(g, ng);
 }
 

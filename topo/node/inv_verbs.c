@@ -1,7 +1,7 @@
 /* inv_verbs.c — the libibverbs probe (compiled only with libibverbs): for each RDMA device
  * and port, what the driver negotiated (ibv_query_port: state, link layer, active width and
- * speed, active MTU), the firmware and node GUID (ibv_query_device), and the RoCE v2 GID
- * (ibv_query_gid, with the GID types from sysfs gid_attrs/types as perftest reads them).
+ * speed, active MTU), the firmware and node GUID (ibv_query_device), and the RoCE v2 GID of
+ * the port's GID table (inv_gid_choose, the one GID reader: the verbs transport uses it too).
  * Its figures override what sysfs's text files said. It reads the real devices, so it does
  * not run when a captured sysfs tree is given. */
 #include <endian.h>
@@ -34,28 +34,6 @@ static const char *port_state_name(enum ibv_port_state s)
 	case IBV_PORT_ACTIVE_DEFER: return "active_defer";
 	default: return "unknown";
 	}
-}
-
-static void port_gid(const char *root, struct ibv_context *ctx, const char *dev, int port,
-		     const struct ibv_port_attr *pa, struct inv_nic *n)
-{
-	struct inv_gid g[INV_GIDS_MAX];
-	int ng = 0;
-
-	for (int i = 0; i < pa->gid_tbl_len && i < INV_GIDS_MAX; i++) {
-		union ibv_gid gid;
-		char type[32];
-
-		if (ibv_query_gid(ctx, (uint8_t)port, i, &gid))
-			continue;
-		g[ng].index = i;
-		memcpy(g[ng].gid, gid.raw, 16);
-		g[ng].roce_v2 = !inv_sysfs_read(root, type, sizeof type,
-						 "class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev, port,
-						 i) && !strcmp(type, "RoCE v2");
-		ng++;
-	}
-	n->gid_index = inv_gid_pick(g, ng);
 }
 
 static void port_fill(const char *root, struct ibv_context *ctx, const struct ibv_device_attr *da,
@@ -91,7 +69,7 @@ static void port_fill(const char *root, struct ibv_context *ctx, const struct ib
 			 (unsigned)(guid >> 48), (unsigned)(guid >> 32) & 0xffff,
 			 (unsigned)(guid >> 16) & 0xffff, (unsigned)guid & 0xffff);
 	if (n->kind == INV_KIND_ROCE)
-		port_gid(root, ctx, dev, port, &pa, n);
+		n->gid_index = inv_gid_choose(root, dev, port, NULL);
 }
 
 static int verbs_probe(const struct inv_probe_ctx *ctx, struct inv_node *node, char *why, int whylen)

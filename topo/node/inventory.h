@@ -4,10 +4,11 @@
  * travels between ranks as bytes (MPI_Gatherv of struct inv_node) and can be written as is.
  * Unknown values: NAN doubles, -1 integers, "" strings.
  *
- * Discovery is done by probes (probes.c): each is a const struct inv_probe_ops that fills
- * what it can of one struct inv_node; a probe whose library is absent is not compiled in,
- * and the node says so (inv_node.probes_missing). The decoding and the analysis below
- * (rates, GIDs, locality classes, rails, paths, mismatches) are pure functions. */
+ * Discovery is done by probes (inv_probe.h, the probes' contract and what their files share):
+ * inv_probe_all runs every probe of the registry on one struct inv_node; a probe whose
+ * library is absent is not compiled in, and the node says so (inv_node.probes_missing). The
+ * analysis below (locality classes, rails, paths, mismatches) is pure. What a transport
+ * needs of a port (kinds, rate codes, netdev and GID readers) is inv_link.h, included here. */
 #ifndef FP_INVENTORY_H
 #define FP_INVENTORY_H
 
@@ -15,8 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "inv_link.h"
+
 #define INV_HOST_MAX 256
-#define INV_NAME_MAX 32     /* device, netdev, state names */
 #define INV_TEXT_MAX 128    /* models, versions */
 #define INV_PCI_MAX 16      /* "0000:17:00.0" */
 #define INV_NICS_MAX 40
@@ -24,10 +26,7 @@
 #define INV_LOC_MAX 192     /* objects of the locality tree */
 #define INV_NOTES_MAX 12
 #define INV_NOTE_MAX 160
-#define INV_GIDS_MAX 16     /* GID table entries examined per port */
 
-enum inv_kind { INV_KIND_UNKNOWN, INV_KIND_INFINIBAND, INV_KIND_ROCE, INV_KIND_ETHERNET,
-		INV_KIND_LOOPBACK };
 /* NCCL's path classes between a GPU and a NIC, nearest first (REFERENCE.md). */
 enum inv_class { INV_PIX, INV_PXB, INV_PHB, INV_NODE, INV_SYS, INV_CLASS_UNKNOWN };
 /* Kinds of objects of the locality tree. */
@@ -77,7 +76,8 @@ struct inv_loc_tree {
 };
 
 struct inv_node {
-	char host[INV_HOST_MAX];
+	char host[INV_HOST_MAX];                     /* the node's name in every output */
+	char hostname[INV_HOST_MAX];                 /* its processor name (differs under Slurm) */
 	char cpu_model[INV_TEXT_MAX];
 	int32_t sockets, cores, threads, numa_nodes; /* -1 unknown */
 	int64_t mem_bytes;                           /* MemTotal of the running OS; -1 unknown */
@@ -103,58 +103,18 @@ struct inv_probe_ctx {
 	const char *hwloc_xml;
 };
 
-struct inv_probe_ops {
-	const char *name;
-	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
-	/* Fill what this probe knows. Returns 0; 1 when it does not apply here (why says so:
-	 * "no RDMA devices"); or a negative FP_E* code after logging (why says what failed).
-	 * A failing probe does not stop the others; bad files are reported naming the file and
-	 * skipped. */
-	int (*probe)(const struct inv_probe_ctx *ctx, struct inv_node *node, char *why, int whylen);
-};
-
-/* The registry (probes.c), in the order they run, NULL-terminated; a probe this build lacks
- * is listed with `absent` set. */
-extern const struct inv_probe_ops *const inv_probe_registry[];
-
 /* Run every probe on a node set up by inv_node_init (host may be set first: the probes keep
- * it), then the locality analysis. Fills probes_used / probes_missing. Returns the number of
- * probes that failed. */
+ * it), then the range checks and the locality analysis. Fills probes_used / probes_missing.
+ * Returns the number of probes that failed. */
 int inv_probe_all(const struct inv_probe_ctx *ctx, struct inv_node *node);
 void inv_node_init(struct inv_node *node);
 /* Copy src into the fixed field dst of size len, cut to fit, always terminated. */
 void inv_copy(char *dst, const char *src, size_t len);
-/* Append a warning to node->notes (dropped beyond INV_NOTES_MAX). */
-void inv_note(struct inv_node *node, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The NIC with this RDMA device and port, or this netdev (port -1); appended when absent
- * (NULL when full). */
-struct inv_nic *inv_nic_get(struct inv_node *node, const char *device, int port, const char *netdev);
 
-/* ------------------------------------------------------------------ decoding (pure) */
+/* ------------------------------------------------------------------ names (pure) */
 
-const char *inv_kind_name(int kind);
+/* "PIX", "PXB", "PHB", "NODE", "SYS"; "" for unknown. (Link kinds: inv_link.h.) */
 const char *inv_class_name(int cls);
-/* verbs active_width → lanes (1,2,4,8,16 → 1,4,8,12,2); -1 for other values. */
-int inv_width_lanes(int active_width);
-/* verbs active_speed → Gb/s per lane; NAN for other values. name gets "HDR" etc. or "". */
-double inv_speed_lane_gbps(int active_speed, const char **name);
-/* sysfs rate "200 Gb/sec (4X HDR)" → 200 Gb/s, lanes 4, speed "HDR". 0 or FP_EUSAGE. */
-int inv_rate_parse(const char *s, double *gbps, int *lanes, char *speed, int speed_len);
-/* sysfs state "4: ACTIVE" → "active"; 0 or FP_EUSAGE. */
-int inv_state_parse(const char *s, char *out, int len);
-/* A GID as sysfs writes it ("fe80:0000:…", 8 groups of 4 hex digits) → 16 bytes. */
-int inv_gid_parse(const char *s, uint8_t gid[16]);
-/* 1 when all 16 bytes are zero (an unset GID table entry). */
-int inv_gid_is_zero(const uint8_t *g);
-
-struct inv_gid {
-	int index;
-	uint8_t gid[16];
-	int roce_v2;      /* gid_attrs/types says "RoCE v2" */
-};
-/* The GID perftest would pick: RoCE v2, IPv4-mapped over IPv6, never link-local or zero.
- * Returns its index, or -1 when no RoCE v2 GID qualifies. */
-int inv_gid_pick(const struct inv_gid *g, int n);
 
 /* ------------------------------------------------------------------ locality (pure) */
 
@@ -166,11 +126,6 @@ int inv_loc_find(const struct inv_loc_tree *t, const char *pci);
 int inv_nic_usable(const struct inv_nic *n);
 /* "mlx5_0:1" for an RDMA port, the netdev name otherwise. */
 void inv_nic_label(const struct inv_nic *n, char *buf, int len);
-/* For each GPU its nearest usable NIC (RDMA ports preferred; ties go to the NIC with
- * fewer GPUs so far), and the warnings: two GPUs sharing a NIC while another is idle, a
- * GPU whose nearest NIC is across the socket, a port running at fewer lanes than its
- * peers. */
-void inv_locality(struct inv_node *node);
 
 /* ------------------------------------------------------------------ paths, mismatches (pure) */
 
@@ -179,7 +134,7 @@ void inv_locality(struct inv_node *node);
 
 struct inv_path {
 	char name[INV_PATH_MAX];    /* "mpi", "tcp:eth0", "verbs:mlx5_0:1", "nccl" */
-	int kind;                   /* enum inv_kind; INV_KIND_UNKNOWN for mpi and nccl */
+	int kind;                   /* enum inv_kind; INV_KIND_UNKNOWN for mpi and the GPU path */
 	int nnodes;                 /* nodes that have it */
 	char subnet[24];            /* tcp: "10.0.0.0/24" of the first node; "" */
 	int subnet_differs;         /* tcp: some node has it on another subnet */
@@ -188,8 +143,9 @@ struct inv_path {
 				     * a node-local network) */
 };
 
-/* The paths found on n nodes; nccl only when have_nccl. Returns the count (≤ max). */
-int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_path *out, int max);
+/* The paths found on n nodes. gpu_path: the GPU collective backend this build has ("nccl"),
+ * a path on every node with a GPU; NULL when none. Returns the count (≤ max). */
+int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct inv_path *out, int max);
 /* Which of the np paths found on nnodes nodes `run` measures when not told (-p): mpi; each tcp
  * path on most nodes, unless its address is node-local (the same on two nodes) or it is a
  * management network (1 Gb/s or less beside a path at least ten times faster); each verbs
@@ -198,7 +154,7 @@ int inv_paths(const struct inv_node *nodes, int n, int have_nccl, struct inv_pat
 #define INV_WHY_MAX 160
 int inv_paths_default(const struct inv_path *p, int np, int nnodes, int *take, char (*why)[INV_WHY_MAX]);
 /* 1 when node has path p. */
-int inv_node_has_path(const struct inv_node *node, const char *path, int have_nccl);
+int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path);
 
 struct inv_mismatch {
 	int node;                   /* index in nodes */
@@ -211,14 +167,7 @@ struct inv_mismatch {
 
 /* Nodes that differ from the majority: GPU count, each physical NIC's presence, state, rate,
  * width, MTU and firmware, and each path's presence. Returns the count (≤ max). */
-int inv_mismatches(const struct inv_node *nodes, int n, int have_nccl, struct inv_mismatch *out,
-		   int max);
-
-/* ------------------------------------------------------------------ sysfs access */
-
-/* Read the first line of "<root>/<rel>" (rel after printf formatting) into buf, without
- * the newline. Returns 0, or -errno without logging (absence is often normal). */
-int inv_sysfs_read(const char *root, char *buf, int len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
+		   struct inv_mismatch *out, int max);
 
 #endif

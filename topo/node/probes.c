@@ -64,6 +64,7 @@ int inv_probe_all(const struct inv_probe_ctx *ctx, struct inv_node *node)
 				 why[0] ? why : rc > 0 ? "not applicable" : "failed");
 		failed += rc < 0;
 	}
+	inv_node_check_ranges(node);
 	inv_locality(node);
 	return failed;
 }

@@ -1,18 +1,20 @@
-/* inventory_cmd.h — `fabprobe inventory`: options, the output files, the subcommand. */
-#ifndef FP_INVENTORY_CMD_H
-#define FP_INVENTORY_CMD_H
+/* inv_stage.h — the inventory stage (`fabprobe inventory`, and a stage of `run`): its options
+ * and the stage itself. What it writes is private to bench/inventory (inv_report.h). */
+#ifndef FP_INV_STAGE_H
+#define FP_INV_STAGE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "core/opts.h"
 #include "core/results.h"
-#include "node/inventory.h"
 
 struct inv_opts {
 	const char *sysfs_root;   /* may hold %h (host name) and %r (world rank) */
 	const char *hwloc_xml;    /* idem; NULL = the running machine */
 	struct results_where where;  /* -o, --name, --results-root */
-	int have_nccl;            /* this build has NCCL: the nccl path exists where GPUs are */
+	const char *gpu_path;     /* the GPU collective backend of this build, a path where
+				     there are GPUs; NULL when none (given by the command layer) */
 };
 
 /* Parse `fabprobe inventory` options (argv[0] is "inventory"). Returns 0, 1 for --help, or
@@ -25,25 +27,12 @@ void inv_usage(FILE *f);
  * sequence appears or out is too small. */
 int inv_expand(const char *pattern, const char *host, int rank, char *out, size_t len);
 
-/* What rank 0 writes, from the gathered inventories (ranks[k]: ranks on node k). */
-struct inv_report {
-	const char *dir, *run_id;
-	const struct inv_node *nodes;
-	const int *ranks;
-	int n;
-	const struct inv_path *paths;
-	int npaths;
-	const struct inv_mismatch *mm;
-	int nmm;
-};
-
-/* nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv. 0 or FP_ERUNTIME. */
-int inv_report_write(const struct inv_report *r);
-/* The compact terminal table. */
-void inv_report_print(FILE *f, const struct inv_report *r);
-
 struct world;
 struct run_out;
+struct inv_path;
+/* Before the run (every rank, collective): the captured sources this rank would read, as it
+ * expands them, are a directory and a regular file. 0, or FP_EUSAGE on every rank. */
+int inventory_check(struct world *w, void *arg);
 /* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
  * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
 int inventory_stage(struct world *w, struct run_out *ro, void *arg);

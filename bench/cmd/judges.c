@@ -1,0 +1,285 @@
+/* judge.c — see judge.h: the judging options, and the offline judges (files and summaries). */
+#include "judges.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/csv.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/results.h"
+#include "fabric/accept.h"
+#include "fabric/declared.h"
+#include "fabric/expect.h"
+
+void judges_usage(FILE *f, int with_baseline)
+{
+	if (with_baseline)
+		fputs("Judging (after the measurements; see README \"After a fabric change\"):\n"
+		      "      --baseline DIR      compare with an earlier run: compare.csv, compare_topology.csv;\n"
+		      "                          fails on anything worse or gone\n"
+		      "      --tolerance PCT     a change counts beyond PCT %% (default: from each run's noise)\n"
+		      "      --retests N         confirmation rounds for suspected regressions and failed\n"
+		      "                          rules: such pairs are measured again (default 2; 0 = none)\n", f);
+	else
+		fputs("Judging:\n", f);
+	fputs("      --expect FILE       judge against expectations (key = value; README \"Expectations\"):\n"
+	      "                          acceptance.csv; fails on any failed rule\n"
+	      "      --accept            the same with the default line-rate rules (RDMA >= 90%%, TCP >= 80%%)\n"
+	      "      --declared FILE     check the measured grouping against a Slurm topology.conf or a CSV\n"
+	      "                          host,leaf[,spine]: declared_mismatch.csv; fails on any mismatch\n", f);
+}
+
+int judges_wanted(const struct judges_opts *jo)
+{
+	return jo->baseline || jo->accept || jo->declared;
+}
+
+/* Read the files named (before anything is measured), once: a pipe cannot be read twice. */
+static int judge_read_files(struct judges_opts *jo, char *err)
+{
+	char why[DECL_ERR_MAX > EXPECT_ERR_MAX ? DECL_ERR_MAX : EXPECT_ERR_MAX];
+	struct stat st;
+
+	if (jo->expect && exp_parse_file(jo->expect, &jo->rules, why))
+		OPTS_FAIL("--expect: %.200s", why);
+	if (jo->accept && exp_defaults(&jo->rules))
+		OPTS_FAIL("out of memory");
+	if (jo->declared && decl_read(jo->declared, &jo->decl, why))
+		OPTS_FAIL("--declared: %.200s", why);
+	if (jo->baseline) {
+		char f[RESULTS_PATH_MAX + 32];
+
+		if (stat(jo->baseline, &st) || !S_ISDIR(st.st_mode))
+			OPTS_FAIL("--baseline: %.200s is not a results directory", jo->baseline);
+		snprintf(f, sizeof f, "%s/p2p.csv", jo->baseline);
+		if (access(f, R_OK))
+			OPTS_FAIL("--baseline: %.150s has no readable p2p.csv", jo->baseline);
+	}
+	return 0;
+}
+
+void judges_opts_free(struct judges_opts *jo)
+{
+	exp_free(&jo->rules);
+	decl_free(&jo->decl);
+}
+
+void judges_opts_init(struct judges_opts *jo)
+{
+	*jo = (struct judges_opts){ .retests = 2 };
+}
+
+int judges_opt(struct judges_opts *jo, int opt, const char *arg, char *err)
+{
+	switch (opt) {
+	case JUDGES_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
+	case JUDGES_OPT_ACCEPT: jo->accept = 1; return 0;
+	case JUDGES_OPT_DECLARED: jo->declared = arg; return 0;
+	case JUDGES_OPT_BASELINE: jo->baseline = arg; return 0;
+	case JUDGES_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
+	case JUDGES_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
+	default: OPTS_FAIL("internal: option %d is not a judging one", opt);
+	}
+}
+
+int judges_opts_finish(struct judges_opts *jo, char *err)
+{
+	if (jo->tolerance_pct > 0 && !jo->baseline)
+		OPTS_FAIL("--tolerance needs --baseline");
+	return judge_read_files(jo, err);
+}
+
+/* ---------------------------------------------------------------- comparing */
+
+int judges_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
+	      struct cmp_report *rep, struct cmp_skip *sk)
+{
+	cmp_report_init(rep, csv, map);
+	if (cmp_p2p(base, cur, co, cmp_report_item, rep, sk) || cmp_coll(base, cur, co, cmp_report_item, rep, sk) ||
+	    cmp_inventory(base, cur, cmp_report_item, rep) ||
+	    (base->has_topo && cur->has_topo && cmp_map(base, cur, cmp_report_map, rep)) || rep->oom) {
+		LOG_ERROR("out of memory comparing runs");
+		return FP_ERUNTIME;
+	}
+	return 0;
+}
+
+/* Commit a derived file opened with results_tmp_open (f may be NULL: it failed to open). */
+static int commit(FILE *f, const char *dir, const char *name)
+{
+	return f ? results_tmp_commit(f, dir, name) : FP_ERUNTIME;
+}
+
+static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
+{
+	size_t len = strlen(verdict);
+	va_list ap;
+
+	if (len && len + 2 < vlen) {
+		strcpy(verdict + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(verdict + len, vlen - len, fmt, ap);
+	va_end(ap);
+}
+
+int judges_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
+			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen)
+{
+	FILE *csv = results_tmp_open(out, "compare.csv"), *map = results_tmp_open(out, "compare_topology.csv");
+	struct cmp_report rep;
+	struct cmp_skip sk;
+	int rc = csv && map ? judges_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
+
+	if (rc) {
+		if (csv)
+			fclose(csv);
+		if (map)
+			fclose(map);
+		return rc;
+	}
+	if (commit(csv, out, "compare.csv") | commit(map, out, "compare_topology.csv"))
+		rc = FP_ERUNTIME;
+	cmp_report_print(stdout, &rep, &sk, base_dir, cur_dir);
+	if (!base->has_topo || !cur->has_topo)
+		printf("  map: not compared (no topology.csv in %s)\n", base->has_topo ? "NEW" : "BASE");
+	failed = cmp_report_failed(&rep);
+	long long worse = 0, gone = 0;
+	for (int k = 0; k < CMP_NKIND; k++) {
+		worse += rep.count[k][CMP_WORSE];
+		gone += rep.count[k][CMP_GONE];
+	}
+	printf("compare: %s (%lld worse, %lld gone, %lld moved; compare.csv, compare_topology.csv)\n",
+	       failed ? "FAIL" : "PASS", worse, gone,
+	       rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED]);
+	verdict_add(verdict, vlen, "baseline: %lld worse, %lld gone, %lld moved", worse, gone,
+		    rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED]);
+	cmp_report_free(&rep);
+	return rc ? rc : failed;
+}
+
+int judges_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
+		  const struct cmp_opts *co, char *verdict, size_t vlen)
+{
+	struct rundir base;
+	char err[RUNDIR_ERR_MAX];
+	int rc = rundir_load(base_dir, &base, err);
+
+	if (rc) {
+		fprintf(stderr, "fabprobe: baseline: %s\n", err);
+		return rc;
+	}
+	rc = judges_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
+	rundir_free(&base);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- expectations, declared */
+
+int judges_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep)
+{
+	if (acc_report_init(rep, s, csv) || acc_judge(cur, s, acc_report_row, rep) || rep->oom) {
+		LOG_ERROR("out of memory judging expectations");
+		return FP_ERUNTIME;
+	}
+	return 0;
+}
+
+int judges_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
+{
+	FILE *csv = results_tmp_open(out, "acceptance.csv");
+	struct acc_report rep;
+	int rc = csv ? judges_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
+
+	if (rc) {
+		if (csv)
+			fclose(csv);
+		return rc;
+	}
+	rc = commit(csv, out, "acceptance.csv");
+	acc_report_print(stdout, &rep);
+	failed = acc_report_failed_rules(&rep);
+	verdict_add(verdict, vlen, "acceptance: %d of %d rules failed", failed, s->n);
+	acc_report_free(&rep);
+	return rc ? rc : failed > 0;
+}
+
+struct decl_out {
+	FILE *csv;
+	int shown;
+};
+
+static void decl_row_out(void *ctx, const struct decl_row *r)
+{
+	struct decl_out *o = ctx;
+
+	csv_field(o->csv, r->host);
+	if (r->tier >= 0)
+		fprintf(o->csv, ",%d,", r->tier);
+	else
+		fputs(",,", o->csv);
+	csv_field(o->csv, r->tier_name);
+	fprintf(o->csv, ",%s,", decl_problem_name(r->problem));
+	csv_field(o->csv, r->declared);
+	fputc(',', o->csv);
+	csv_field(o->csv, r->measured);
+	fputc(',', o->csv);
+	csv_field(o->csv, r->matches);
+	fprintf(o->csv, ",%s\n", r->how);
+	if (o->shown++ >= 20)
+		return;
+	if (r->problem == DECL_MISSING)
+		printf("  %s: declared under %s, not in this run\n", r->host, r->declared);
+	else if (r->problem == DECL_UNDECLARED)
+		printf("  %s: measured (with %s), not declared\n", r->host, r->measured);
+	else
+		printf("  %s: declared %s %s, measured in %s, which matches declared %s (%s)\n", r->host, r->tier_name,
+		       r->declared, r->measured, r->matches[0] ? r->matches : "no declared group", r->how);
+}
+
+int judges_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+			 char *verdict, size_t vlen)
+{
+	struct decl_out o = { .csv = NULL };
+	int n, rc;
+
+	if (!cur->has_topo) {
+		fprintf(stderr, "fabprobe: --declared: this run has no topology.csv (no latency map) to check\n");
+		return FP_EUSAGE;
+	}
+	if (!(o.csv = results_tmp_open(out, "declared_mismatch.csv")))
+		return FP_ERUNTIME;
+	fputs("host,tier,switch,problem,declared,measured,measured_matches,how\n", o.csv);
+	printf("\ndeclared topology (%s, %s: %d nodes, %d tier%s):\n", file, d->format, d->n, d->ntiers,
+	       d->ntiers == 1 ? "" : "s");
+	n = decl_check(d, cur, decl_row_out, &o);
+	rc = commit(o.csv, out, "declared_mismatch.csv");
+	if (n < 0)
+		rc = n;
+	printf("declared: %s (%d mismatch%s; declared_mismatch.csv)\n", n ? "FAIL" : "PASS", n, n == 1 ? "" : "es");
+	verdict_add(verdict, vlen, "declared: %d mismatch%s", n, n == 1 ? "" : "es");
+	return rc ? rc : n > 0;
+}
+
+int judges_run(const struct judges_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
+{
+	int rc = 0, r;
+
+	if (jo->accept) {
+		r = judges_write_accept(cur, &jo->rules, out, verdict, vlen);
+		rc = r < 0 ? r : rc | r;
+	}
+	if (jo->declared) {
+		r = judges_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
+		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
+	}
+	return rc;
+}

@@ -1,0 +1,99 @@
+/* coll_backend.h — the collective backend interface (mpi, nccl) and its registry.
+ *
+ * The engine (coll.c) owns the sweep, warm-up, timing and the check's verdict; a backend owns
+ * its buffers and runs, fills and checks one case. A new backend plugs in by filling struct
+ * coll_backend and adding one line to coll_backends.c. */
+#ifndef FP_COLL_BACKEND_H
+#define FP_COLL_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+
+/* ---------------------------------------------------------------- cases */
+
+/* One op at one count on one rank: everything a backend needs to run, fill and check it. */
+struct coll_case {
+	const struct coll_op *op;
+	const struct coll_dtype *dtype;
+	int redop;              /* COLL_NOREDOP when the op does not reduce */
+	int root;               /* -1 when the op has none */
+	uint64_t count;
+	int in_place;
+	int rank, nranks;
+};
+
+/* Where data lies, in elements. Out of place: input in the send buffer at 0, result in the
+ * receive buffer at out_off. In place: one buffer (the receive buffer) holds the input at
+ * in_off and the result at out_off. */
+struct coll_layout {
+	uint64_t send_elems;    /* input elements */
+	uint64_t recv_elems;    /* receive buffer elements (the in-place buffer's size) */
+	uint64_t in_off, out_off;
+	uint64_t out_elems;     /* result elements on this rank (0: none, e.g. reduce off root) */
+};
+
+/* Backend quirks that move the result (MPI's conventions differ from NCCL's). */
+enum {
+	COLL_Q_RS_INPLACE_OUT_FIRST = 1, /* in-place reduce-scatter leaves the result at 0 */
+	COLL_Q_BCAST_ROOT_KEEPS = 2,     /* out-of-place broadcast: the root receives nothing */
+};
+void coll_layout_get(const struct coll_case *c, unsigned quirks, struct coll_layout *l);
+void coll_expect_args_make(const struct coll_case *c, uint32_t seed, struct coll_expect_args *a);
+
+/* Host representation of the dtypes (half and bfloat16 as IEEE bit patterns). Exact for the
+ * integers coll_math.h produces. */
+void coll_store(int dtype, void *p, int64_t v);
+double coll_load(int dtype, const void *p);
+
+/* ---------------------------------------------------------------- backends */
+
+struct coll_env {
+	MPI_Comm comm;          /* every rank of the run */
+	int rank, nranks;
+	uint64_t max_bytes;     /* largest buffer any case will use, per buffer */
+};
+
+/* A wrong-element count and the first wrong element of one rank's result. */
+struct coll_check {
+	int64_t wrong;
+	int64_t first;          /* index in the result, -1 when none */
+	double got, want;
+};
+
+typedef int (*coll_run_fn)(void *ctx, const struct coll_case *c);
+
+/* Every function returns 0 or a negative FP_E* code after logging (log.h). Calls marked
+ * collective are made by every rank. */
+struct coll_backend {
+	const char *name;
+	const char *absent;     /* non-NULL: not in this build, and why (registry stub) */
+	int gpu;                /* runs on GPU buffers: every rank needs a GPU */
+	unsigned quirks;        /* COLL_Q_* */
+	/* collective: can this rank run it here? 0, or 1 with why filled (then it is skipped) */
+	int (*probe)(const struct coll_env *env, char *why, size_t len);
+	int (*open)(const struct coll_env *env, void **ctx); /* collective */
+	void (*close)(void *ctx);                             /* accepts NULL */
+	/* NULL when the case can run, else the reason it cannot (the same on every rank) */
+	const char *(*unsupported)(const struct coll_case *c);
+	coll_run_fn run[COLL_NOPS];
+	int (*fill)(void *ctx, const struct coll_case *c, uint32_t seed);
+	int (*check)(void *ctx, const struct coll_case *c, uint32_t seed, struct coll_check *out);
+	int (*corrupt)(void *ctx, const struct coll_case *c, uint64_t j); /* result element j */
+	int (*sync)(void *ctx);                          /* wait for queued work; NULL: none */
+	int (*timer_start)(void *ctx);
+	int (*timer_stop)(void *ctx, double *seconds);   /* since timer_start, work included */
+	void (*version)(char *out, size_t len);          /* library version */
+};
+
+/* The registry (coll_backends.c): every known backend (at most COLL_BACKENDS_MAX),
+ * NULL-terminated; entries not in this build have `absent` set. */
+#define COLL_BACKENDS_MAX 8
+extern const struct coll_backend *const coll_backends[];
+const struct coll_backend *coll_backend_find(const char *name);
+extern const struct coll_backend coll_backend_mpi;
+extern const struct coll_backend coll_backend_nccl; /* only in builds with NCCL */
+
+#endif

@@ -1,0 +1,179 @@
+/* fuzz_inventory.c — the inventory's decoding: a captured sysfs tree (and an hwloc XML file)
+ * built from the input, probed as `fabprobe inventory --sysfs-root DIR [--hwloc-xml FILE]`
+ * does, then locality, paths, mismatches, the CSV files and the table. Also each file's text
+ * through the pure decoders (rates, states, GIDs).
+ *
+ * The input is a small archive, one record per line that starts with '@':
+ *     @F <path>          a file; its text is every following line up to the next '@' line
+ *     @L <path> <target> a symbolic link (sysfs device links: ../../../bus/pci/devices/…)
+ *     @P <path>          a FIFO (a captured tree must never hang the probe)
+ *     @X                 the hwloc XML; its text follows as for @F
+ * Paths are relative to the tree, without "..". Seeds: tests/fixtures/<node>/ packed by
+ * tests/fuzz/seeds.sh. */
+#include <errno.h>
+#include <math.h>
+
+#include "fuzz.h"
+#include "inventory/inv_report.h"
+#include "inventory/inv_stage.h"
+#include "node/inv_probe.h"
+#include "node/inventory.h"
+
+#define ARCHIVE_RECORDS_MAX 512
+
+static int path_ok(const char *p)
+{
+	if (!*p || *p == '/' || strlen(p) > 200)
+		return 0;
+	for (const char *s = p; *s; s++)
+		if ((unsigned char)*s < 0x20 || (s[0] == '.' && s[1] == '.' && (s == p || s[-1] == '/')))
+			return 0;
+	return 1;
+}
+
+/* mkdir -p of path's parent directories under root */
+static void parents(const char *root, const char *rel)
+{
+	char path[512];
+	int n = snprintf(path, sizeof path, "%s/%s", root, rel);
+
+	for (int i = (int)strlen(root) + 1; i < n; i++)
+		if (path[i] == '/') {
+			path[i] = 0;
+			mkdir(path, 0755);
+			path[i] = '/';
+		}
+}
+
+static void put_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fwrite(text, 1, len, f);
+		fclose(f);
+	}
+}
+
+/* One record: kind, header arguments, text. */
+static void record(const char *root, const char *xml, char kind, char *args, const char *text, size_t len)
+{
+	char path[512], *target = NULL;
+
+	if (kind == 'X') {
+		put_file(xml, text, len);
+		return;
+	}
+	if (kind == 'L' && (target = strchr(args, ' ')))
+		*target++ = 0;
+	if (!path_ok(args) || (kind == 'L' && (!target || !*target)))
+		return;
+	parents(root, args);
+	snprintf(path, sizeof path, "%s/%s", root, args);
+	if (kind == 'F')
+		put_file(path, text, len);
+	else if (kind == 'L')
+		(void)!symlink(target, path);
+	else if (kind == 'P')
+		mkfifo(path, 0600);
+}
+
+/* The pure decoders on one file's first line. */
+static void decode(const char *text, size_t len)
+{
+	char line[256], out[64];
+	double gbps;
+	int lanes;
+	uint8_t gid[16];
+	size_t n = len < sizeof line - 1 ? len : sizeof line - 1;
+
+	memcpy(line, text, n);
+	line[n] = 0;
+	line[strcspn(line, "\n")] = 0;
+	if (inv_rate_parse(line, &gbps, &lanes, out, sizeof out) == 0)
+		FUZZ_ASSERT(gbps >= 0 && !isnan(gbps), "rate %g from '%s'", gbps, line);
+	inv_state_parse(line, out, sizeof out);
+	inv_gid_parse(line, gid);
+}
+
+/* Build the tree from the archive; 1 when it has an hwloc XML. */
+static int unpack(const char *root, const char *xml, const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size + 1), *p, *end;
+	int records = 0, has_xml = 0;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	copy[size] = 0;
+	end = copy + size;
+	for (p = copy; p < end && records < ARCHIVE_RECORDS_MAX;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *text, *next;
+
+		if (*p != '@' || !nl || nl - p < 2) { /* not a record: skip the line */
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		*nl = 0;
+		text = nl + 1;
+		for (next = text; next < end && !(*next == '@' && (next == text || next[-1] == '\n'));)
+			next = memchr(next, '\n', (size_t)(end - next)) ? (char *)memchr(next, '\n', (size_t)(end - next)) + 1 : end;
+		if (strchr("FLPX", p[1]) && (p[2] == ' ' || p[1] == 'X')) {
+			record(root, xml, p[1], p + (p[1] == 'X' ? 2 : 3), text, (size_t)(next - text));
+			if (p[1] == 'F')
+				decode(text, (size_t)(next - text));
+			has_xml |= p[1] == 'X';
+			records++;
+		}
+		p = next;
+	}
+	free(copy);
+	return has_xml;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char root[128], xml[128], out[128];
+	static struct inv_node nodes[2];
+	struct inv_probe_ctx ctx = { 0 };
+	struct inv_path paths[INV_PATHS_MAX];
+	static struct inv_mismatch mm[256];
+	int ranks[2] = { 1, 1 };
+	FILE *devnull = fopen("/dev/null", "w");
+
+	snprintf(root, sizeof root, "%s/sysfs", fuzz_dir());
+	snprintf(xml, sizeof xml, "%s/topo.xml", fuzz_dir());
+	snprintf(out, sizeof out, "%s/out", fuzz_dir());
+	fuzz_rm_tree(root);
+	fuzz_rm_tree(out);
+	unlink(xml);
+	if (mkdir(root, 0755) || mkdir(out, 0755) || !devnull)
+		abort();
+	ctx.sysfs_root = root;
+	ctx.hwloc_xml = unpack(root, xml, data, size) ? xml : NULL;
+	inv_node_init(&nodes[0]);
+	snprintf(nodes[0].host, sizeof nodes[0].host, "fuzz");
+	inv_probe_all(&ctx, &nodes[0]);
+	FUZZ_ASSERT(nodes[0].nnics >= 0 && nodes[0].nnics <= INV_NICS_MAX, "%d NICs", nodes[0].nnics);
+	for (int i = 0; i < nodes[0].nnics; i++) {
+		const struct inv_nic *n = &nodes[0].nics[i];
+
+		FUZZ_ASSERT(isnan(n->rate_gbps) || (n->rate_gbps > 0 && n->rate_gbps <= 100000),
+			    "rate %g Gb/s written", n->rate_gbps);
+		FUZZ_ASSERT(n->mtu == -1 || n->mtu > 0, "mtu %d written", n->mtu);
+	}
+	/* a second node: the same with its first NIC gone, so that mismatches are found */
+	nodes[1] = nodes[0];
+	snprintf(nodes[1].host, sizeof nodes[1].host, "fuzz2");
+	if (nodes[1].nnics > 0)
+		nodes[1].nnics--;
+	struct inv_report r = { .dir = out, .run_id = "fuzz", .nodes = nodes, .ranks = ranks, .n = 2,
+				.paths = paths };
+	r.npaths = inv_paths(nodes, 2, "nccl", paths, INV_PATHS_MAX);
+	r.nmm = inv_mismatches(nodes, 2, "nccl", mm, 256);
+	r.mm = mm;
+	FUZZ_ASSERT(inv_report_write(&r) == 0, "inventory CSVs not written");
+	inv_report_print(devnull, &r);
+	fclose(devnull);
+	return 0;
+}

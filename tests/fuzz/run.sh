@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# run.sh BUILD SEEDS SECONDS TARGET... — each libFuzzer target for SECONDS, from its working
+# corpus (BUILD/corpus/<target>, kept between runs), the seed corpus (SEEDS/<target>) and the
+# regression corpus (tests/fuzz/regressions/<target>). A crash, a hang (-timeout) or running
+# out of memory writes the input into the regression corpus: commit it, and fix the bug; make
+# check replays it from then on. Ends with one line per target and exits 1 if any failed.
+set -u
+cd "$(dirname "$0")/../.."
+build=$1 seeds=$2 secs=$3
+shift 3
+failed=0 summary=""
+for t in "$@"; do
+	corpus=$build/corpus/$t regress=tests/fuzz/regressions/$t
+	mkdir -p "$corpus" "$regress"
+	echo "== $t: ${secs}s"
+	"$build/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+		-print_final_stats=1 -artifact_prefix="$regress/" "$corpus" "$seeds/$t" "$regress" \
+		> "$build/$t.log" 2>&1
+	rc=$?
+	runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$t.log" | grep -o '[0-9]*$')
+	if [ $rc -ne 0 ]; then
+		failed=1
+		grep -m1 -E 'ERROR|oracle|Timeout|out-of-memory' "$build/$t.log"
+		summary+="$t: FAILED after ${runs:-?} inputs (rc $rc; the input is in $regress/, the log in $build/$t.log)"$'\n'
+	else
+		summary+="$t: ${runs:-?} inputs in ${secs}s, no crash, no hang"$'\n'
+	fi
+done
+printf '%s' "$summary"
+exit $failed

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# fabprobe compare, topo --expect/--declared and run's judging options, offline: results
+# directories written here (8 nodes in racks of 3,3,2, noisy figures), one with a slow node
+# and a moved node; exit codes, files, summaries; bad input refused with file, line and key
+# (and before anything is measured, for run). No cluster needed.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FP=./fabprobe
+tmp=$(mktemp -d /tmp/fp-cmpoff-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# mkrun DIR SEED RACKS SLOW: a results directory; RACKS maps node -> rack ("1 2 3 1 2 3 1 2")
+mkrun() {
+	mkdir -p "$1"
+	awk -v seed="$2" -v racks="$3" -v slow="$4" -v dir="$1" 'BEGIN {
+		srand(seed); n = split(racks, r, " ")
+		p = dir "/p2p.csv"; t = dir "/topology.csv"
+		print "run_id,path,kind,src_host,dst_host,src_dev,dst_dev,line_rate_Gbps,size_B,lat_iters,lat_us_min,lat_us_avg,lat_us_p50,lat_us_p99,bw_windows,window,bw_GBps,bw_Gbps,pct_line_rate,status,note" > p
+		for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (i != j) {
+			a = sprintf("node%02d", i); b = sprintf("node%02d", j)
+			same = r[i] == r[j]
+			lat = (same ? 3.3 : 57) * exp(0.02 * (rand() - 0.5))
+			bw = (same ? 1.19 : 0.239) * exp(0.04 * (rand() - 0.5))
+			if (a == slow || b == slow) bw = 0.06
+			printf "x,tcp:eth0,ethernet,%s,%s,eth0,eth0,10.0,8,300,%.3f,%.3f,%.3f,%.3f,,,,,,ok,\n", a, b, lat, lat, lat * 1.04, lat * 2 > p
+			printf "x,tcp:eth0,ethernet,%s,%s,eth0,eth0,10.0,1048576,,,,,,3,8,%.4f,%.3f,%.1f,ok,\n", a, b, bw, bw * 8, bw * 80 > p
+		}
+		print "host,order,tier0,tier1,offset_us" > t
+		for (i = 1; i <= n; i++) printf "node%02d,%d,leaf%02d,spine00,0.000\n", i, i - 1, r[i] - 1 > t
+	}'
+}
+RACKS="1 2 3 1 2 3 1 2"
+mkrun "$tmp/base" 1 "$RACKS" none
+mkrun "$tmp/again" 2 "$RACKS" none
+mkrun "$tmp/changed" 3 "1 2 3 3 2 3 1 2" node05   # node04 moved to rack 3, node05 slow
+
+$FP compare "$tmp/base" "$tmp/again" > "$tmp/again.out" 2>&1
+expect "compare of two healthy runs: exit 0" [ $? -eq 0 ]
+expect "healthy: nothing worse, nothing moved" sh -c "! awk -F, 'NR > 1 && \$13 != \"same\"' '$tmp/again/compare.csv' | grep -q . && grep -q '^compare: PASS (0 worse, 0 gone, 0 moved' '$tmp/again.out'"
+expect "written into NEW by default" test -s "$tmp/again/compare.csv" -a -s "$tmp/again/compare_topology.csv"
+$FP compare "$tmp/base" "$tmp/again" > "$tmp/again2.out" 2>&1
+expect "a second comparison into NEW is refused (exit 2), -o is offered" sh -c "[ $? -eq 2 ] && grep -q 'already holds a comparison: give -o DIR' '$tmp/again2.out'"
+
+$FP compare "$tmp/base" "$tmp/changed" -o "$tmp/cmp" > "$tmp/cmp.out" 2>&1
+expect "compare with a slow and a moved node: exit 1" [ $? -eq 1 ]
+expect "compare.csv header" [ "$(head -1 "$tmp/cmp/compare.csv")" = "kind,path,src,dst,size_B,metric,tier,before,after,retest,change_pct,tolerance_pct,class,note" ]
+expect "every worse row is node05's, or node04's where its tier changed" sh -c "[ -z \"\$(awk -F, '\$13 == \"worse\" && \$3 != \"node05\" && \$4 != \"node05\" && !((\$3 == \"node04\" || \$4 == \"node04\") && \$7 ~ />/)' '$tmp/cmp/compare.csv')\" ]"
+expect "all 14 bandwidth rows of node05 worse" [ "$(awk -F, '$6 == "bw_GBps" && $13 == "worse" && ($3 == "node05" || $4 == "node05")' "$tmp/cmp/compare.csv" | wc -l)" -eq 14 ]
+expect "node04 named moved at the leaf in compare_topology.csv, nothing else" [ "$(awk -F, 'NR > 1 && $7 != "same" { print $3, $7 }' "$tmp/cmp/compare_topology.csv")" = "node04 moved" ]
+expect "summary: counts per class, worst regressions, moved node" sh -c "grep -q '^  pairs .* compared: .* same, .* worse' '$tmp/cmp.out' && grep -q '^  worst regressions:' '$tmp/cmp.out' && grep -q 'node04 moved (leaf): leaf00 -> leaf02 (BASE.s leaf02)' '$tmp/cmp.out'"
+expect "at most 10 regressions listed" [ "$(sed -n '/worst regressions/,/^compare:/p' "$tmp/cmp.out" | grep -c '^    tcp:eth0')" -eq 10 ]
+$FP compare "$tmp/base" "$tmp/changed" -o "$tmp/cmp-t" --tolerance 200 > /dev/null 2>&1
+expect "--tolerance 200: the slow node's -75% still counts, noise does not" sh -c "[ \$(awk -F, '\$13 == \"worse\" && \$6 == \"bw_GBps\"' '$tmp/cmp-t/compare.csv' | wc -l) -ge 14 ] && awk -F, 'NR > 1 && \$12 != \"\" && \$12 != \"200.00\" && \$12 != \"66.67\" { exit 1 }' '$tmp/cmp-t/compare.csv'"
+
+# the declared topology: the first run's groups (as a CSV), checked by topo offline
+awk -F, 'NR > 1 { print $1 "," $3 "," $4 }' "$tmp/base/topology.csv" > "$tmp/declared.csv"
+$FP topo "$tmp/changed" -o "$tmp/t1" --declared "$tmp/declared.csv" > "$tmp/t1.out" 2>&1
+expect "topo --declared: exit 1, node04 named, nothing else" sh -c "[ $? -eq 1 ] && [ \"\$(awk -F, 'NR > 1 { print \$1, \$4 }' '$tmp/t1/declared_mismatch.csv')\" = 'node04 wrong_group' ]"
+$FP topo "$tmp/changed" -o "$tmp/t2" --expect /dev/stdin > "$tmp/t2.out" 2>&1 << 'EOF'
+ethernet.min_pct_line_rate.leaf = 60
+ethernet.min_pct_line_rate.spine = 15
+EOF
+expect "topo --expect: exit 1; only node05's rows fail" sh -c "[ $? -eq 1 ] && [ -z \"\$(awk -F, 'NR > 1 && \$10 == \"0\" && \$4 != \"node05\" && \$5 != \"node05\"' '$tmp/t2/acceptance.csv')\" ] && [ \$(awk -F, '\$10 == \"0\"' '$tmp/t2/acceptance.csv' | wc -l) -eq 14 ]"
+expect "acceptance.csv: expect and pass columns" [ "$(head -1 "$tmp/t2/acceptance.csv")" = "rule,from,path,src,dst,size_B,metric,value,expect,pass,note" ]
+expect "acceptance summary: each failed rule with its worst offenders" sh -c "grep -q 'FAIL ethernet.min_pct_line_rate.leaf >= 60 (/dev/stdin:1): 4 of 14 failed; worst:' '$tmp/t2.out'"
+$FP topo "$tmp/base" -o "$tmp/t3" --accept > "$tmp/t3.out" 2>&1
+expect "--accept (TCP >= 80% by default): the oversubscribed cross-rack pairs fail" sh -c "[ $? -eq 1 ] && grep -q 'FAIL ethernet.min_pct_line_rate >= 80 (default): 42 of 56 failed' '$tmp/t3.out'"
+
+# bad input: a clear message naming file, line and key; exit 2; run refuses before measuring
+printf 'nodes = 8\nethernet.min_pct_line_rate = 180\n' > "$tmp/bad.conf"
+# refused: exit 2 and a message holding the text given
+refused() {
+	local name=$1 want=$2
+	shift 2
+	"$@" > "$tmp/refused.out" 2>&1
+	local rc=$?
+	expect "$name: exit 2 ($rc), says '$want'" sh -c "[ $rc -eq 2 ] && grep -qF -- \"\$1\" '$tmp/refused.out'" _ "$want"
+}
+refused "topo --expect with a bad file names file, line and key" \
+	"bad.conf:2: key 'ethernet.min_pct_line_rate': 180 is not a percentage" \
+	$FP topo "$tmp/base" -o "$tmp/t4" --expect "$tmp/bad.conf"
+refused "run --expect with a bad file, before measuring" "bad.conf:2: key 'ethernet.min_pct_line_rate'" \
+	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --expect "$tmp/bad.conf" --results-root "$tmp/rr"
+expect "... and no results directory was made" [ ! -e "$tmp/rr" ]
+refused "run --declared with a missing file" "none.csv: No such file" \
+	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --declared "$tmp/none.csv" --results-root "$tmp/rr"
+printf 'SwitchName=a Nodes=n[1-3]\nSwitchName=b Nodes=n3\n' > "$tmp/dup.conf"
+refused "run --declared with a node under two leaves" "dup.conf:2: host 'n3' is declared twice (first on line 1)" \
+	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --declared "$tmp/dup.conf" --results-root "$tmp/rr"
+refused "run --baseline not a results directory" "is not a results directory" \
+	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --baseline "$tmp/nothing" --results-root "$tmp/rr"
+refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
+	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
+$FP compare "$tmp/base" > /dev/null 2>&1
+expect "compare with one directory: exit 2" [ $? -eq 2 ]
+$FP compare "$tmp/base" "$tmp/nothing" > /dev/null 2>&1
+expect "compare with a missing directory: exit 2" [ $? -eq 2 ]
+printf 'run_id,path\nx,mpi,extra\n' > "$tmp/again/p2p.csv"
+refused "compare with a malformed p2p.csv names file and line" "again/p2p.csv:1: no column 'kind'" \
+	$FP compare "$tmp/base" "$tmp/again" -o "$tmp/c5"
+expect "--help of compare, run and topo name the options" sh -c "$FP compare --help | grep -q -- --tolerance && $FP run --help | grep -q -- --baseline && $FP topo --help | grep -q -- --declared"
+exit $((FAILED > 0))

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# fabprobe report: the page of a real run (4 local ranks; and 8 emulated nodes in 3 racks when
+# root), of a synthetic 512-node run, and of a hostile, half-broken directory, loaded in headless
+# Chromium: no console error, nothing fetched, one heat map per path and metric with N x N
+# cells (or an N x N image), the suspects table = suspects.csv, host names escaped; a
+# screenshot that is not blank and whose leaf blocks are lighter than the cells around them
+# as their latencies are lower. Then: 1,024 nodes in under 2 s and 10 MB; mutated files never
+# crash it. The browser checks are skipped, with the reason, when chromium is missing.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FP=$PWD/fabprobe
+FC=scripts/fakecluster.sh
+CHECK=tests/integration/report_check.py
+tmp=$(mktemp -d /tmp/fp-report-XXXXXX)
+cluster_up=0
+trap '[ $cluster_up -eq 1 ] && $FC down > /dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+CH=("$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1
+    --window-size=1400,1800 --user-data-dir="$tmp/chrome" --no-first-run --disable-extensions
+    "--host-resolver-rules=MAP * ~NOTFOUND")
+
+# browser NAME DIR N PATHS [METRICS]: the DOM checks; and the pixel checks when PIXELS=1
+browser() {
+	local name=$1 dir=$2 n=$3 paths=$4 metrics=${5:-latency,bandwidth}
+	if [ -z "$CHROME" ]; then
+		skip "$name: page checks in headless Chromium" "chromium not installed (scripts/install-deps.sh installs it)"
+		return
+	fi
+	timeout 120 "${CH[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$dir/report.html" \
+		> "$tmp/$name.dom" 2> "$tmp/$name.err"
+	expect "$name: Chromium loads the page" [ -s "$tmp/$name.dom" ]
+	local console
+	console=$(grep -E 'CONSOLE|Uncaught' "$tmp/$name.err" | head -3)
+	expect "$name: no console message or error" [ -z "$console" ]
+	[ -n "$console" ] && echo "# $console"
+	python3 $CHECK dom "$tmp/$name.dom" "$dir" "$n" "$paths" "$name" "$metrics"
+	if [ "${PIXELS:-0}" = 1 ]; then
+		timeout 120 "${CH[@]}" --screenshot="$tmp/$name.png" "file://$dir/report.html" > /dev/null 2>&1
+		python3 $CHECK pixels "$tmp/$name.png" "$tmp/$name.dom" "$dir" "$name"
+	fi
+}
+
+# ---- a real run on this machine: 4 ranks, every rank an endpoint; the report comes with it
+"${MPIRUN_LOCAL[@]}" -np 4 $FP run -c 1 -n 200 --lat-warmup 20 -l 8,1K -s 64K,1M -W 8 --bw-iters 2 \
+	--bw-warmup 1 --coll-max 64K --no-progress -o "$tmp/local" > "$tmp/local.out" 2>&1
+rc=$?
+expect "local run: exit 0 or 1 (one node's map may name suspects)" [ $rc -le 1 ]
+expect "local run: says where its report is" grep -qx "report: $tmp/local/report.html" "$tmp/local.out"
+expect "local run: report.html is there, one file" [ -s "$tmp/local/report.html" ]
+browser local "$tmp/local" 4 mpi
+
+# ---- the emulated cluster (root): 8 nodes in racks 3,3,2, one degraded node; as the demo does
+if [ "$(id -u)" -ne 0 ] || [ ! -x $FC ]; then
+	skip "report of an emulated 8-node run" "needs root for network namespaces"
+elif [ "${FP_SKIP_CLUSTER:-0}" = 1 ]; then
+	skip "report of an emulated 8-node run" "FP_SKIP_CLUSTER=1"
+elif [ -e /run/fabprobe-fakecluster/state ]; then
+	# someone else's cluster: never tear it down (run the tests under flock /tmp/fabprobe-cluster.lock)
+	skip "report of an emulated 8-node run" "another emulated cluster is up (tests must run under the cluster lock)"
+elif ! $FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > "$tmp/fc.out" 2>&1; then
+	notok "report of an emulated 8-node run" "fakecluster up failed: $(tail -2 "$tmp/fc.out")"
+else
+	cluster_up=1
+	$FC mpirun "$FP" run -c 1 -n 300 --lat-warmup 30 -l 8,4K -s 64K,1M -W 16 --bw-iters 2 --bw-warmup 1 \
+		--coll-max 64K --no-progress -o "$tmp/cluster" > "$tmp/cluster.out" 2>&1
+	$FC down > /dev/null 2>&1
+	cluster_up=0
+	expect "cluster run: report.html written at the end of run" [ -s "$tmp/cluster/report.html" ]
+	expect "cluster run: 3 leaf switches outlined in each heat map" \
+		[ "$(grep -o '<rect class="b0"' "$tmp/cluster/report.html" | wc -l)" -eq 6 ]
+	PIXELS=1 browser cluster "$tmp/cluster" 8 mpi
+fi
+
+# ---- a synthetic 512-node run: matrices in name order, the tree from `fabprobe topo`
+synth() { # N DIR: a results directory of N synthetic nodes
+	mkdir -p "$2.gen" && python3 tests/integration/synth_results.py "$1" "$2.gen" &&
+	$FP topo "$2.gen/lat.csv" -o "$2" > "$2.topo.out" 2>&1 &&
+	cp "$2.gen/lat.csv" "$2/latency_mpi.csv" && cp "$2.gen/bw.csv" "$2/bandwidth_mpi.csv" && cp "$2.gen/meta.json" "$2/"
+}
+if synth 512 "$tmp/s512"; then
+	$FP report "$tmp/s512" > "$tmp/s512.out" 2>&1
+	expect "512 nodes: report exit 0" [ $? -eq 0 ]
+	expect "512 nodes: missing files named on stderr" grep -q 'p2p.csv: not in this directory' "$tmp/s512.out"
+	expect "512 nodes: suspects.csv names the slow node" grep -q '^slow_node,' "$tmp/s512/suspects.csv"
+	PIXELS=1 browser s512 "$tmp/s512" 512 mpi
+else
+	notok "synthetic 512-node results" "$(tail -2 "$tmp/s512.topo.out" 2>/dev/null)"
+fi
+
+# ---- 1,024 nodes: time and size (README)
+if synth 1024 "$tmp/s1024"; then
+	t0=$(date +%s%N)
+	$FP report -q "$tmp/s1024" > /dev/null 2>&1
+	rc=$? t=$((($(date +%s%N) - t0) / 1000000)) size=$(stat -c %s "$tmp/s1024/report.html" 2>/dev/null || echo 0)
+	echo "# 1024 nodes: report in $t ms, $size bytes"
+	expect "1024 nodes: report exit 0" [ $rc -eq 0 ]
+	expect "1024 nodes: written in under 2 s ($t ms)" [ "$t" -lt 2000 ]
+	expect "1024 nodes: under 10 MB ($size B)" [ "$size" -lt 10000000 ]
+	expect "1024 nodes: both maps are 1024 x 1024 images" [ "$(grep -c 'data-n="1024" data-mode="image"' "$tmp/s1024/report.html")" -eq 2 ]
+else
+	notok "synthetic 1024-node results" "$(tail -2 "$tmp/s1024.topo.out" 2>/dev/null)"
+fi
+
+# ---- hostile names, broken files: the page shows what it can, names what it cannot, escapes all
+mkdir -p "$tmp/bad"
+python3 - "$tmp/bad" <<'PY'
+import csv, json, os, random, sys
+d = sys.argv[1]
+names = ['<img src=x onerror=alert(1)>', 'a"b\'c&d', '</script><script>alert(2)</script>', 'n,ode\u2028x',
+         'gpu01' + 'z' * 300]
+def write(name, rows):
+    with open(os.path.join(d, name), "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+write("latency_mpi.csv", [["host"] + names] + [[a] + ["" if a == b else "%.3f" % (2 + i + j) for j, b in enumerate(names)]
+                                           for i, a in enumerate(names)])
+write("bandwidth_mpi.csv", [["host"] + names[:2], [names[0], "", "x1"], [names[1], "3", ""]])
+write("topology.csv", [["host", "order", "tier0", "offset_us"]] +
+      [[n, i, "leaf<b>%d</b>" % (i // 3), "0"] for i, n in enumerate(names)])
+write("suspects.csv", [["kind", "hosts", "metric", "value", "expected", "reason"],
+                       ["slow_link", names[0] + " " + names[1], "latency_us", "9", "2", "<iframe src=javascript:alert(3)>"],
+                       ["low_bw_node", "two\nlines", "bw_ratio", "0.5"]])
+write("collectives.csv", [["backend", "op", "size_B", "busbw_GBps", "wrong", "status"],
+                          ["<svg onload=alert(4)>", "allreduce", "8", "0.1", "3", "ok"]])
+write("compare.csv", [["kind", "path", "src", "dst", "size_B", "metric", "before", "after", "change_pct", "class"],
+                      ["p2p", "mpi", names[0], names[1], "8", "lat_us_p50", "2", "4", "100", "regression"],
+                      ["p2p", "mpi", names[1], names[0], "8", "lat_us_p50", "3", "2.5", "-16.7", "improvement"],
+                      ["topology", "", names[2], "", "", "leaf", "leaf00", "leaf01", "", "moved"]])
+json.dump({"run_id": "<script>alert(5)</script>", "argv": ["fabprobe", "run", "--name", "x'; rm -rf /"],
+           "hosts": names, "exit_code": 1, "status": "failed", "nodes": 5}, open(os.path.join(d, "meta.json"), "w"))
+open(os.path.join(d, "coll_meta.json"), "w").write('{"backends": [{"name": "nccl", "version": "2.')
+random.seed(3)
+open(os.path.join(d, "nodes.csv"), "wb").write(bytes(random.randrange(256) for _ in range(4000)))
+PY
+$FP report "$tmp/bad" > "$tmp/bad.out" 2>&1
+expect "hostile directory: exit 0 (it renders what it can)" [ $? -eq 0 ]
+expect "hostile directory: the malformed matrix named with its line" grep -q 'bandwidth_mpi.csv:2: column 3' "$tmp/bad.out"
+expect "hostile directory: the truncated coll_meta.json named" grep -q 'coll_meta.json: malformed' "$tmp/bad.out"
+expect "hostile directory: missing p2p.csv named" grep -q 'p2p.csv: not in this directory' "$tmp/bad.out"
+for raw in '<img src=x' '<script>alert' '<iframe' '<svg onload' '<b>0'; do
+	expect "hostile directory: no raw '$raw' from the files in the page" [ "$(grep -c -F "$raw" "$tmp/bad/report.html")" -eq 0 ]
+done
+expect "hostile directory: compare.csv gives a comparison section" grep -q 'id="compare"' "$tmp/bad/report.html"
+expect "hostile directory: and its regressions table" grep -q 'class="regressions"' "$tmp/bad/report.html"
+browser bad "$tmp/bad" 5 mpi latency
+
+# ---- mutated files never crash it (exit 0, or 2 when nothing is left to read)
+crashes=0
+for i in $(seq 1 40); do
+	rm -rf "$tmp/fz" && cp -r "$tmp/local" "$tmp/fz" && rm -f "$tmp/fz/report.html"
+	python3 - "$tmp/fz" "$i" <<'PY'
+import os, random, sys
+d, seed = sys.argv[1], int(sys.argv[2])
+r = random.Random(seed)
+files = sorted(f for f in os.listdir(d) if f.endswith((".csv", ".json")))
+for f in r.sample(files, 3):
+    b = bytearray(open(os.path.join(d, f), "rb").read())
+    for _ in range(r.randrange(1, 20)):
+        op, at = r.randrange(4), r.randrange(len(b) + 1)
+        if op == 0: b = b[:at]
+        elif op == 1: b[at:at] = bytes(r.choice(b'",\n\r\x00{}[]:<&') for _ in range(r.randrange(1, 8)))
+        elif op == 2 and b: b[at % len(b)] = r.randrange(256)
+        else: b[at:at] = b[at:at + r.randrange(500)]
+    open(os.path.join(d, f), "wb").write(bytes(b))
+PY
+	$FP report -q "$tmp/fz" > /dev/null 2> "$tmp/fz.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then crashes=$((crashes + 1)); echo "# seed $i: exit $rc: $(tail -1 "$tmp/fz.err")"; fi
+done
+expect "40 runs on mutated files: none crashed (exit 0 or 2 each)" [ $crashes -eq 0 ]
+
+# ---- usage
+mkdir -p "$tmp/empty"
+$FP report "$tmp/empty" > "$tmp/e.out" 2>&1
+expect "an empty directory: exit 2" [ $? -eq 2 ]
+expect "an empty directory: said so" grep -q 'holds none of fabprobe' "$tmp/e.out"
+$FP report "$tmp/nowhere" > "$tmp/n.out" 2>&1
+expect "no such directory: exit 2" [ $? -eq 2 ]
+expect "no such directory: said so" grep -q 'nowhere: not a directory' "$tmp/n.out"
+$FP report > /dev/null 2>&1
+expect "no argument: exit 2" [ $? -eq 2 ]
+exit $((FAILED > 0))

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Slurm as the launcher, on the emulated cluster with Slurm (scripts/fakecluster.sh up --slurm:
+# slurmctld on a head node, a slurmd per node, Debian's Slurm): racks 3,3,2 with node names
+# dealt across them. `srun --mpi=pmix ./fabprobe run` on every node, the host names fully
+# qualified and Slurm's node names short: every Slurm file names the Slurm nodes; the
+# topology.conf it wrote, installed into the running slurmctld, is what `scontrol show
+# topology` shows and equals the inferred groups; `srun -N 2 --switches=1` then lands on one
+# inferred leaf (without it, on two racks); SLURM_HOSTFILE=slurm-hostfile places the ranks in
+# the file's order; `salloc mpirun ./fabprobe p2p` works; scripts/fabprobe.sbatch runs and
+# passes fabprobe's exit code on; `down` leaves no daemon, namespace or state, also after
+# slurmctld was killed under a running job. Needs root and Slurm's daemons; skipped otherwise.
+# The emulated cluster is shared: run it (as make check) under flock /tmp/fabprobe-cluster.lock.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/lib.sh
+FC=scripts/fakecluster.sh
+STATE=/run/fabprobe-fakecluster
+TRUTH=$STATE/truth.csv
+SLURM_ETC=$STATE/slurm/etc
+if [ "$(id -u)" -ne 0 ]; then
+	skip "Slurm on the emulated cluster" "needs root for network namespaces"
+	exit 0
+fi
+for t in slurmctld:slurmctld slurmd:slurmd srun:slurm-client munged:munge; do
+	if ! command -v "${t%%:*}" >/dev/null; then
+		skip "Slurm on the emulated cluster" "${t%%:*} is not installed (Debian package ${t#*:}; scripts/install-deps.sh installs it)"
+		exit 0
+	fi
+done
+tmp=$(mktemp -d /tmp/fp-slurm-XXXXXX) # on the file system every emulated node shares
+chmod 755 "$tmp"
+trap '$FC down > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+HEAD() { $FC exec head "$@"; }
+Q=(-c 1 -n 300 --lat-warmup 30 -W 16 --bw-iters 2 --bw-warmup 1 --no-progress)
+N=8
+
+# same_groups CSV-A COL-A CSV-B COL-B: the two files group the hosts the same way
+same_groups() {
+	[ "$(awk -F, -v c="$2" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$1" | sort)" = \
+	  "$(awk -F, -v c="$4" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$3" | sort)" ]
+}
+# switches FILE|-: "name nodes=a,b switches=x,y" per switch of a topology.conf or of `scontrol
+# show topology`, host lists expanded and sorted (a switch with Switches= is compared by them)
+switches() {
+	local name nodes sw
+	while IFS='|' read -r name nodes sw; do
+		nodes=$([ -z "$nodes" ] || HEAD scontrol show hostnames "$nodes" | sort | paste -sd, -)
+		sw=$([ -z "$sw" ] || HEAD scontrol show hostnames "$sw" | sort | paste -sd, -)
+		[ -z "$sw" ] || nodes=''
+		echo "$name nodes=$nodes switches=$sw"
+	done < <(grep -v '^#' "$1" | awk '{ name = n = s = ""; for (i = 1; i <= NF; i++) {
+		if ($i ~ /^SwitchName=/) name = substr($i, 12)
+		if ($i ~ /^Nodes=/) n = substr($i, 7)
+		if ($i ~ /^Switches=/) s = substr($i, 10) }
+		if (name != "") print name "|" n "|" s }') | sort
+}
+# leaf_of HOST: its tier-0 group in the run's topology.csv
+leaf_of() { awk -F, -v h="$1" '$1 == h { print $3 }' "$tmp/run/topology.csv"; }
+# daemons: Slurm's daemons and steps still alive, and the cluster's munged (zombies are dead:
+# they wait only for init to reap them)
+daemons() {
+	ps -eo stat=,comm=,args= | awk -v s="$STATE" '$1 !~ /^Z/ &&
+		($2 ~ /^(slurmctld|slurmd|slurmstepd)$/ || ($2 == "munged" && index($0, s)))' | wc -l
+}
+
+start=$(date +%s)
+$FC up --racks 3,3,2 --interleave --slurm > "$tmp/up.out" 2>&1
+expect "up --slurm: 8 nodes in 3 racks with slurmctld and a slurmd each" grep -q "up: 8 nodes in 3 racks" "$tmp/up.out"
+expect "sinfo: the $N nodes idle in partition all" [ "$(HEAD sinfo -h -p all -t idle -o %D 2>/dev/null)" = "$N" ]
+expect "a second up --slurm with the same options does nothing" sh -c "$FC up --racks 3,3,2 --interleave --slurm | grep -q 'already up'"
+# the premise of --switches below: with one switch over all nodes, Slurm takes node01 and node02,
+# which the interleaved names put in two racks
+pair=$(HEAD timeout 60 srun -N 2 hostname 2>/dev/null | sort | paste -sd' ' -)
+expect "control: without a topology, srun -N 2 lands on two racks ($pair)" \
+	[ "$(awk -F, -v p=" $pair " 'NR > 1 && index(p, " " $1 " ") { print $2 }' $TRUTH | sort -u | wc -l)" -eq 2 ]
+
+# fabprobe run under srun, each task with a fully qualified host name (Open MPI keeps it as the
+# processor name with orte_keep_fqdn_hostnames) while Slurm's node names are short
+HEAD timeout 150 srun -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
+	unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
+	./fabprobe run "${Q[@]}" -s 256K --no-coll -o "$tmp/run" > "$tmp/run.out" 2>&1
+rc=$?
+expect "srun -N $N --mpi=pmix ./fabprobe run: finished with a verdict (exit $rc, $(grep -m 1 '^verdict: ' "$tmp/run.out"))" \
+	sh -c "[ $rc -le 1 ] && grep -q '^verdict: ' '$tmp/run.out'"
+expect "run under srun: racks 3,3,2 recovered exactly" same_groups "$tmp/run/topology.csv" 3 $TRUTH 2
+expect "nodes.csv: host is the Slurm name, hostname the fully qualified one, on every node" \
+	[ "$(awk -F, 'NR > 1 && $3 == $2 ".cluster.example" && $2 ~ /^node0[1-8]$/' "$tmp/run/nodes.csv" | wc -l)" -eq $N ]
+for f in topology.conf topology-block.conf topology.yaml slurm-hostfile node-order.txt p2p.csv latency_mpi.csv; do
+	expect "$f names the Slurm nodes, never the host names" sh -c \
+		"grep -q 'node0[1-8]\|node\[' '$tmp/run/$f' && ! grep -q 'cluster.example' '$tmp/run/$f'"
+done
+
+# why the README says --mpi=pmix: Debian's Open MPI has no PMI-1/PMI-2 support
+for mpi in none pmi2; do
+	HEAD timeout 60 srun -N 2 --mpi=$mpi ./fabprobe p2p "${Q[@]}" -o "$tmp/mpi-$mpi" > "$tmp/mpi-$mpi.out" 2>&1
+	rc=$?
+	expect "srun --mpi=$mpi: Open MPI refuses to start (exit $rc, no results)" \
+		sh -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ ! -s '$tmp/mpi-$mpi/p2p.csv' ]"
+done
+
+# the loop closed: fabprobe's topology.conf into the running slurmctld
+cp "$tmp/run/topology.conf" "$SLURM_ETC/topology.conf"
+HEAD scontrol reconfigure
+HEAD scontrol show topology > "$tmp/show-topology" 2>&1
+switches "$tmp/run/topology.conf" > "$tmp/sw-file"
+switches "$tmp/show-topology" > "$tmp/sw-slurm"
+expect "scontrol show topology equals fabprobe's topology.conf ($(wc -l < "$tmp/sw-file") switches)" \
+	sh -c "[ -s '$tmp/sw-file' ] && cmp -s '$tmp/sw-file' '$tmp/sw-slurm'"
+leaves=$(awk '$2 != "nodes=" { print $2 }' "$tmp/sw-slurm" | sed 's/nodes=//; s/,/ /g' | sort)
+inferred=$(awk -F, 'NR > 1 { g[$3] = g[$3] " " $1 } END { for (k in g) print g[k] }' "$tmp/run/topology.csv" |
+	while read -r l; do tr ' ' '\n' <<< "$l" | sort | paste -sd' ' -; done | sort)
+expect "Slurm's leaf switches are fabprobe's inferred groups" [ "$leaves" = "$inferred" ]
+pair=$(HEAD timeout 60 srun -N 2 --switches=1 hostname 2>/dev/null | sort | paste -sd' ' -)
+read -r a b <<< "$pair"
+expect "srun -N 2 --switches=1: two nodes of one inferred leaf ($pair)" \
+	sh -c "[ -n '$b' ] && [ '$(leaf_of "${a:-x}")' = '$(leaf_of "${b:-y}")' ] && [ -n '$(leaf_of "${a:-x}")' ]"
+
+# ranks in slurm-hostfile's order
+tasks=$(wc -l < "$tmp/run/slurm-hostfile")
+HEAD env SLURM_HOSTFILE="$tmp/run/slurm-hostfile" timeout 60 srun -n "$tasks" --distribution=arbitrary \
+	sh -c 'echo "$SLURM_PROCID $(hostname)"' 2>/dev/null | sort -n | cut -d' ' -f2 > "$tmp/placed"
+expect "SLURM_HOSTFILE=slurm-hostfile srun --distribution=arbitrary: $tasks ranks in the file's order" \
+	sh -c "[ $tasks -eq $N ] && cmp -s '$tmp/placed' '$tmp/run/slurm-hostfile'"
+
+# mpirun inside salloc (Open MPI starts its daemons with srun); Slurm's names asked for
+HEAD timeout 90 salloc -N $N mpirun ./fabprobe p2p "${Q[@]}" -s 64K --node-names slurm -o "$tmp/salloc" \
+	> "$tmp/salloc.out" 2>&1
+rc=$?
+expect "salloc -N $N mpirun ./fabprobe p2p --node-names slurm: exit 0 (exit $rc)" [ "$rc" -eq 0 ]
+expect "salloc: every ordered pair at both sizes ok" \
+	[ "$(awk -F, 'NR > 1 && $20 == "ok" && $4 ~ /^node0[1-8]$/' "$tmp/salloc/p2p.csv" 2>/dev/null | wc -l)" -eq $((2 * N * (N - 1))) ]
+
+# the batch script as an admin submits it, from the directory where results should go
+HEAD sh -c "cd '$tmp' && FABPROBE='$PWD/fabprobe' timeout 120 sbatch --wait -N $N -o '$tmp/sbatch.out' \
+	'$PWD/scripts/fabprobe.sbatch' ${Q[*]} -s 64K --no-coll --no-inventory" > /dev/null 2>&1
+rc=$?
+dir=$(ls -d "$tmp"/results/*-job* 2>/dev/null | head -n 1)
+expect "sbatch -N $N fabprobe.sbatch: results under the submit directory (exit $rc, $(grep -m 1 '^verdict: ' "$tmp/sbatch.out"))" \
+	sh -c "[ $rc -le 1 ] && [ -s '$dir/topology.conf' ] && grep -q 'fabprobe exited $rc' '$tmp/sbatch.out'"
+HEAD sh -c "cd '$tmp' && FABPROBE='$PWD/fabprobe' timeout 60 sbatch --wait -N 2 -o /dev/null \
+	'$PWD/scripts/fabprobe.sbatch' --lat-iters 0" > /dev/null 2>&1
+rc=$?
+expect "sbatch: fabprobe's exit code is the job's (a usage error: 2, got $rc)" [ "$rc" -eq 2 ]
+
+# down after a killed controller, with a job's tasks still running on every node
+HEAD sh -c "timeout 300 srun -N $N sleep 300 > /dev/null 2>&1 &"
+for _ in $(seq 20); do [ "$(HEAD squeue -h -t running -o %D 2>/dev/null)" = "$N" ] && break; sleep 0.5; done
+expect "a job of $N tasks runs before the kill" [ "$(HEAD squeue -h -t running -o %D 2>/dev/null)" = "$N" ]
+kill -KILL "$(cat $STATE/slurm/slurmctld.pid)"
+$FC down > "$tmp/down.out" 2>&1
+expect "down: no Slurm daemon, step or munged left ($(daemons))" [ "$(daemons)" -eq 0 ]
+expect "down: no fp- namespace left" [ -z "$(ip netns list | grep '^fp-')" ]
+expect "down: no state left" [ ! -e $STATE ]
+expect "no stray sleep 300 from the job" [ -z "$(ps -eo args= | grep -x 'sleep 300')" ]
+echo "# $(($(date +%s) - start)) s"

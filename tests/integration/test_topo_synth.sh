@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The latency map on synthetic fabrics with a known tree (tests/synth_fabric.c): each knob of
+# the generator at small N, three seeds each, every case exact (the groups of every tier equal
+# the truth up to their names), the planted slow nodes named, nothing else a suspect; single
+# switches of 2..12 nodes give one group and no suspect. See tests/synth_check.py.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+SYNTH=${BUILD:-build}/synth-fabric
+if [ ! -x "$SYNTH" ]; then
+	notok "synthetic fabrics" "$SYNTH not built (make unit)"
+	exit 1
+fi
+tmp=$(mktemp -d /tmp/fp-synth-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# fabric NAME ALLOW SYNTH-ARGS...: three seeds, all exact
+fabric() {
+	local name=$1 allow=$2 bad=0 why='' out
+	shift 2
+	for seed in 1 2 3; do
+		local d=$tmp/$name-$seed
+		mkdir -p "$d"
+		if ! "$SYNTH" "$@" --seed "$seed" -o "$d/m.csv" -t "$d/t.csv" ||
+		   ! ./fabprobe topo "$d/m.csv" -o "$d/out" > "$d/out.txt" 2>&1; then
+			bad=1 why="seed $seed: generator or fabprobe failed: $(tail -c 300 "$d/out.txt" 2>/dev/null)"
+			continue
+		fi
+		if ! out=$(python3 tests/synth_check.py "$d/t.csv" "$d/out" ${allow:+--allow "$allow"}); then
+			bad=1 why="seed $seed: $out"
+		fi
+	done
+	if [ $bad -eq 0 ]; then ok "$name: exact, three seeds"; else notok "$name" "$why"; fi
+}
+
+# shapes: children per level from the top, the last nodes per leaf (ranges: uneven)
+fabric "2 tiers, 4 even leaves, 1% noise"                '' --shape 4x8 --noise 1
+fabric "2 tiers, uneven leaves of 1..64, 3% noise"       '' --shape 5x1-64 --noise 3
+fabric "3 tiers, uneven leaves of 1..24, 5% noise"       '' --shape 3x4x1-24 --noise 5
+fabric "4 tiers (3 switch levels), leaves of 1..12"      '' --shape 2x2x3x1-12 --noise 5
+fabric "10% noise, leaves of 4..24"                      '' --shape 3x4x4-24 --noise 10
+fabric "per-node offsets up to 0.2 us"                   '' --shape 3x4x1-24 --noise 3 --offset-us 0.2
+fabric "2 slow nodes (+0.6 us), named"                   '' --shape 3x4x1-24 --noise 3 --slow 2
+fabric "5% of cells missing"                 unmeasured_pair --shape 3x4x1-24 --noise 3 --missing 5
+fabric "per-pair cable offsets up to 0.1 us"             '' --shape 3x4x1-24 --noise 3 --cable-us 0.1
+fabric "unrelated host names"                            '' --shape 3x4x1-24 --noise 3 --names unrelated
+fabric "host names in tree order"                        '' --shape 3x4x1-24 --noise 3 --names ordered
+fabric "every defect at once, 4 tiers"       unmeasured_pair --shape 2x2x3x1-16 --noise 5 --offset-us 0.2 --slow 2 \
+	--missing 5 --cable-us 0.1 --names unrelated
+fabric "InfiniBand-like: 0.2 us a tier, 3% noise, cables" '' --shape 2x4x8-24 --hop-us 0.1 --noise 3 --cable-us 0.1
+fabric "emulated-cluster-like: 6 us in a rack, 60 across" '' --shape 3x2-4 --leaf-us 6 --hop-us 27 --noise 8
+fabric "emulated-cluster-like, 3 tiers (2 spines)"        '' --shape 2x2x2 --leaf-us 6 --hop-us 27 --noise 8
+fabric "emulated-cluster-like, two racks of 1..4"         '' --shape 2x1-4 --leaf-us 6 --hop-us 27 --noise 8
+fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
+for n in 2 3 5 8 12; do
+	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3
+done
+
+# what the terminal and tiers.csv say
+d=$tmp/"one switch, 8 nodes, 3% noise: one group-1"
+expect "one switch: 'no tier structure above the noise' on the terminal" grep -q 'no tier structure above the noise' "$d/out.txt"
+d=$tmp/"3 tiers, uneven leaves of 1..24, 5% noise-1"
+expect "tiers.csv: each boundary's separation (z >= 5, >= 1.5 sigmas) and its pairs" awk -F, '
+	NR == 1 { ok = $9 == "sep_z" && $10 == "sep_sigma" && $11 == "sep_pairs" && $12 == "within_pairs"; next }
+	NR < 4 { ok = ok && $9 >= 5 && $10 >= 1.5 && $11 >= 1 && $12 >= 1; next }
+	NR == 4 { ok = ok && $9 == "" }
+	END { exit !(ok && NR == 4) }' "$d/out/tiers.csv"
+expect "terminal: the separation of each tier" grep -q 'tier 0 (leaf): .* every group stands z >= ' "$d/out.txt"
+exit $((FAILED > 0))

@@ -1,0 +1,451 @@
+/* compare.c — pairs, collectives and inventory of two runs, matched and classed (compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+const char *cmp_class_name(int cls)
+{
+	static const char *const names[] = { "same", "better", "worse", "new", "gone", "changed" };
+
+	return cls >= 0 && cls < CMP_NCLASS ? names[cls] : "?";
+}
+
+const char *cmp_kind_name(int kind)
+{
+	static const char *const names[] = { "p2p", "coll", "inventory" };
+
+	return kind >= 0 && kind < CMP_NKIND ? names[kind] : "?";
+}
+
+int cmp_classify(double before, double after, int higher_better, double tol, double *change_pct)
+{
+	double d;
+
+	*change_pct = NAN;
+	if (isnan(before) && isnan(after))
+		return CMP_SAME;
+	if (isnan(before))
+		return CMP_BETTER; /* it failed before and works now */
+	if (isnan(after))
+		return CMP_WORSE;
+	if (before > 0)
+		*change_pct = (after / before - 1) * 100;
+	if (before <= 0 || after <= 0)
+		d = after > before ? INFINITY : after < before ? -INFINITY : 0;
+	else
+		d = log(after / before);
+	if (!higher_better)
+		d = -d;
+	return d < -tol ? CMP_WORSE : d > tol ? CMP_BETTER : CMP_SAME;
+}
+
+/* the after figure that counts: a retest confirms a regression only when it is one too */
+static double best_of(double after, double retest, int higher_better)
+{
+	if (isnan(retest))
+		return after;
+	if (isnan(after))
+		return retest;
+	return higher_better ? fmax(after, retest) : fmin(after, retest);
+}
+
+static double tol_of(const struct cmp_opts *o, double sa, double sb)
+{
+	if (o->tolerance_pct > 0)
+		return log1p(o->tolerance_pct / 100);
+	return (o->k > 0 ? o->k : CMP_K) * sqrt(sa * sa + sb * sb);
+}
+
+/* The tolerance in % on the side of the change: a ratio beyond e^tol up is +(e^tol - 1), down
+ * is -(1 - e^-tol); given as a positive number. */
+static double tol_pct(double tol, double change_pct)
+{
+	return (change_pct < 0 ? -expm1(-tol) : expm1(tol)) * 100;
+}
+
+/* ---------------------------------------------------------------- p2p */
+
+static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", "bw_GBps" };
+
+static int cmp_rows(const struct rundir *a, const struct rd_p2p *x, const struct rundir *b, const struct rd_p2p *y)
+{
+	int c = strcmp(a->tab.str[x->path], b->tab.str[y->path]);
+
+	if (!c)
+		c = strcmp(a->tab.str[x->src], b->tab.str[y->src]);
+	if (!c)
+		c = strcmp(a->tab.str[x->dst], b->tab.str[y->dst]);
+	if (!c)
+		c = x->size < y->size ? -1 : x->size > y->size;
+	return c;
+}
+
+struct path_sizes {
+	const char *path;
+	long long size;
+	int in_base, in_new;
+	int has[RD_NMETRIC];  /* a metric some row of either run has at this size */
+};
+
+/* The (path, size) combinations of both runs and which run has each. */
+static struct path_sizes *path_sizes(const struct rundir *a, const struct rundir *b, int *count)
+{
+	struct path_sizes *ps = NULL;
+	int n = 0;
+
+	for (int side = 0; side < 2; side++) {
+		const struct rundir *rd = side ? b : a;
+
+		for (size_t i = 0; i < rd->np2p; i++) {
+			const struct rd_p2p *p = &rd->p2p[i];
+			int k = 0;
+
+			while (k < n && !(ps[k].size == p->size && !strcmp(ps[k].path, rd->tab.str[p->path])))
+				k++;
+			if (k == n) {
+				struct path_sizes *q = realloc(ps, sizeof *q * (size_t)(n + 1));
+
+				if (!q) {
+					free(ps);
+					return NULL;
+				}
+				ps = q;
+				ps[n++] = (struct path_sizes){ rd->tab.str[p->path], p->size, 0, 0, { 0 } };
+			}
+			if (side)
+				ps[k].in_new = 1;
+			else
+				ps[k].in_base = 1;
+			for (int m = 0; m < RD_NMETRIC; m++)
+				ps[k].has[m] |= !isnan(p->v[m]);
+		}
+	}
+	*count = n;
+	return ps ? ps : calloc(1, sizeof *ps);
+}
+
+static const struct path_sizes *ps_find(const struct path_sizes *ps, int n, const char *path, long long size)
+{
+	for (int k = 0; k < n; k++)
+		if (ps[k].size == size && !strcmp(ps[k].path, path))
+			return &ps[k];
+	return NULL;
+}
+
+struct p2p_ctx {
+	const struct rundir *a, *b;
+	const struct cmp_opts *o;
+	struct cmp_noise na, nb;
+	cmp_sink sink;
+	void *ctx;
+};
+
+static void tier_text(const struct p2p_ctx *c, const struct rd_p2p *x, const struct rd_p2p *y, char *out,
+		      size_t len, int *ta, int *tb)
+{
+	*ta = x ? rundir_tier(c->a, x->src, x->dst) : -1;
+	*tb = y ? rundir_tier(c->b, y->src, y->dst) : -1;
+	const char *na = rundir_tier_name(c->a, *ta), *nb = rundir_tier_name(c->b, *tb);
+
+	if (!x || !y || !strcmp(na, nb))
+		snprintf(out, len, "%s", x ? na : nb);
+	else
+		snprintf(out, len, "%s>%s", na, nb);
+}
+
+/* Items of one row matched (x, y), or present on one side only (x or y NULL); ps says which
+ * metrics are measured at its size. */
+static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const struct rd_p2p *y,
+		      const struct path_sizes *ps)
+{
+	const struct rd_p2p *r = x ? x : y;
+	const struct rundir *rr = x ? c->a : c->b;
+	struct cmp_item it = { .kind = CMP_P2P, .path = rr->tab.str[r->path], .src = rr->tab.str[r->src],
+			       .dst = rr->tab.str[r->dst], .size = r->size };
+	int ta, tb;
+
+	tier_text(c, x, y, it.tier, sizeof it.tier, &ta, &tb);
+	for (int m = 0; m < RD_NMETRIC; m++) {
+		int hb = m == RD_BW;
+
+		if (!ps->has[m]) /* not measured at this size (bandwidth at a latency size) */
+			continue;
+		it.metric = p2p_metric[m];
+		it.before = x ? x->v[m] : NAN;
+		it.after = y ? y->v[m] : NAN;
+		it.retest = y ? y->retest[m] : NAN;
+		it.tol_pct = it.change_pct = NAN;
+		it.note[0] = 0;
+		if (!x || !y) {
+			it.cls = x ? CMP_GONE : CMP_NEW;
+			snprintf(it.note, sizeof it.note, "only in %s", x ? "BASE" : "NEW");
+		} else {
+			double sa = cmp_noise_get(&c->na, x->path, x->size, m, ta);
+			double sb = cmp_noise_get(&c->nb, y->path, y->size, m, tb);
+			double tol = tol_of(c->o, sa, sb);
+
+			it.cls = cmp_classify(it.before, best_of(it.after, it.retest, hb), hb, tol, &it.change_pct);
+			it.tol_pct = tol_pct(tol, it.change_pct);
+			if (!x->ok || !y->ok)
+				snprintf(it.note, sizeof it.note, "status %s -> %s", c->a->tab.str[x->status],
+					 c->b->tab.str[y->status]);
+			else if (ta != tb)
+				snprintf(it.note, sizeof it.note, "the pair now meets at another tier (%s)", it.tier);
+			if (!isnan(it.retest) && !isnan(it.after))
+				snprintf(it.note + strlen(it.note), sizeof it.note - strlen(it.note), "%sretested: %s",
+					 it.note[0] ? "; " : "", it.cls == CMP_WORSE ? "confirmed" : "not confirmed");
+		}
+		c->sink(c->ctx, &it);
+	}
+}
+
+void cmp_skip_note(struct cmp_skip *sk, const char *path, long long size, int base_only)
+{
+	char one[96];
+
+	if (base_only)
+		sk->rows_base_only++;
+	else
+		sk->rows_new_only++;
+	snprintf(one, sizeof one, "%s %lld B only in %s", path, size, base_only ? "BASE" : "NEW");
+	if (!strstr(sk->what, one) && strlen(sk->what) + strlen(one) + 3 < sizeof sk->what)
+		snprintf(sk->what + strlen(sk->what), sizeof sk->what - strlen(sk->what), "%s%s",
+			 sk->what[0] ? "; " : "", one);
+}
+
+int cmp_p2p(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *o, cmp_sink sink,
+	    void *ctx, struct cmp_skip *skip)
+{
+	struct p2p_ctx c = { .a = base, .b = cur, .o = o, .sink = sink, .ctx = ctx };
+	int nps, rc = FP_ERUNTIME;
+	struct path_sizes *ps = path_sizes(base, cur, &nps);
+	size_t i = 0, j = 0;
+
+	memset(skip, 0, sizeof *skip);
+	if (!ps || cmp_noise_build(base, &c.na) || cmp_noise_build(cur, &c.nb))
+		goto out;
+	while (i < base->np2p || j < cur->np2p) {
+		const struct rd_p2p *x = i < base->np2p ? &base->p2p[i] : NULL;
+		const struct rd_p2p *y = j < cur->np2p ? &cur->p2p[j] : NULL;
+		int d = !x ? 1 : !y ? -1 : cmp_rows(base, x, cur, y);
+		const struct rd_p2p *r = d <= 0 ? x : y;
+		const struct rundir *rr = d <= 0 ? base : cur;
+
+		const struct path_sizes *z = ps_find(ps, nps, rr->tab.str[r->path], r->size);
+
+		i += d <= 0;
+		j += d >= 0;
+		if (d && !(z->in_base && z->in_new)) {
+			cmp_skip_note(skip, rr->tab.str[r->path], r->size, d < 0);
+			continue;
+		}
+		p2p_items(&c, d <= 0 ? x : NULL, d >= 0 ? y : NULL, z);
+	}
+	rc = 0;
+out:
+	free(ps);
+	cmp_noise_free(&c.na);
+	cmp_noise_free(&c.nb);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- collectives */
+
+static int same_coll(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
+		     int with_size)
+{
+	return !strcmp(a->tab.str[x->backend], b->tab.str[y->backend]) && !strcmp(a->tab.str[x->op], b->tab.str[y->op]) &&
+	       !strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]) && !strcmp(a->tab.str[x->redop], b->tab.str[y->redop]) &&
+	       !strcmp(a->tab.str[x->root], b->tab.str[y->root]) && x->in_place == y->in_place &&
+	       (!with_size || x->size == y->size);
+}
+
+static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct rundir *b,
+				       int with_size)
+{
+	for (int j = 0; j < b->ncoll; j++)
+		if (same_coll(a, x, b, &b->coll[j], with_size))
+			return &b->coll[j];
+	return NULL;
+}
+
+static void coll_item(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
+		      const struct cmp_opts *o, cmp_sink sink, void *ctx)
+{
+	const struct rundir *rr = x ? a : b;
+	const struct rd_coll *r = x ? x : y;
+	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
+			       .metric = "busbw_GBps", .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
+			       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
+
+	snprintf(it.dstbuf, sizeof it.dstbuf, "%s %s%s", rr->tab.str[r->dtype], rr->tab.str[r->redop],
+		 r->in_place ? " in-place" : "");
+	it.dst = it.dstbuf;
+	if (!x || !y) {
+		it.cls = x ? CMP_GONE : CMP_NEW;
+		snprintf(it.note, sizeof it.note, "only in %s", x ? "BASE" : "NEW");
+	} else {
+		double tol = tol_of(o, cmp_coll_sigma(a, x->backend, x->op, x->dtype, x->redop),
+				    cmp_coll_sigma(b, y->backend, y->op, y->dtype, y->redop));
+
+		it.cls = cmp_classify(it.before, it.after, 1, tol, &it.change_pct);
+		it.tol_pct = tol_pct(tol, it.change_pct);
+		if (x->nranks != y->nranks)
+			snprintf(it.note, sizeof it.note, "ranks %d -> %d", x->nranks, y->nranks);
+		if ((x->wrong > 0) != (y->wrong > 0))
+			snprintf(it.note + strlen(it.note), sizeof it.note - strlen(it.note), "%swrong elements %lld -> %lld",
+				 it.note[0] ? "; " : "", x->wrong, y->wrong);
+		if (y->wrong > 0 && !(x->wrong > 0))
+			it.cls = CMP_WORSE; /* newly wrong results are worse, whatever their speed */
+	}
+	sink(ctx, &it);
+}
+
+int cmp_coll(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *o, cmp_sink sink,
+	     void *ctx, struct cmp_skip *skip)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct rundir *a = side ? cur : base, *b = side ? base : cur;
+
+		for (int i = 0; i < a->ncoll; i++) {
+			const struct rd_coll *x = &a->coll[i], *y = coll_find(a, x, b, 1);
+			int op_size = 0;
+
+			if (side && y)
+				continue; /* matched: done from BASE's side */
+			for (int j = 0; !y && j < b->ncoll; j++)
+				op_size |= b->coll[j].size == x->size && !strcmp(a->tab.str[x->op], b->tab.str[b->coll[j].op]) &&
+					   !strcmp(a->tab.str[x->backend], b->tab.str[b->coll[j].backend]);
+			if (!y && !op_size) {
+				cmp_skip_note(skip, a->tab.str[x->op], x->size, !side);
+				continue;
+			}
+			if (side)
+				coll_item(b, NULL, a, x, o, sink, ctx);
+			else
+				coll_item(a, x, b, y, o, sink, ctx);
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- inventory */
+
+static void inv_num(cmp_sink sink, void *ctx, struct cmp_item *it, const char *metric, double a, double b)
+{
+	it->metric = metric;
+	it->before = a;
+	it->after = b;
+	it->before_s = it->after_s = NULL;
+	if (isnan(a) && isnan(b))
+		return;
+	it->cls = cmp_classify(a, b, 1, 0, &it->change_pct);
+	sink(ctx, it);
+}
+
+static void inv_text(cmp_sink sink, void *ctx, struct cmp_item *it, const char *metric, const char *a, const char *b)
+{
+	it->metric = metric;
+	it->before = it->after = it->change_pct = NAN;
+	it->before_s = a;
+	it->after_s = b;
+	it->cls = strcmp(a, b) ? CMP_CHANGED : CMP_SAME;
+	sink(ctx, it);
+}
+
+static const struct rd_node *node_find(const struct rundir *rd, const char *host)
+{
+	for (int i = 0; i < rd->nnode; i++)
+		if (!strcmp(rd->tab.str[rd->node[i].host], host))
+			return &rd->node[i];
+	return NULL;
+}
+
+static const struct rd_nic *nic_find(const struct rundir *rd, const char *host, const char *name)
+{
+	for (int i = 0; i < rd->nnic; i++)
+		if (!strcmp(rd->tab.str[rd->nic[i].host], host) && !strcmp(rd->tab.str[rd->nic[i].name], name))
+			return &rd->nic[i];
+	return NULL;
+}
+
+static int nic_counts(const struct rundir *rd, const struct rd_nic *n)
+{
+	return !n->is_virtual && strcmp(rd->tab.str[n->kind], "loopback");
+}
+
+/* The NICs of host that either run has: matched by name. */
+static void inv_nics(const struct rundir *a, const struct rundir *b, const char *host, cmp_sink sink, void *ctx)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct rundir *p = side ? b : a, *q = side ? a : b;
+
+		for (int i = 0; i < p->nnic; i++) {
+			const struct rd_nic *x = &p->nic[i];
+			const char *name = p->tab.str[x->name];
+
+			if (strcmp(p->tab.str[x->host], host) || !nic_counts(p, x))
+				continue;
+			const struct rd_nic *y = nic_find(q, host, name);
+			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = name, .size = -1,
+					       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
+
+			if (side && y && nic_counts(q, y))
+				continue;
+			if (!y || !nic_counts(q, y)) {
+				it.metric = "nic";
+				it.before = it.after = NAN;
+				it.cls = side ? CMP_NEW : CMP_GONE;
+				snprintf(it.note, sizeof it.note, "only in %s", side ? "NEW" : "BASE");
+				sink(ctx, &it);
+				continue;
+			}
+			it.metric = "state";
+			it.before = it.after = NAN;
+			it.before_s = x->up ? "up" : "down";
+			it.after_s = y->up ? "up" : "down";
+			it.cls = x->up == y->up ? CMP_SAME : y->up ? CMP_BETTER : CMP_WORSE;
+			sink(ctx, &it);
+			inv_num(sink, ctx, &it, "rate_Gbps", x->rate, y->rate);
+			inv_num(sink, ctx, &it, "width_lanes", x->width, y->width);
+			inv_num(sink, ctx, &it, "mtu_B", x->mtu, y->mtu);
+			inv_text(sink, ctx, &it, "fw_ver", a->tab.str[x->fw], b->tab.str[y->fw]);
+		}
+	}
+}
+
+int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink sink, void *ctx)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct rundir *p = side ? cur : base, *q = side ? base : cur;
+
+		for (int i = 0; i < p->nnode; i++) {
+			const char *host = p->tab.str[p->node[i].host];
+			const struct rd_node *x = &p->node[i], *y = node_find(q, host);
+			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = "", .size = -1,
+					       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
+
+			if (side && y)
+				continue;
+			if (!y) {
+				it.metric = "node";
+				it.before = it.after = NAN;
+				it.cls = side ? CMP_NEW : CMP_GONE;
+				snprintf(it.note, sizeof it.note, "only in %s", side ? "NEW" : "BASE");
+				sink(ctx, &it);
+				continue;
+			}
+			inv_num(sink, ctx, &it, "gpus", x->gpus < 0 ? NAN : (double)x->gpus, y->gpus < 0 ? NAN : (double)y->gpus);
+			inv_num(sink, ctx, &it, "nics", x->nics < 0 ? NAN : (double)x->nics, y->nics < 0 ? NAN : (double)y->nics);
+			inv_text(sink, ctx, &it, "kernel", base->tab.str[x->kernel], cur->tab.str[y->kernel]);
+			inv_text(sink, ctx, &it, "mpi_version", base->tab.str[x->mpi], cur->tab.str[y->mpi]);
+			inv_nics(base, cur, host, sink, ctx);
+		}
+	}
+	return 0;
+}

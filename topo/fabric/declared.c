@@ -1,0 +1,461 @@
+/* declared.c — see declared.h. */
+#include "declared.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/log.h"
+#include "csv_read.h"
+#include "groups.h"
+#include "hostlist.h"
+#include "strtab.h"
+
+#define TIERS_MAX RUNDIR_TIERS_MAX
+
+/* A switch of a topology.conf: its name, its parent, the line that defined it. */
+struct sw {
+	char *name, *parent;
+	int line;
+};
+
+/* A host of a topology.conf, under its leaf (the chain above is known once all is read). */
+struct conf_host {
+	char *host, *leaf;
+	int line;
+};
+
+struct parse {
+	const char *file;
+	char *err;
+	struct decl *d;
+	int *host_line;    /* n: where each host was listed */
+	int cap;
+	struct strtab hosts;  /* d->host[i] has id i: duplicates found by hashing */
+	struct strtab swname; /* sw[id] is the switch named swname.str[id] */
+	struct sw *sw;
+	int nsw, swcap;
+	struct conf_host *ch; /* topology.conf: hosts read, chains pending */
+	int nch, chcap;
+};
+
+const char *decl_problem_name(int problem)
+{
+	static const char *const names[] = { "wrong_group", "missing", "undeclared" };
+
+	return problem >= 0 && problem <= DECL_UNDECLARED ? names[problem] : "?";
+}
+
+void decl_free(struct decl *d)
+{
+	for (int i = 0; d->host && i < d->n; i++)
+		free(d->host[i]);
+	for (int i = 0; d->group && i < d->n * d->ntiers; i++)
+		free(d->group[i]);
+	free(d->host);
+	free(d->group);
+	*d = (struct decl){ 0 };
+}
+
+#define PFAIL(line, ...)                                                                     \
+	do {                                                                                 \
+		int n_ = snprintf(p->err, DECL_ERR_MAX, "%.300s:%d: ", p->file, line);       \
+		if (n_ < 0 || n_ >= DECL_ERR_MAX)                                            \
+			n_ = DECL_ERR_MAX - 1;                                               \
+		snprintf(p->err + n_, DECL_ERR_MAX - (size_t)n_, __VA_ARGS__);               \
+		return FP_EUSAGE;                                                            \
+	} while (0)
+
+/* Add host with its groups (ntiers of them, copied); refuse a host listed twice. */
+static int host_add(struct parse *p, const char *host, char *const *groups, int line)
+{
+	struct decl *d = p->d;
+	int id = strtab_intern(&p->hosts, host);
+
+	if (id < 0)
+		PFAIL(line, "out of memory");
+	if (id < d->n)
+		PFAIL(line, "host '%s' is declared twice (first on line %d)", host, p->host_line[id]);
+	if (d->n == p->cap) {
+		p->cap = p->cap * 2 + 64;
+		char **h = realloc(d->host, sizeof *h * (size_t)p->cap);
+		if (h)
+			d->host = h;
+		char **g = h ? realloc(d->group, sizeof *g * (size_t)p->cap * TIERS_MAX) : NULL;
+		if (g)
+			d->group = g;
+		int *l = g ? realloc(p->host_line, sizeof *l * (size_t)p->cap) : NULL;
+		if (!l)
+			PFAIL(line, "out of memory");
+		p->host_line = l;
+	}
+	if (!(d->host[d->n] = strdup(host)))
+		PFAIL(line, "out of memory");
+	for (int k = 0; k < TIERS_MAX; k++)
+		d->group[(size_t)d->n * TIERS_MAX + k] = NULL;
+	for (int k = 0; k < d->ntiers; k++)
+		if (!(d->group[(size_t)d->n * TIERS_MAX + k] = strdup(groups[k]))) {
+			d->n++;
+			PFAIL(line, "out of memory");
+		}
+	p->host_line[d->n++] = line;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+static int csv_line(struct parse *p, char *text, int line, int *header_seen)
+{
+	char *f[TIERS_MAX + 2];
+	int n = csv_read_split(text, f, TIERS_MAX + 2);
+
+	if (!*header_seen && !p->d->n && !strcasecmp(f[0], "host")) {
+		*header_seen = 1;
+		return 0;
+	}
+	if (n < 2 || n > TIERS_MAX + 1)
+		PFAIL(line, "expected host,leaf[,spine…] (2 to %d fields), got %d", TIERS_MAX + 1, n);
+	if (p->d->ntiers && n - 1 != p->d->ntiers)
+		PFAIL(line, "%d fields where line %d has %d: every line needs the same tiers", n, p->host_line[0],
+		      p->d->ntiers + 1);
+	for (int i = 0; i < n; i++)
+		if (!*f[i] || strpbrk(f[i], " \t"))
+			PFAIL(line, "field %d ('%s') is empty or holds white space", i + 1, f[i]);
+	p->d->ntiers = n - 1;
+	return host_add(p, f[0], f + 1, line);
+}
+
+/* ---------------------------------------------------------------- topology.conf */
+
+static struct sw *sw_find(struct parse *p, const char *name)
+{
+	int id = strtab_find(&p->swname, name);
+
+	return id >= 0 ? &p->sw[id] : NULL;
+}
+
+static struct sw *sw_add(struct parse *p, const char *name, int line)
+{
+	int id = strtab_intern(&p->swname, name);
+
+	if (id < 0)
+		return NULL;
+	if (id < p->nsw)
+		return &p->sw[id];
+	if (p->nsw == p->swcap) {
+		struct sw *q = realloc(p->sw, sizeof *q * (size_t)(p->swcap = p->swcap * 2 + 16));
+
+		if (!q)
+			return NULL;
+		p->sw = q;
+	}
+	p->sw[p->nsw] = (struct sw){ p->swname.str[id], NULL, line };
+	return &p->sw[p->nsw++];
+}
+
+/* The members of switch name: child switches (Switches=) or hosts (Nodes=). */
+static int conf_members(struct parse *p, const char *name, const char *list, int switches, int line)
+{
+	char **names = NULL;
+	int n = 0, rc = 0;
+
+	if (hostlist_expand(list, &names, &n, p->err, DECL_ERR_MAX)) {
+		char why[DECL_ERR_MAX];
+
+		snprintf(why, sizeof why, "%s", p->err);
+		PFAIL(line, "%s=%.100s: %.300s", switches ? "Switches" : "Nodes", list, why);
+	}
+	for (int i = 0; rc == 0 && i < n; i++) {
+		if (switches) {
+			struct sw *c = sw_add(p, names[i], -1);
+
+			if (!c || (!c->parent && !(c->parent = strdup(name))))
+				rc = -1;
+			else if (strcmp(c->parent, name)) {
+				snprintf(p->err, DECL_ERR_MAX, "%s:%d: switch '%s' is under two switches", p->file, line, names[i]);
+				rc = FP_EUSAGE;
+			}
+			continue;
+		}
+		if (p->nch == p->chcap) {
+			struct conf_host *q = realloc(p->ch, sizeof *q * (size_t)(p->chcap = p->chcap * 2 + 64));
+
+			if (!q) {
+				rc = -1;
+				break;
+			}
+			p->ch = q;
+		}
+		p->ch[p->nch] = (struct conf_host){ names[i], strdup(name), line };
+		names[i] = NULL;
+		rc = p->ch[p->nch++].leaf ? 0 : -1;
+	}
+	hostlist_free(names, n);
+	if (rc == -1)
+		PFAIL(line, "out of memory");
+	return rc;
+}
+
+static int conf_line(struct parse *p, char *text, int line)
+{
+	char *name = NULL, *nodes = NULL, *switches = NULL, *save = NULL;
+	struct sw *s;
+
+	for (char *tok = strtok_r(text, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			PFAIL(line, "'%s' is not Key=Value", tok);
+		*eq = 0;
+		if (!strcasecmp(tok, "SwitchName"))
+			name = eq + 1;
+		else if (!strcasecmp(tok, "Nodes"))
+			nodes = eq + 1;
+		else if (!strcasecmp(tok, "Switches"))
+			switches = eq + 1;
+	}
+	if (!name || !*name)
+		PFAIL(line, "a line without SwitchName=");
+	if ((s = sw_find(p, name)) && s->line > 0)
+		PFAIL(line, "switch '%s' is defined twice (first on line %d)", name, s->line);
+	if (!(s = sw_add(p, name, line)))
+		PFAIL(line, "out of memory");
+	s->line = line;
+	if (nodes && conf_members(p, name, nodes, 0, line))
+		return FP_EUSAGE;
+	return switches ? conf_members(p, name, switches, 1, line) : 0;
+}
+
+/* Every host's chain of switches, leaf first; all hosts must have chains of one length. */
+static int conf_finish(struct parse *p)
+{
+	struct conf_host *h = p->ch;
+	int nh = p->nch;
+
+	for (int i = 0; i < p->nsw; i++)
+		if (p->sw[i].line < 0)
+			PFAIL(sw_find(p, p->sw[i].parent)->line, "switch '%s' is listed under '%s' but never defined by a "
+			      "SwitchName= line", p->sw[i].name, p->sw[i].parent);
+	if (!nh) {
+		snprintf(p->err, DECL_ERR_MAX, "%s: no SwitchName=... Nodes=... line: no node is declared", p->file);
+		return FP_EUSAGE;
+	}
+	for (int i = 0; i < nh; i++) {
+		char *chain[TIERS_MAX];
+		int depth = 0;
+
+		struct sw *s = sw_find(p, h[i].leaf);
+
+		for (; s && depth < TIERS_MAX; s = s->parent ? sw_find(p, s->parent) : NULL)
+			chain[depth++] = s->name;
+		if (s)
+			PFAIL(h[i].line, "the switches above '%s' form a loop or more than %d levels", h[i].leaf, TIERS_MAX);
+		if (p->d->ntiers && depth != p->d->ntiers)
+			PFAIL(h[i].line, "node '%s' is under %d levels of switches where '%s' is under %d: the tree is uneven",
+			      h[i].host, depth, p->d->host[0], p->d->ntiers);
+		p->d->ntiers = depth;
+		if (host_add(p, h[i].host, chain, h[i].line))
+			return FP_EUSAGE;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int is_conf(FILE *f)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	int yes = 0;
+
+	while (!yes && getline(&buf, &cap, f) >= 0) {
+		buf[strcspn(buf, "#")] = 0;
+		yes = strcasestr(buf, "SwitchName=") != NULL;
+	}
+	free(buf);
+	rewind(f);
+	return yes;
+}
+
+/* [i * TIERS_MAX + k] while reading, [i * ntiers + k] from here on */
+static void compact(struct decl *d)
+{
+	for (int i = 0; i < d->n; i++)
+		for (int k = 0; k < TIERS_MAX; k++) {
+			char *g = d->group[(size_t)i * TIERS_MAX + k];
+
+			d->group[(size_t)i * TIERS_MAX + k] = NULL;
+			if (k < d->ntiers)
+				d->group[(size_t)i * d->ntiers + k] = g;
+		}
+}
+
+int decl_read(const char *file, struct decl *d, char *err)
+{
+	struct parse p = { .file = file, .err = err, .d = d };
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	int line = 0, rc = 0, conf, header = 0;
+
+	*d = (struct decl){ 0 };
+	if (!f) {
+		snprintf(err, DECL_ERR_MAX, "%s: %s", file, strerror(errno));
+		return FP_EUSAGE;
+	}
+	conf = is_conf(f);
+	snprintf(d->format, sizeof d->format, "%s", conf ? "topology.conf" : "csv");
+	while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+		line++;
+		buf[strcspn(buf, "#\r\n")] = 0;
+		char *t = buf + strspn(buf, " \t");
+		if (!*t)
+			continue;
+		rc = conf ? conf_line(&p, t, line) : csv_line(&p, t, line, &header);
+	}
+	if (rc == 0 && conf)
+		rc = conf_finish(&p);
+	if (rc == 0 && !d->n) {
+		snprintf(err, DECL_ERR_MAX, "%s: no node is declared", file);
+		rc = FP_EUSAGE;
+	}
+	for (int i = 0; i < p.nch; i++) {
+		free(p.ch[i].host);
+		free(p.ch[i].leaf);
+	}
+	free(p.ch);
+	for (int i = 0; i < p.nsw; i++)
+		free(p.sw[i].parent); /* the names are swname's */
+	free(p.sw);
+	strtab_free(&p.swname);
+	strtab_free(&p.hosts);
+	free(p.host_line);
+	free(buf);
+	fclose(f);
+	if (d->group)
+		compact(d);
+	if (rc)
+		decl_free(d);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- checking */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Dense index of label among labels[0..*n) (added when new). */
+static int dense(const char **labels, int *n, const char *label)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(labels[i], label))
+			return i;
+	labels[*n] = label;
+	return (*n)++;
+}
+
+struct check {
+	const struct decl *d;
+	const struct rundir *rd;
+	int *di, *mi, n;        /* common hosts: index in d, in rd->topo */
+	int *reported;          /* n: already named at a lower tier */
+	decl_sink sink;
+	void *ctx;
+	int count;
+};
+
+static int check_tier(struct check *c, int k)
+{
+	const struct rd_topo *t = &c->rd->topo;
+	int n = c->n, na = 0, nb = 0, rc = FP_ERUNTIME;
+	int *ga = malloc(sizeof(int) * (size_t)(n + 1) * 2), *gb = ga ? ga + n + 1 : NULL;
+	const char **la = malloc(sizeof *la * (size_t)(n + 1) * 2), **lb = la ? la + n + 1 : NULL;
+	struct grp_match m;
+
+	if (!ga || !la)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		ga[i] = dense(la, &na, c->d->group[(size_t)c->di[i] * c->d->ntiers + k]);
+		gb[i] = dense(lb, &nb, c->rd->tab.str[t->group[(size_t)k * t->n + c->mi[i]]]);
+	}
+	if (grp_match(ga, gb, n, na, nb, &m))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		int partner = m.b_to_a[gb[i]];
+		struct decl_row row = { .host = c->d->host[c->di[i]], .tier = k, .tier_name = t->tier_name[k],
+					.problem = DECL_WRONG_GROUP, .declared = la[ga[i]], .measured = lb[gb[i]],
+					.matches = partner >= 0 ? la[partner] : "", .how = grp_change_name(m.change[i]) };
+
+		if (m.change[i] == GRP_SAME || c->reported[i])
+			continue;
+		c->reported[i] = 1;
+		c->count++;
+		c->sink(c->ctx, &row);
+	}
+	grp_match_free(&m);
+	rc = 0;
+out:
+	free(ga);
+	free(la);
+	return rc;
+}
+
+/* Declared hosts the run lacks, and measured ones the declaration lacks; fills the common. */
+static int check_sets(struct check *c, char **sorted)
+{
+	const struct rd_topo *t = &c->rd->topo;
+
+	for (int i = 0; i < c->d->n; i++) {
+		int id = rundir_find(c->rd, c->d->host[i]), j = id >= 0 ? c->rd->topo_of[id] : -1;
+		struct decl_row row = { .host = c->d->host[i], .tier = -1, .tier_name = "", .problem = DECL_MISSING,
+					.declared = c->d->group[(size_t)i * c->d->ntiers], .measured = "", .matches = "",
+					.how = "" };
+
+		if (j >= 0) {
+			c->di[c->n] = i;
+			c->mi[c->n++] = j;
+			continue;
+		}
+		c->count++;
+		c->sink(c->ctx, &row);
+	}
+	for (int j = 0; j < t->n; j++) {
+		const char *h = c->rd->tab.str[t->host[j]];
+		struct decl_row row = { .host = h, .tier = -1, .tier_name = "", .problem = DECL_UNDECLARED, .declared = "",
+					.measured = c->rd->tab.str[t->group[j]], .matches = "", .how = "" };
+
+		if (!bsearch(&h, sorted, (size_t)c->d->n, sizeof *sorted, cmp_str)) {
+			c->count++;
+			c->sink(c->ctx, &row);
+		}
+	}
+	return 0;
+}
+
+int decl_check(const struct decl *d, const struct rundir *rd, decl_sink sink, void *ctx)
+{
+	struct check c = { .d = d, .rd = rd, .sink = sink, .ctx = ctx };
+	char **sorted = malloc(sizeof *sorted * (size_t)(d->n + 1));
+	int rc = FP_ERUNTIME;
+
+	c.di = malloc(sizeof(int) * (size_t)(d->n + 1) * 3);
+	if (!sorted || !c.di)
+		goto out;
+	c.mi = c.di + d->n + 1;
+	c.reported = c.mi + d->n + 1;
+	memcpy(sorted, d->host, sizeof *sorted * (size_t)d->n);
+	qsort(sorted, (size_t)d->n, sizeof *sorted, cmp_str);
+	check_sets(&c, sorted);
+	memset(c.reported, 0, sizeof(int) * (size_t)c.n);
+	rc = 0;
+	for (int k = 0; rc == 0 && k < d->ntiers && k < rd->topo.ntiers; k++)
+		rc = check_tier(&c, k);
+out:
+	free(sorted);
+	free(c.di);
+	return rc ? rc : c.count;
+}

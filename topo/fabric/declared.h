@@ -1,0 +1,52 @@
+/* declared.h — the topology a data-centre team declares (`--declared FILE`), and how the
+ * measured one agrees with it. Two formats, told apart by their content:
+ *
+ *   Slurm topology.conf (topology/tree): `SwitchName=S Nodes=HOSTLIST` for leaves,
+ *   `SwitchName=S Switches=LIST` above them; other keys (LinkSpeed) are ignored; `#` comments.
+ *   CSV: `host,leaf[,spine[,core]]` per line, every line with the same number of fields; an
+ *   optional header line whose first field is `host`; `#` comments.
+ *
+ * Group names differ between a declaration and a measurement, so groups are matched by
+ * overlap (groups.h). Every node whose measured group disagrees with its declared one is
+ * named, at the lowest tier where it does; so is every declared node the run did not measure,
+ * and every measured node the declaration does not list. Pure apart from reading the file. */
+#ifndef FP_DECLARED_H
+#define FP_DECLARED_H
+
+#include <stdio.h>
+
+#include "rundir.h"
+
+#define DECL_ERR_MAX 600
+
+struct decl {
+	int n, ntiers;
+	char **host;   /* n */
+	char **group;  /* [i * ntiers + k]: host i's switch at tier k (0 = leaf) */
+	char format[16];
+};
+
+/* Read file (Slurm topology.conf or CSV). 0, or FP_EUSAGE with "FILE:LINE: why" in err. */
+int decl_read(const char *file, struct decl *d, char *err);
+void decl_free(struct decl *d);
+
+enum { DECL_WRONG_GROUP, DECL_MISSING, DECL_UNDECLARED };
+
+struct decl_row {
+	const char *host;
+	int tier;                 /* -1 for missing / undeclared */
+	const char *tier_name;
+	int problem;
+	const char *declared;     /* the declared switch */
+	const char *measured;     /* the measured group */
+	const char *matches;      /* the declared switch the measured group matched, "" none */
+	const char *how;          /* "moved", "split", "merged" (groups.h) */
+};
+typedef void (*decl_sink)(void *ctx, const struct decl_row *row);
+
+/* Compare the declaration with the run's topology.csv; every mismatch to sink. Returns the
+ * number of mismatches, or FP_ERUNTIME. */
+int decl_check(const struct decl *d, const struct rundir *rd, decl_sink sink, void *ctx);
+const char *decl_problem_name(int problem);
+
+#endif

@@ -1,0 +1,630 @@
+/* infer_tier.c — tier boundaries from the merge tree (infer.h, step 4).
+ *
+ * Bottom-up. Candidate boundaries are the widest gaps between consecutive merge heights. A
+ * candidate is first screened on the tree alone: cut there, every group's parent merge (the
+ * mean over all pairs between it and its sibling) is compared with the tier's own level W (the
+ * mean over every pair the merges below the cut and above the previous tier join), with the
+ * pairs behind each; most groups must stand clear. A candidate that passes is refined: each
+ * unit (a node at tier 0, a group of the tier below above it) moves to the group it is
+ * closest to on average, or stands alone when no group is near enough. The refined tier is
+ * judged: every group must stand sep_z standard errors and sep_step pair sigmas above W from
+ * its nearest group; the weakest group that does not is joined to its nearest, until all do.
+ * The tier is kept when it still groups some units and splits some connected part. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer_int.h"
+#include "core/log.h"
+
+#define CAND_MAX 48      /* widest gaps tried */
+#define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
+#define SWEEPS_MAX 4
+#define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
+
+struct tier_eval {
+	const struct infer_ctx *c;
+	const struct infer_tree *t;
+	int n, nm;
+	int *ord, *rank;      /* merges by (heff, index); rank of each merge */
+	double *psum, *pcnt;  /* prefix sums over ord of h * cnt and of cnt */
+	int *comp, ncomp;     /* per node: its connected part (a tree root) */
+	int *lab, *gid;       /* per tree node: its group's root at a cut, that root's number */
+	/* units: the groups of the tier below (the nodes at tier 0) */
+	int *unit, nunit;
+	float *uu, *uc;       /* nunit² sums and counts of d between units (tier >= 1) */
+	/* the partition being judged */
+	int *ug, *newg, g;    /* per unit: group; groups */
+	int *gsize;           /* per group: units */
+	float *gg, *gc;       /* g²: sums and counts of d between groups, within = twice */
+	double *s, *sc;       /* per group: one unit's sums and counts */
+};
+
+struct tier_verdict {
+	int ok;
+	double bmin, sep_z, sep_step;  /* lowest nearest-mean; the weakest separations */
+	long long sep_pairs, within;
+	double wsum, wcnt;  /* d summed over the tier's own pairs, and their count */
+};
+
+static int below(const struct tier_eval *e, int x, int p)
+{
+	return x < e->n || e->rank[x - e->n] < p;
+}
+
+/* ---------------------------------------------------------------- screening on the tree */
+
+/* Tier level between positions p_lo and p: mean over the pairs those merges join. */
+static double level(const struct tier_eval *e, int p_lo, int p, double *cnt)
+{
+	*cnt = e->pcnt[p] - e->pcnt[p_lo];
+	return *cnt > 0 ? (e->psum[p] - e->psum[p_lo]) / *cnt : NAN;
+}
+
+static int stands(const struct infer_ctx *c, double b, double w, double nb, double nw, double *z)
+{
+	*z = (b - w) / (c->sigma * sqrt(1 / nb + 1 / nw));
+	return *z >= c->o->sep_z && b - w >= c->o->sep_step * c->sigma;
+}
+
+/* Does the cut at p (merges of rank < p below it) look like a tier above the one at p_lo? At
+ * most a quarter of the nodes may be in groups that do not stand clear of the level. */
+static int screen(const struct tier_eval *e, int p, int p_lo, double *theta)
+{
+	const struct infer_tree *t = e->t;
+	double nw, w = level(e, p_lo, p, &nw), z;
+	int groups = 0, weak = 0, nb = 0;
+	float *b = (float *)e->s; /* scratch: parents' heights */
+
+	if (!(nw > 0))
+		return 0;
+	for (int x = 0; x < e->n + e->nm; x++) {
+		int par = t->parent[x];
+
+		if (!below(e, x, p) || (par >= 0 && below(e, par, p)))
+			continue;
+		groups++;
+		if (par < 0)
+			continue;
+		if (!stands(e->c, t->h[par - e->n], w, t->cnt[par - e->n], nw, &z))
+			weak += t->size[x];
+		b[nb++] = (float)t->h[par - e->n];
+	}
+	if (groups <= e->ncomp || groups >= e->n || 4 * weak > e->n || !nb)
+		return 0;
+	*theta = (w + infer_select(b, (size_t)nb, (size_t)nb / 2)) / 2;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- the partition of units */
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Groups of the cut at p, per unit: the most common among its nodes (a unit of the tier below
+ * is nearly always one subtree). Returns the number of groups, -1 when too many. */
+static int cut_units(struct tier_eval *e, int p)
+{
+	const struct infer_tree *t = e->t;
+	int n = e->n, g = 0, nu = e->nunit;
+	long long *key = (long long *)e->s; /* scratch: n keys fit (grow sizes s for n + 1) */
+
+	for (int x = n + e->nm - 1; x >= 0; x--) { /* parents come after their children */
+		int par = t->parent[x];
+
+		e->lab[x] = par >= 0 && below(e, par, p) ? e->lab[par] : x;
+		e->gid[x] = -1;
+	}
+	for (int i = 0; i < n; i++) {
+		int r = e->lab[i];
+
+		if (e->gid[r] < 0) {
+			if (g == GROUPS_MAX)
+				return -1;
+			e->gid[r] = g++;
+		}
+		key[i] = (long long)e->unit[i] * (n + 1) + e->gid[r];
+	}
+	qsort(key, (size_t)n, sizeof *key, cmp_ll);
+	for (int u = 0; u < nu; u++)
+		e->ug[u] = -1;
+	for (int i = 0, best = 0; i < n;) { /* runs of one (unit, group) */
+		int k = i, u = (int)(key[i] / (n + 1));
+
+		while (k < n && key[k] == key[i])
+			k++;
+		if (e->ug[u] < 0 || k - i > best) {
+			e->ug[u] = (int)(key[i] % (n + 1));
+			best = k - i;
+		}
+		i = k;
+		if (i < n && key[i] / (n + 1) != u)
+			best = 0;
+	}
+	e->g = g;
+	return g;
+}
+
+/* Number the groups 0..g-1 in order of first use; returns g. */
+static int compact(struct tier_eval *e)
+{
+	int *map = e->gsize, g = 0, cap = e->g;
+
+	for (int k = 0; k < cap; k++)
+		map[k] = -1;
+	for (int u = 0; u < e->nunit; u++) {
+		if (map[e->ug[u]] < 0)
+			map[e->ug[u]] = g++;
+		e->ug[u] = map[e->ug[u]];
+	}
+	for (int k = 0; k < g; k++)
+		e->gsize[k] = 0;
+	for (int u = 0; u < e->nunit; u++)
+		e->gsize[e->ug[u]]++;
+	return e->g = g;
+}
+
+/* ---------------------------------------------------------------- refinement */
+
+/* Unit u with its sums to each group in s/sc: account the pairs, and choose its group. */
+static void place(struct tier_eval *e, int u, double theta, int *fresh)
+{
+	int g = e->g, own = e->ug[u], best = -1;
+	double aown = e->sc[own] > 0 ? e->s[own] / e->sc[own] : NAN, abest = INFINITY;
+
+	for (int k = 0; k < g; k++) {
+		e->gg[(size_t)own * g + k] += (float)e->s[k];
+		e->gc[(size_t)own * g + k] += (float)e->sc[k];
+		if (k != own && e->sc[k] > 0 && e->s[k] / e->sc[k] < abest) {
+			abest = e->s[k] / e->sc[k];
+			best = k;
+		}
+	}
+	e->newg[u] = own;
+	if (!fresh)
+		return;
+	/* a unit in a group moves only when it is clearly closer to the other (else two halves
+	 * of one switch would trade nodes for ever); two units alone and nearest to each other:
+	 * the one of the higher group joins */
+	int clearly = best >= 0 && !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
+	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly) &&
+	    !(e->gsize[own] == 1 && e->gsize[best] == 1 && own < best))
+		e->newg[u] = best;               /* closer to another group on average */
+	else if (e->gsize[own] > 1 && !(aown < theta))
+		e->newg[u] = g + (*fresh)++;     /* far from its group, near none: alone */
+}
+
+/* Sums of unit u (tier >= 1) to each group, from the unit-pair matrix. */
+static void unit_sums(struct tier_eval *e, int u)
+{
+	const float *su = e->uu + (size_t)u * e->nunit, *cu = e->uc + (size_t)u * e->nunit;
+
+	for (int k = 0; k < e->g; k++)
+		e->s[k] = e->sc[k] = 0;
+	for (int v = 0; v < e->nunit; v++)
+		if (v != u) {
+			e->s[e->ug[v]] += su[v];
+			e->sc[e->ug[v]] += cu[v];
+		}
+}
+
+/* One pass: the group sums of the partition, and (fresh != NULL) each unit's new place.
+ * Returns the number of units that move. */
+static int sweep(struct tier_eval *e, double theta, int *fresh)
+{
+	const struct infer_ctx *c = e->c;
+	int n = e->n, g = e->g, moves = 0;
+
+	memset(e->gg, 0, sizeof *e->gg * (size_t)g * g);
+	memset(e->gc, 0, sizeof *e->gc * (size_t)g * g);
+	if (e->uu) {
+		for (int u = 0; u < e->nunit; u++) {
+			unit_sums(e, u);
+			place(e, u, theta, fresh);
+		}
+	} else {
+		for (int i0 = 0; i0 < n; i0 += INFER_BLOCK) {
+			int i1 = i0 + INFER_BLOCK < n ? i0 + INFER_BLOCK : n;
+
+			ctx_rows(c, i0, i1);
+			for (int i = i0; i < i1; i++) {
+				const float *row = c->rows + (size_t)(i - i0) * n;
+
+				for (int k = 0; k < g; k++)
+					e->s[k] = e->sc[k] = 0;
+				for (int j = 0; j < n; j++)
+					if (!isnan(row[j])) {
+						e->s[e->ug[j]] += row[j];
+						e->sc[e->ug[j]] += 1;
+					}
+				place(e, i, theta, fresh);
+			}
+		}
+	}
+	for (int u = 0; u < e->nunit; u++)
+		moves += e->newg[u] != e->ug[u];
+	return moves;
+}
+
+/* W and the median of the groups' nearest between-means: the threshold midway. */
+static double threshold(const struct tier_eval *e, double theta)
+{
+	int g = e->g, nb = 0;
+	double ws = 0, wc = 0;
+	float *b = (float *)e->s;
+
+	for (int k = 0; k < g; k++) {
+		double best = INFINITY;
+
+		ws += e->gg[(size_t)k * g + k];
+		wc += e->gc[(size_t)k * g + k];
+		for (int h = 0; h < g; h++)
+			if (h != k && e->gc[(size_t)k * g + h] > 0)
+				best = fmin(best, e->gg[(size_t)k * g + h] / e->gc[(size_t)k * g + h]);
+		if (isfinite(best))
+			b[nb++] = (float)best;
+	}
+	if (!(wc > 0) || !nb)
+		return theta;
+	return (ws / wc + infer_select(b, (size_t)nb, (size_t)nb / 2)) / 2;
+}
+
+static int grow(struct tier_eval *e, int g)
+{
+	float *a = realloc(e->gg, sizeof *a * (size_t)g * g), *b;
+
+	if (!a)
+		return -1;
+	e->gg = a;
+	if (!(b = realloc(e->gc, sizeof *b * (size_t)g * g)))
+		return -1;
+	e->gc = b;
+	double *s = realloc(e->s, sizeof *s * (size_t)(g + e->n + 1)), *sc;
+	if (!s)
+		return -1;
+	e->s = s;
+	if (!(sc = realloc(e->sc, sizeof *sc * (size_t)(g + e->n + 1))))
+		return -1;
+	e->sc = sc;
+	return 0;
+}
+
+/* Refine the partition in e->ug; leaves e->gg/gc of the final one. */
+static int refine(struct tier_eval *e, double *theta)
+{
+	for (int k = 0; k <= SWEEPS_MAX; k++) {
+		int fresh = 0, moves;
+
+		if (compact(e) > GROUPS_MAX || grow(e, e->g))
+			return -1;
+		moves = sweep(e, *theta, k < SWEEPS_MAX ? &fresh : NULL);
+		if (!moves)
+			return 0;
+		*theta = threshold(e, *theta);
+		memcpy(e->ug, e->newg, sizeof *e->ug * (size_t)e->nunit);
+		e->g += fresh;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the judgement */
+
+struct judge_state {
+	int g, *alive, *near, *fwd;
+	double ws, wc;  /* within sums and ordered counts */
+};
+
+static double mean_between(const struct tier_eval *e, int a, int b)
+{
+	size_t k = (size_t)a * e->g + b;
+
+	return e->gc[k] > 0 ? e->gg[k] / e->gc[k] : INFINITY;
+}
+
+static void find_near(const struct tier_eval *e, struct judge_state *j, int a)
+{
+	double best = INFINITY;
+
+	j->near[a] = -1;
+	for (int h = 0; h < j->g; h++)
+		if (h != a && j->alive[h] && mean_between(e, a, h) < best) {
+			best = mean_between(e, a, h);
+			j->near[a] = h;
+		}
+}
+
+/* Join group b into a: sums, the within level, the nearest neighbours. */
+static void join(struct tier_eval *e, struct judge_state *j, int a, int b)
+{
+	int g = j->g;
+
+	j->ws += 2 * e->gg[(size_t)a * g + b];
+	j->wc += 2 * e->gc[(size_t)a * g + b];
+	e->gg[(size_t)a * g + a] += e->gg[(size_t)b * g + b] + 2 * e->gg[(size_t)a * g + b];
+	e->gc[(size_t)a * g + a] += e->gc[(size_t)b * g + b] + 2 * e->gc[(size_t)a * g + b];
+	for (int k = 0; k < g; k++)
+		if (k != a && k != b) {
+			e->gg[(size_t)a * g + k] = e->gg[(size_t)k * g + a] += e->gg[(size_t)k * g + b];
+			e->gc[(size_t)a * g + k] = e->gc[(size_t)k * g + a] += e->gc[(size_t)k * g + b];
+		}
+	j->alive[b] = 0;
+	j->fwd[b] = a;
+	for (int k = 0; k < g; k++)
+		if (j->alive[k] && k != a) {
+			if (j->near[k] == a || j->near[k] == b)
+				find_near(e, j, k);
+			else if (j->near[k] < 0 || mean_between(e, k, a) < mean_between(e, k, j->near[k]))
+				j->near[k] = a;
+		}
+	find_near(e, j, a);
+}
+
+/* The weakest group that does not stand clear, or -1; fills the evidence of the others. */
+static int weakest(const struct tier_eval *e, const struct judge_state *j, struct tier_verdict *v)
+{
+	const struct infer_ctx *c = e->c;
+	double w = j->ws / j->wc, nw = j->wc / 2, worst = 1;
+	int weak = -1;
+
+	v->sep_z = v->sep_step = v->bmin = INFINITY;
+	for (int k = 0; k < j->g; k++) {
+		if (!j->alive[k] || j->near[k] < 0)
+			continue;
+		size_t kb = (size_t)k * j->g + j->near[k];
+		double b = e->gg[kb] / e->gc[kb], z, score;
+
+		stands(c, b, w, e->gc[kb], nw, &z);
+		score = fmin(z / c->o->sep_z, (b - w) / (c->o->sep_step * c->sigma));
+		if (score < worst) {
+			worst = score;
+			weak = k;
+		}
+		if (z < v->sep_z) {
+			v->sep_z = z;
+			v->sep_pairs = (long long)e->gc[kb];
+		}
+		v->sep_step = fmin(v->sep_step, (b - w) / c->sigma);
+		v->bmin = fmin(v->bmin, b);
+	}
+	v->within = (long long)nw;
+	return weak;
+}
+
+static int judge(struct tier_eval *e, struct tier_verdict *v)
+{
+	int g = e->g, joins = 0, alive = g;
+	struct judge_state j = { .g = g };
+
+	v->ok = 0;
+	j.alive = malloc(sizeof *j.alive * (size_t)g);
+	j.near = malloc(sizeof *j.near * (size_t)g);
+	j.fwd = malloc(sizeof *j.fwd * (size_t)g);
+	if (!j.alive || !j.near || !j.fwd)
+		goto out;
+	for (int k = 0; k < g; k++) {
+		j.alive[k] = 1;
+		j.fwd[k] = k;
+		j.ws += e->gg[(size_t)k * g + k];
+		j.wc += e->gc[(size_t)k * g + k];
+	}
+	if (!(j.wc > 0))
+		goto out;
+	for (int k = 0; k < g; k++)
+		find_near(e, &j, k);
+	for (int k; (k = weakest(e, &j, v)) >= 0; alive--) {
+		if (2 * ++joins > g)
+			goto out;
+		join(e, &j, j.near[k], k);
+	}
+	for (int u = 0; u < e->nunit; u++) {
+		int k = e->ug[u];
+
+		while (j.fwd[k] != k)
+			k = j.fwd[k];
+		e->ug[u] = k;
+	}
+	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z);
+	v->wsum = j.ws / 2;
+	v->wcnt = j.wc / 2;
+out:
+	free(j.alive);
+	free(j.near);
+	free(j.fwd);
+	return v->ok;
+}
+
+/* ---------------------------------------------------------------- the tiers */
+
+/* The accepted tier's groups become the units of the next: their numbers, and the sums
+ * between them, which are the tier's group sums (so no pass over the pairs is needed). */
+static int next_units(struct tier_eval *e, const int *group)
+{
+	int n = e->n, g = e->g, nu = 0, *num = e->newg;
+
+	for (int k = 0; k < g; k++)
+		num[k] = -1;
+	for (int i = 0; i < n; i++) {
+		if (num[group[i]] < 0)
+			num[group[i]] = nu++;
+		e->unit[i] = num[group[i]];
+	}
+	free(e->uu);
+	free(e->uc);
+	e->uu = malloc(sizeof *e->uu * (size_t)nu * nu);
+	e->uc = malloc(sizeof *e->uc * (size_t)nu * nu);
+	if (!e->uu || !e->uc)
+		return -1;
+	for (int a = 0; a < g; a++)
+		for (int b = 0; b < g && num[a] >= 0; b++)
+			if (num[b] >= 0) {
+				e->uu[(size_t)num[a] * nu + num[b]] = e->gg[(size_t)a * g + b];
+				e->uc[(size_t)num[a] * nu + num[b]] = e->gc[(size_t)a * g + b];
+			}
+	e->nunit = nu;
+	return 0;
+}
+
+static int cmp_merge(const void *a, const void *b, void *arg)
+{
+	const struct infer_tree *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (t->heff[x] != t->heff[y])
+		return t->heff[x] < t->heff[y] ? -1 : 1;
+	return x - y;
+}
+
+struct cand {
+	int p;
+	double gap;
+};
+
+static int cmp_gap(const void *a, const void *b)
+{
+	double x = ((const struct cand *)a)->gap, y = ((const struct cand *)b)->gap;
+
+	return (x < y) - (x > y);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+	return ((const struct cand *)a)->p - ((const struct cand *)b)->p;
+}
+
+/* Merges in order, prefix sums, connected parts; the widest gaps as candidates. */
+static int setup(struct tier_eval *e, struct cand *cd, int *ncd)
+{
+	const struct infer_tree *t = e->t;
+	int n = e->n, nm = e->nm, k = 0;
+
+	for (int m = 0; m < nm; m++)
+		e->ord[m] = m;
+	qsort_r(e->ord, (size_t)nm, sizeof *e->ord, cmp_merge, (void *)t);
+	e->psum[0] = e->pcnt[0] = 0;
+	for (int p = 0; p < nm; p++) {
+		int m = e->ord[p];
+
+		e->rank[m] = p;
+		e->psum[p + 1] = e->psum[p] + t->h[m] * t->cnt[m];
+		e->pcnt[p + 1] = e->pcnt[p] + t->cnt[m];
+	}
+	e->ncomp = 0;
+	for (int x = n + nm - 1; x >= 0; x--) {
+		e->lab[x] = t->parent[x] < 0 ? x : e->lab[t->parent[x]];
+		e->ncomp += t->parent[x] < 0;
+	}
+	for (int i = 0; i < n; i++)
+		e->comp[i] = e->lab[i];
+	for (int p = 1; p < nm; p++)
+		cd[k++] = (struct cand){ p, t->heff[e->ord[p]] - t->heff[e->ord[p - 1]] };
+	qsort(cd, (size_t)k, sizeof *cd, cmp_gap);
+	while (k > CAND_MAX || (k > 0 && !(cd[k - 1].gap > 0.05 * e->c->sigma)))
+		k--;
+	qsort(cd, (size_t)k, sizeof *cd, cmp_pos);
+	*ncd = k;
+	return 0;
+}
+
+/* Tier t from the candidate at p: refine, judge; on success the units become its groups. */
+static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers *ti, double *band)
+{
+	struct tier_verdict v = { 0 };
+	int t = ti->ntiers, *group = ti->group + (size_t)t * e->n;
+
+	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
+		return 0;
+	if (!judge(e, &v))
+		return 0;
+	for (int i = 0; i < e->n; i++)
+		group[i] = e->ug[e->unit[i]];
+	ti->theta[t] = theta;
+	ti->sep_z[t] = v.sep_z;
+	ti->sep_step[t] = v.sep_step;
+	ti->sep_pairs[t] = v.sep_pairs;
+	ti->sep_within[t] = v.within;
+	ti->wsum[t] = v.wsum;
+	ti->wcnt[t] = v.wcnt;
+	ti->ntiers++;
+	*band = v.bmin;
+	return next_units(e, group) ? -1 : 1;
+}
+
+static void eval_free(struct tier_eval *e)
+{
+	free(e->ord);
+	free(e->rank);
+	free(e->psum);
+	free(e->pcnt);
+	free(e->comp);
+	free(e->lab);
+	free(e->gid);
+	free(e->unit);
+	free(e->uu);
+	free(e->uc);
+	free(e->ug);
+	free(e->newg);
+	free(e->gsize);
+	free(e->gg);
+	free(e->gc);
+	free(e->s);
+	free(e->sc);
+}
+
+int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti)
+{
+	int n = c->n, nm = t->nm, ncd = 0, p_lo = 0, rc = FP_ERUNTIME;
+	struct tier_eval e = { .c = c, .t = t, .n = n, .nm = nm };
+	struct cand *cd = malloc(sizeof *cd * (size_t)(nm + 1));
+	double band = -INFINITY;
+
+	ti->ntiers = 0;
+	e.ord = malloc(sizeof *e.ord * (size_t)(nm + 1));
+	e.rank = malloc(sizeof *e.rank * (size_t)(nm + 1));
+	e.psum = malloc(sizeof *e.psum * (size_t)(nm + 1));
+	e.pcnt = malloc(sizeof *e.pcnt * (size_t)(nm + 1));
+	e.comp = malloc(sizeof *e.comp * (size_t)n);
+	e.lab = malloc(sizeof *e.lab * (size_t)(n + nm));
+	e.gid = malloc(sizeof *e.gid * (size_t)(n + nm));
+	e.unit = malloc(sizeof *e.unit * (size_t)n);
+	e.ug = malloc(sizeof *e.ug * (size_t)n);
+	e.newg = malloc(sizeof *e.newg * (size_t)n);
+	e.gsize = malloc(sizeof *e.gsize * (size_t)(2 * n + 1));
+	if (!cd || !e.ord || !e.rank || !e.psum || !e.pcnt || !e.comp || !e.lab || !e.gid || !e.unit || !e.ug || !e.newg ||
+	    !e.gsize || grow(&e, 1) || setup(&e, cd, &ncd))
+		goto out;
+	for (int i = 0; i < n; i++)
+		e.unit[i] = i;
+	e.nunit = n;
+	for (int k = 0; k < ncd && ti->ntiers < INFER_TIERS_MAX - 1; k++) {
+		double theta, mid = (t->heff[e.ord[cd[k].p]] + t->heff[e.ord[cd[k].p - 1]]) / 2;
+		int got;
+
+		if (cd[k].p <= p_lo || mid <= band || (ti->ntiers && e.nunit > GROUPS_MAX) ||
+		    !screen(&e, cd[k].p, p_lo, &theta))
+			continue;
+		if ((got = try_tier(&e, cd[k].p, theta, ti, &band)) < 0)
+			goto out;
+		if (got)
+			p_lo = cd[k].p;
+	}
+	/* the top: one group per connected part */
+	for (int x = 0; x < n + nm; x++)
+		e.gid[x] = -1;
+	for (int i = 0, k = 0; i < n; i++) {
+		if (e.gid[e.comp[i]] < 0)
+			e.gid[e.comp[i]] = k++;
+		ti->group[(size_t)ti->ntiers * n + i] = e.gid[e.comp[i]];
+	}
+	ti->theta[ti->ntiers] = INFINITY;
+	ti->sep_z[ti->ntiers] = ti->sep_step[ti->ntiers] = NAN;
+	ti->sep_pairs[ti->ntiers] = ti->sep_within[ti->ntiers] = 0;
+	ti->ntiers++;
+	rc = 0;
+out:
+	free(cd);
+	eval_free(&e);
+	return rc;
+}

@@ -1,0 +1,648 @@
+/* rundir.c — see rundir.h. */
+#include "rundir.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "csv_read.h"
+#include "strtab.h"
+
+/* ---------------------------------------------------------------- interned strings */
+
+int rundir_find(const struct rundir *rd, const char *s)
+{
+	return strtab_find(&rd->tab, s);
+}
+
+int rundir_intern(struct rundir *rd, const char *s)
+{
+	return strtab_intern(&rd->tab, s);
+}
+
+/* ---------------------------------------------------------------- reading cells */
+
+struct keyline {
+	int key, line;  /* a row's key (an interned string) and where it was */
+};
+
+struct rd_reader {
+	struct rundir *rd;
+	struct csv_read r;
+	char *err;
+	int oom;
+	struct keyline *keys; /* rows that must be unique (a host in topology.csv...) */
+	int nkeys, kcap;
+};
+
+/* Note the current row's key: its fields (n of them) joined by tabs. */
+static void key_note(struct rd_reader *x, const int *cols, int n)
+{
+	char key[1024] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof key; i++)
+		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
+	if (x->nkeys == x->kcap) {
+		struct keyline *q = realloc(x->keys, sizeof *q * (size_t)(x->kcap = x->kcap * 2 + 64));
+
+		if (!q) {
+			x->oom = 1;
+			return;
+		}
+		x->keys = q;
+	}
+	int id = rundir_intern(x->rd, key);
+	x->oom |= id < 0;
+	x->keys[x->nkeys++] = (struct keyline){ id, x->r.line };
+}
+
+static int cmp_keyline(const void *a, const void *b)
+{
+	const struct keyline *p = a, *q = b;
+
+	return p->key != q->key ? (p->key < q->key ? -1 : 1) : p->line - q->line;
+}
+
+/* A key seen twice is refused: which row would a comparison take? */
+static int keys_unique(struct rd_reader *x)
+{
+	if (x->nkeys > 1)
+		qsort(x->keys, (size_t)x->nkeys, sizeof *x->keys, cmp_keyline);
+	for (int i = 1; i < x->nkeys; i++)
+		if (x->keys[i].key == x->keys[i - 1].key) {
+			char shown[200];
+
+			snprintf(shown, sizeof shown, "%s", x->rd->tab.str[x->keys[i].key]);
+			for (char *t = shown; (t = strchr(t, '\t'));)
+				*t = ' ';
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: '%s' is listed twice (first on line %d)", x->r.file,
+				 x->keys[i].line, shown, x->keys[i - 1].line);
+			return FP_EUSAGE;
+		}
+	return 0;
+}
+
+static int cell_str(struct rd_reader *x, int col)
+{
+	int id = rundir_intern(x->rd, csv_read_get(&x->r, col));
+
+	x->oom |= id < 0;
+	return id < 0 ? 0 : id;
+}
+
+/* A number, or NAN for an empty cell; junk is an error naming the file, line and column. */
+static int cell_num(struct rd_reader *x, int col, double *out)
+{
+	const char *s = csv_read_get(&x->r, col);
+	char *end;
+
+	if (!*s) {
+		*out = NAN;
+		return 0;
+	}
+	errno = 0;
+	*out = strtod(s, &end);
+	if (*end || errno || !isfinite(*out)) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a number", x->r.file,
+			 x->r.line, x->r.head[col], s);
+		return FP_EUSAGE;
+	}
+	return 0;
+}
+
+/* A count: empty (-1), or a whole number in [lo, hi]. */
+static int cell_count(struct rd_reader *x, int col, double lo, double hi, long long *out)
+{
+	double v;
+
+	if (cell_num(x, col, &v))
+		return FP_EUSAGE;
+	if (isnan(v)) {
+		*out = -1;
+		return 0;
+	}
+	if (!(v >= lo && v <= hi && v == floor(v))) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a whole number in %.0f..%.0f",
+			 x->r.file, x->r.line, x->r.head[col], csv_read_get(&x->r, col), lo, hi);
+		return FP_EUSAGE;
+	}
+	*out = (long long)v;
+	return 0;
+}
+
+/* A measured figure: empty (NAN), or a number in [0, 1e30] (rates, times, sizes we keep as
+ * float). */
+static int cell_fig(struct rd_reader *x, int col, double *out)
+{
+	if (cell_num(x, col, out))
+		return FP_EUSAGE;
+	if (isnan(*out) || (*out >= 0 && *out <= 1e30))
+		return 0;
+	snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a figure in 0..1e30", x->r.file, x->r.line,
+		 x->r.head[col], csv_read_get(&x->r, col));
+	return FP_EUSAGE;
+}
+
+/* Find the named columns (NULL-terminated names) or say which is missing. */
+static int columns(struct rd_reader *x, const char *const *names, int *idx, int required)
+{
+	for (int i = 0; names[i]; i++)
+		if ((idx[i] = csv_read_col(&x->r, names[i])) < 0 && i < required) {
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: no column '%s': not a file fabprobe wrote",
+				 x->r.file, names[i]);
+			return FP_EUSAGE;
+		}
+	return 0;
+}
+
+static int open_file(struct rd_reader *x, const char *dir, const char *name, char *path, size_t plen, int *present)
+{
+	snprintf(path, plen, "%s/%s", dir, name);
+	*present = access(path, F_OK) == 0;
+	if (!*present)
+		return 0;
+	return csv_read_open(&x->r, path, x->err);
+}
+
+/* ---------------------------------------------------------------- p2p.csv and retests */
+
+static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
+{
+	double v[5];
+	static const int numeric[5] = { 5, 6, 7, 8, 9 }; /* size_B, then the figures */
+
+	p->path = cell_str(x, c[0]);
+	p->kind = cell_str(x, c[1]);
+	p->src = cell_str(x, c[2]);
+	p->dst = cell_str(x, c[3]);
+	p->status = cell_str(x, c[4]);
+	p->ok = !strcmp(csv_read_get(&x->r, c[4]), "ok");
+	for (int i = 1; i < 5; i++)
+		if (cell_fig(x, c[numeric[i]], &v[i]))
+			return FP_EUSAGE;
+	if (cell_count(x, c[5], 1, 1e15, &p->size))
+		return FP_EUSAGE;
+	if (p->size < 0) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: no size_B", x->r.file, x->r.line);
+		return FP_EUSAGE;
+	}
+	p->v[RD_LAT_MIN] = (float)v[1];
+	p->v[RD_LAT_P50] = (float)v[2];
+	p->v[RD_BW] = (float)v[3];
+	p->line_rate = (float)v[4];
+	for (int m = 0; m < RD_NMETRIC; m++) {
+		if (!p->ok)
+			p->v[m] = NAN;
+		p->retest[m] = NAN;
+	}
+	return 0;
+}
+
+static const char *const p2p_cols[] = { "path", "kind", "src_host", "dst_host", "status", "size_B", "lat_us_min",
+					"lat_us_p50", "bw_GBps", "line_rate_Gbps", NULL };
+
+/* Read one p2p file into *rows (grown), n rows so far. */
+static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
+{
+	size_t cap = *n;
+	int c[10], rc;
+
+	if (columns(x, p2p_cols, c, 9))
+		return FP_EUSAGE;
+	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+		if (*n == cap) {
+			struct rd_p2p *q = realloc(*rows, sizeof *q * (cap = cap * 2 + 1024));
+
+			if (!q)
+				return FP_ERUNTIME;
+			*rows = q;
+		}
+		if (p2p_row(x, c, &(*rows)[*n]))
+			return FP_EUSAGE;
+		++*n;
+	}
+	return rc;
+}
+
+static int cmp_key(const struct rundir *rd, const struct rd_p2p *a, const struct rd_p2p *b)
+{
+	const int *r = rd->rank;
+
+	if (a->path != b->path)
+		return r[a->path] < r[b->path] ? -1 : 1;
+	if (a->src != b->src)
+		return r[a->src] < r[b->src] ? -1 : 1;
+	if (a->dst != b->dst)
+		return r[a->dst] < r[b->dst] ? -1 : 1;
+	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+static int cmp_p2p(const void *a, const void *b, void *rd)
+{
+	return cmp_key(rd, a, b);
+}
+
+static int cmp_id(const void *a, const void *b, void *rd)
+{
+	const struct rundir *r = rd;
+
+	return strcmp(r->tab.str[*(const int *)a], r->tab.str[*(const int *)b]);
+}
+
+static int ranks_make(struct rundir *rd)
+{
+	int *ids = malloc(sizeof *ids * (size_t)rd->tab.n);
+
+	free(rd->rank);
+	rd->rank = malloc(sizeof *rd->rank * (size_t)rd->tab.n);
+	if (!ids || !rd->rank) {
+		free(ids);
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < rd->tab.n; i++)
+		ids[i] = i;
+	qsort_r(ids, (size_t)rd->tab.n, sizeof *ids, cmp_id, rd);
+	for (int i = 0; i < rd->tab.n; i++)
+		rd->rank[ids[i]] = i;
+	free(ids);
+	return 0;
+}
+
+static struct rd_p2p *p2p_lookup(const struct rundir *rd, const struct rd_p2p *key)
+{
+	size_t lo = 0, hi = rd->np2p;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(rd, &rd->p2p[mid], key);
+
+		if (c == 0)
+			return &rd->p2p[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Fold the retest rows into their first measurement: the best of all retests per metric. */
+static void retests_fold(struct rundir *rd, const struct rd_p2p *t, size_t nt)
+{
+	for (size_t i = 0; i < nt; i++) {
+		struct rd_p2p *hit = p2p_lookup(rd, &t[i]);
+
+		if (!hit)
+			continue;
+		for (int m = 0; m < RD_NMETRIC; m++) {
+			float v = t[i].v[m], *best = &hit->retest[m];
+
+			if (isnan(v))
+				continue;
+			if (isnan(*best) || (m == RD_BW ? v > *best : v < *best))
+				*best = v;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- the other files */
+
+static int topo_read(struct rd_reader *x)
+{
+	struct rd_topo *t = &x->rd->topo;
+	int tiers[RUNDIR_TIERS_MAX], hc = csv_read_col(&x->r, "host"), rc, cap = 0;
+
+	for (t->ntiers = 0; t->ntiers < RUNDIR_TIERS_MAX; t->ntiers++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "tier%d", t->ntiers);
+		if ((tiers[t->ntiers] = csv_read_col(&x->r, name)) < 0)
+			break;
+	}
+	if (hc < 0 || t->ntiers == 0) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: expected columns host, tier0[, tier1…]", x->r.file);
+		return FP_EUSAGE;
+	}
+	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+		if (t->n == cap) {
+			int *h = realloc(t->host, sizeof *h * (size_t)(cap = cap * 2 + 64));
+			int *g = h ? realloc(t->group, sizeof *g * (size_t)cap * RUNDIR_TIERS_MAX) : NULL;
+
+			if (h)
+				t->host = h;
+			if (!g)
+				return FP_ERUNTIME;
+			t->group = g;
+		}
+		t->host[t->n] = cell_str(x, hc);
+		for (int k = 0; k < t->ntiers; k++)
+			if (!(t->group[(size_t)t->n * RUNDIR_TIERS_MAX + k] = cell_str(x, tiers[k])) || !t->host[t->n]) {
+				snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: a host or its tier%d group is empty", x->r.file,
+					 x->r.line, k);
+				return FP_EUSAGE;
+			}
+		key_note(x, &hc, 1);
+		t->n++;
+	}
+	if (rc)
+		return rc;
+	/* [i * TIERS_MAX + k] while reading, [k * n + i] from here on */
+	int *g = malloc(sizeof *g * (size_t)(t->n ? t->n : 1) * (size_t)t->ntiers);
+	if (!g)
+		return FP_ERUNTIME;
+	for (int i = 0; i < t->n; i++)
+		for (int k = 0; k < t->ntiers; k++)
+			g[(size_t)k * t->n + i] = t->group[(size_t)i * RUNDIR_TIERS_MAX + k];
+	free(t->group);
+	t->group = g;
+	for (int k = 0; k < t->ntiers; k++) {
+		const char *l = t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "";
+		size_t len = strcspn(l, "0123456789");
+
+		if (len > 15)
+			len = 15;
+		snprintf(t->tier_name[k], sizeof t->tier_name[k], "%.*s", (int)len, l);
+		if (len && t->tier_name[k][len - 1] == '-') /* "tier3-02" */
+			t->tier_name[k][len - 1] = 0;
+		if (!t->tier_name[k][0])
+			snprintf(t->tier_name[k], sizeof t->tier_name[k], "tier%d", k);
+	}
+	return 0;
+}
+
+static const char *const coll_cols[] = { "backend", "op", "dtype", "redop", "status", "size_B", "in_place",
+					 "nranks", "busbw_GBps", "wrong", "root", NULL };
+static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
+
+static int coll_read(struct rd_reader *x)
+{
+	struct rundir *rd = x->rd;
+	int c[11], rc, cap = 0;
+
+	if (columns(x, coll_cols, c, 10))
+		return FP_EUSAGE;
+	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+		struct rd_coll *q;
+		double v[5];
+
+		if (rd->ncoll == cap) {
+			if (!(q = realloc(rd->coll, sizeof *q * (size_t)(cap = cap * 2 + 64))))
+				return FP_ERUNTIME;
+			rd->coll = q;
+		}
+		long long size, in_place, nranks, wrong;
+
+		if (cell_count(x, c[5], 1, 1e15, &size) || cell_count(x, c[6], 0, 1, &in_place) ||
+		    cell_count(x, c[7], 1, 1e8, &nranks) || cell_fig(x, c[8], &v[3]) || cell_count(x, c[9], 0, 1e18, &wrong))
+			return FP_EUSAGE;
+		if (size < 0 || in_place < 0) {
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: no size_B or in_place", x->r.file, x->r.line);
+			return FP_EUSAGE;
+		}
+		q = &rd->coll[rd->ncoll++];
+		*q = (struct rd_coll){ .backend = cell_str(x, c[0]), .op = cell_str(x, c[1]), .dtype = cell_str(x, c[2]),
+				       .redop = cell_str(x, c[3]), .status = cell_str(x, c[4]), .size = size,
+				       .in_place = (int)in_place, .nranks = (int)nranks, .busbw = v[3], .wrong = wrong,
+				       .root = cell_str(x, c[10]) };
+		if (strcmp(csv_read_get(&x->r, c[4]), "ok"))
+			q->busbw = NAN;
+		int k[7];
+		for (int i = 0; i < 7; i++)
+			k[i] = c[coll_key[i]];
+		key_note(x, k, 7);
+	}
+	return rc;
+}
+
+static const char *const node_cols[] = { "host", "gpus", "nics", "kernel", "mpi_version", "cpu_model", NULL };
+
+static int nodes_read(struct rd_reader *x)
+{
+	struct rundir *rd = x->rd;
+	int c[6], rc, cap = 0;
+
+	if (columns(x, node_cols, c, 1))
+		return FP_EUSAGE;
+	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+		struct rd_node *q;
+
+		if (rd->nnode == cap) {
+			if (!(q = realloc(rd->node, sizeof *q * (size_t)(cap = cap * 2 + 64))))
+				return FP_ERUNTIME;
+			rd->node = q;
+		}
+		long long g, n;
+
+		if (cell_count(x, c[1], 0, 1e6, &g) || cell_count(x, c[2], 0, 1e6, &n))
+			return FP_EUSAGE;
+		key_note(x, c, 1);
+		rd->node[rd->nnode++] = (struct rd_node){ .host = cell_str(x, c[0]), .kernel = cell_str(x, c[3]),
+							  .mpi = cell_str(x, c[4]), .cpu = cell_str(x, c[5]),
+							  .gpus = g, .nics = n };
+	}
+	return rc;
+}
+
+static const char *const nic_cols[] = { "host", "device", "port", "netdev", "kind", "state", "virtual", "fw_ver",
+					"rate_Gbps", "width_lanes", "mtu_B", NULL };
+
+static int nics_read(struct rd_reader *x)
+{
+	struct rundir *rd = x->rd;
+	int c[11], rc, cap = 0;
+
+	if (columns(x, nic_cols, c, 6))
+		return FP_EUSAGE;
+	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+		struct rd_nic *q;
+		char name[256];
+		const char *dev = csv_read_get(&x->r, c[1]);
+
+		if (rd->nnic == cap) {
+			if (!(q = realloc(rd->nic, sizeof *q * (size_t)(cap = cap * 2 + 64))))
+				return FP_ERUNTIME;
+			rd->nic = q;
+		}
+		if (*dev)
+			snprintf(name, sizeof name, "%.120s:%.60s", dev, csv_read_get(&x->r, c[2]));
+		else
+			snprintf(name, sizeof name, "%.200s", csv_read_get(&x->r, c[3]));
+		q = &rd->nic[rd->nnic++];
+		int k[3] = { c[0], c[1], c[2] }; /* host, device, port: netdev when there is no device */
+		if (!*dev)
+			k[1] = k[2] = c[3];
+		key_note(x, k, 3);
+		*q = (struct rd_nic){ .host = cell_str(x, c[0]), .name = rundir_intern(rd, name), .kind = cell_str(x, c[4]),
+				      .fw = cell_str(x, c[7]), .up = !strcmp(csv_read_get(&x->r, c[5]), "up"),
+				      .is_virtual = !strcmp(csv_read_get(&x->r, c[6]), "1") };
+		x->oom |= q->name < 0;
+		if (cell_fig(x, c[8], &q->rate) || cell_fig(x, c[9], &q->width) || cell_fig(x, c[10], &q->mtu))
+			return FP_EUSAGE;
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static int p2p_first(struct rd_reader *x)
+{
+	return p2p_read(x, &x->rd->p2p, &x->rd->np2p);
+}
+
+/* The retest rows into a list of their own (folded in once the first rows are sorted). */
+struct retests {
+	struct rd_p2p *rows;
+	size_t n;
+};
+
+/* Read dir/name with fn when it exists; *present says whether it did. */
+static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct rd_reader *),
+		struct retests *rt, int *present)
+{
+	struct rd_reader x = { .rd = rd, .err = err };
+	char path[4200];
+	int rc = open_file(&x, rd->dir, name, path, sizeof path, present);
+
+	if (rc || !*present)
+		return rc;
+	rc = rt ? p2p_read(&x, &rt->rows, &rt->n) : fn(&x);
+	if (rc == 0 && !x.oom)
+		rc = keys_unique(&x);
+	free(x.keys);
+	if (x.oom || rc == FP_ERUNTIME) {
+		snprintf(err, RUNDIR_ERR_MAX, "%.500s: out of memory", path);
+		rc = FP_ERUNTIME;
+	}
+	csv_read_close(&x.r);
+	return rc;
+}
+
+static int topo_index(struct rundir *rd)
+{
+	free(rd->topo_of);
+	if (!(rd->topo_of = malloc(sizeof *rd->topo_of * (size_t)rd->tab.n)))
+		return FP_ERUNTIME;
+	for (int i = 0; i < rd->tab.n; i++)
+		rd->topo_of[i] = -1;
+	for (int i = 0; i < rd->topo.n; i++)
+		rd->topo_of[rd->topo.host[i]] = i;
+	return 0;
+}
+
+/* After reading: names in strcmp order, rows sorted, retests folded, hosts to topology. */
+static int index_build(struct rundir *rd, struct retests *rt)
+{
+	if (ranks_make(rd))
+		return FP_ERUNTIME;
+	if (rd->np2p) /* no rows: no array (qsort must not be given NULL) */
+		qsort_r(rd->p2p, rd->np2p, sizeof *rd->p2p, cmp_p2p, rd);
+	retests_fold(rd, rt->rows, rt->n);
+	rd->nretest = (int)rt->n;
+	return topo_index(rd);
+}
+
+int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
+{
+	char saved[sizeof rd->dir];
+	int rc;
+
+	free(rd->topo.host);
+	free(rd->topo.group);
+	memset(&rd->topo, 0, sizeof rd->topo);
+	memcpy(saved, rd->dir, sizeof saved);
+	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
+	rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
+	memcpy(rd->dir, saved, sizeof saved);
+	if (rc == 0 && (ranks_make(rd) || topo_index(rd)))
+		rc = FP_ERUNTIME;
+	return rc;
+}
+
+int rundir_load(const char *dir, struct rundir *rd, char *err)
+{
+	struct retests rt = { 0 };
+	struct stat st;
+	int rc, has_rt = 0;
+
+	memset(rd, 0, sizeof *rd);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: not a results directory", dir);
+		return FP_EUSAGE;
+	}
+	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
+	if (rundir_intern(rd, "") != 0)
+		goto oom;
+	rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
+	if (!rc)
+		rc = part(rd, err, "p2p_retest.csv", NULL, &rt, &has_rt);
+	if (!rc)
+		rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
+	if (!rc)
+		rc = part(rd, err, "collectives.csv", coll_read, NULL, &rd->has_coll);
+	if (!rc)
+		rc = part(rd, err, "nodes.csv", nodes_read, NULL, &rd->has_nodes);
+	if (!rc)
+		rc = part(rd, err, "nics.csv", nics_read, NULL, &rd->has_nics);
+	if (!rc && !(rd->has_p2p | rd->has_topo | rd->has_coll | rd->has_nodes)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: holds none of p2p.csv, topology.csv, collectives.csv, nodes.csv: "
+			 "not a fabprobe results directory", dir);
+		rc = FP_EUSAGE;
+	}
+	if (!rc && index_build(rd, &rt))
+		goto oom;
+	free(rt.rows);
+	if (rc)
+		rundir_free(rd);
+	return rc;
+oom:
+	free(rt.rows);
+	rundir_free(rd);
+	snprintf(err, RUNDIR_ERR_MAX, "%s: out of memory", dir);
+	return FP_ERUNTIME;
+}
+
+void rundir_free(struct rundir *rd)
+{
+	strtab_free(&rd->tab);
+	free(rd->rank);
+	free(rd->p2p);
+	free(rd->coll);
+	free(rd->node);
+	free(rd->nic);
+	free(rd->topo.host);
+	free(rd->topo.group);
+	free(rd->topo_of);
+	memset(rd, 0, sizeof *rd);
+}
+
+int rundir_tier(const struct rundir *rd, int a, int b)
+{
+	const struct rd_topo *t = &rd->topo;
+	int i, j;
+
+	if (!rd->has_topo || a < 0 || b < 0 || a >= rd->tab.n || b >= rd->tab.n)
+		return -1;
+	i = rd->topo_of[a];
+	j = rd->topo_of[b];
+	if (i < 0 || j < 0)
+		return -1;
+	for (int k = 0; k < t->ntiers; k++)
+		if (t->group[(size_t)k * t->n + i] == t->group[(size_t)k * t->n + j])
+			return k;
+	return t->ntiers;
+}
+
+const char *rundir_tier_name(const struct rundir *rd, int tier)
+{
+	if (tier < 0)
+		return "?";
+	return tier < rd->topo.ntiers ? rd->topo.tier_name[tier] : "top";
+}

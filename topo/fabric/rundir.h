@@ -1,0 +1,98 @@
+/* rundir.h — what one results directory holds, read back for judging: p2p.csv (with the
+ * confirmation retests of p2p_retest.csv), topology.csv, collectives.csv, nodes.csv and
+ * nics.csv. Every file is optional (a run made with --no-coll has no collectives.csv); what
+ * a judge needs and is absent, it says. Strings are interned: every name is an id into one
+ * table, 0 being "". Errors name the file, the line and the problem. */
+#ifndef FP_RUNDIR_H
+#define FP_RUNDIR_H
+
+#include <stddef.h>
+
+#include "strtab.h"
+
+#define RUNDIR_ERR_MAX 640
+#define RUNDIR_TIERS_MAX 8
+
+enum { RD_LAT_MIN, RD_LAT_P50, RD_BW, RD_NMETRIC };
+
+/* One p2p.csv row: one direction of a pair on a path at one size. */
+struct rd_p2p {
+	int path, kind, src, dst, status;  /* string ids */
+	long long size;
+	float v[RD_NMETRIC];               /* as first measured; NAN: not measured or failed */
+	float retest[RD_NMETRIC];          /* the best of its retests (lowest latency, highest
+					      bandwidth); NAN when none */
+	float line_rate;                   /* Gbit/s, NAN unknown */
+	int ok;                            /* status "ok" */
+};
+
+/* One collectives.csv row. */
+struct rd_coll {
+	int backend, op, dtype, redop, status, root;
+	long long size;
+	int in_place, nranks;
+	double busbw;                      /* GB/s, NAN when not ok */
+	long long wrong;
+};
+
+struct rd_node {
+	int host, kernel, mpi, cpu;
+	long long gpus, nics;              /* -1 unknown */
+};
+
+struct rd_nic {
+	int host, name, kind, fw;          /* name: "mlx5_0:1", or the netdev */
+	int up, is_virtual;
+	double rate, width, mtu;           /* Gbit/s, lanes, bytes; NAN unknown */
+};
+
+/* topology.csv: each host's group at every tier. */
+struct rd_topo {
+	int n, ntiers;
+	int *host;                         /* n string ids, in the file's order */
+	int *group;                        /* [tier * n + i]: string id of the group label */
+	char tier_name[RUNDIR_TIERS_MAX][16]; /* "leaf", "spine", "core", "tier3" */
+};
+
+struct rundir {
+	char dir[4096];
+	struct strtab tab;                 /* interned strings; tab.str[0] = "" */
+	int *rank;                         /* nstr: the id's position in strcmp order */
+	struct rd_p2p *p2p;                /* sorted by path, src, dst, size (by name) */
+	size_t np2p;
+	int nretest;                       /* retest rows read */
+	struct rd_coll *coll;
+	int ncoll;
+	struct rd_node *node;
+	int nnode;
+	struct rd_nic *nic;
+	int nnic;
+	struct rd_topo topo;
+	int *topo_of;                      /* nstr: index in topo.host, or -1 */
+	int has_p2p, has_topo, has_coll, has_nodes, has_nics;
+};
+
+/* Read dir's files. Returns 0; FP_EUSAGE with err when dir is not a directory or a file is
+ * malformed; a directory holding none of the files is refused too. */
+int rundir_load(const char *dir, struct rundir *rd, char *err);
+void rundir_free(struct rundir *rd);
+/* Replace rd's topology by dir/topology.csv (absent: none). 0 or FP_EUSAGE / FP_ERUNTIME. */
+int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
+
+static inline const char *rundir_str(const struct rundir *rd, int id)
+{
+	return rd->tab.str[id];
+}
+/* The id of s, or -1 when the run never names it. */
+int rundir_find(const struct rundir *rd, const char *s);
+/* The lowest tier whose group both hosts share (string ids), ntiers when none does, -1 when
+ * either host is not in topology.csv (or there is none). */
+int rundir_tier(const struct rundir *rd, int a, int b);
+/* The tier's name, "leaf"…, or "?" for -1 and "top" above every tier. */
+const char *rundir_tier_name(const struct rundir *rd, int tier);
+
+/* Exposed for tests and for other readers of fabprobe's files: intern s (copy), returning its
+ * id, or -1 when out of memory. */
+int rundir_intern(struct rundir *rd, const char *s);
+
+#endif

@@ -1,0 +1,454 @@
+/* report.c — see report.h: the page, its verdict banner and metadata, and the helpers the
+ * sections share. Sections are written to a memory stream first, so that what they could not
+ * show is listed at the top. */
+#include "report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "fabric/hostlist.h"
+#include "html.h"
+#include "report_int.h"
+#include "report_page.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+void rpt_note(struct rpt *r, const char *fmt, ...)
+{
+	struct report_notes *n = r->notes;
+	char buf[1024], **m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	for (int i = 0; i < n->n; i++)
+		if (!strcmp(n->msg[i], buf))
+			return;
+	if (!(m = realloc(n->msg, sizeof *m * (size_t)(n->n + 1))))
+		return;
+	n->msg = m;
+	if ((m[n->n] = strdup(buf)))
+		n->n++;
+}
+
+void rpt_file(const struct rpt *r, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", r->dir, name);
+}
+
+int rpt_table_load(struct rpt *r, const char *name, int max_rows, struct rtab *t, const char *costs)
+{
+	char path[4096], err[RCSV_ERR_MAX];
+	int rc;
+
+	rpt_file(r, name, path, sizeof path);
+	rc = rtab_load(path, max_rows, t, err);
+	if (rc == -1) {
+		if (costs)
+			rpt_note(r, "%s: %s: %s", name, errno == ENOENT ? "not in this directory" : strerror(errno), costs);
+		return -1;
+	}
+	r->found++;
+	if (rc && !costs)
+		return -1;
+	if (rc) {
+		rpt_note(r, "%s: %s", strrchr(err, '/') ? strrchr(err, '/') + 1 : err, costs);
+		return -1;
+	}
+	if (t->bad[0] && costs)
+		rpt_note(r, "%s (shown as far as its cells go)", strrchr(t->bad, '/') ? strrchr(t->bad, '/') + 1 : t->bad);
+	return 0;
+}
+
+void rpt_table_html(FILE *f, const struct rtab *t, const char *const *cols, int max, const char *cls)
+{
+	int idx[64], k = 0;
+
+	for (int c = 0; cols ? cols[c] && k < 64 : c < t->ncols && k < 64; c++)
+		if ((idx[k] = cols ? rtab_col(t, cols[c]) : c) >= 0)
+			k++;
+	fprintf(f, "<table class=\"%s\"><thead><tr>", cls);
+	for (int c = 0; c < k; c++) {
+		fputs("<th>", f);
+		html_text(f, t->head[idx[c]]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+	for (int i = 0; i < t->nrows && i < max; i++) {
+		fputs("<tr>", f);
+		for (int c = 0; c < k; c++) {
+			const char *v = rtab_get(t, i, idx[c]);
+
+			fputs(html_is_number(v) ? "<td class=\"n\">" : "<td>", f);
+			html_text_max(f, v, 2000);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+	long shown = t->nrows < max ? t->nrows : max;
+	if (t->total_rows > shown)
+		fprintf(f, "<p class=\"muted\">… %ld more rows in the file.</p>\n", t->total_rows - shown);
+}
+
+void rpt_names_json(FILE *f, const char *id, const char *const *names, int n)
+{
+	fprintf(f, "<script type=\"application/json\" id=\"%s\">[", id);
+	for (int i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		html_json(f, names[i]);
+	}
+	fputs("]</script>\n", f);
+}
+
+void rpt_section(FILE *f, const char *id, const char *title)
+{
+	fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
+}
+
+void report_notes_free(struct report_notes *n)
+{
+	for (int i = 0; i < n->n; i++)
+		free(n->msg[i]);
+	free(n->msg);
+	n->msg = NULL;
+	n->n = 0;
+}
+
+/* ---------------------------------------------------------------- verdict */
+
+struct finding {
+	char text[512];
+	int bad;
+};
+
+struct verdict {
+	int n;
+	struct finding f[RPT_PATHS_MAX + 8];
+};
+
+static void find(struct verdict *v, int bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void find(struct verdict *v, int bad, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->n == (int)(sizeof v->f / sizeof v->f[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->f[v->n].text, sizeof v->f[v->n].text, fmt, ap);
+	va_end(ap);
+	v->f[v->n++].bad = bad;
+}
+
+/* what the files say, one line per stage */
+static void findings(struct rpt *r, struct verdict *v)
+{
+	struct rtab t;
+	const struct rjson *nodes = rjson_get(&r->meta, "nodes");
+	int one_node = nodes && nodes->type == RJSON_NUM && nodes->num == 1;
+
+	if (rpt_table_load(r, "inventory_mismatch.csv", 0, &t, NULL) == 0) {
+		find(v, t.total_rows > 0, t.total_rows ? "inventory: %ld difference%s from the majority "
+		     "(inventory_mismatch.csv)" : "inventory: nodes alike", t.total_rows, t.total_rows == 1 ? "" : "s");
+		rtab_free(&t);
+	}
+	for (int i = 0; i < r->npaths; i++) {
+		const struct rpt_path *p = &r->paths[i];
+
+		find(v, p->ok < p->rows, "pairs over %.100s: %ld of %ld measured%s", p->name, p->ok, p->rows,
+		     p->ok < p->rows ? " (see p2p.csv status and note)" : "");
+		if (p->ok < p->rows)
+			snprintf(v->f[v->n - 1].text + strlen(v->f[v->n - 1].text), 160, ": %ld timeout, %ld error, %ld skipped",
+				 p->timeout, p->error, p->skipped);
+	}
+	if (rpt_table_load(r, "collectives.csv", 1 << 20, &t, NULL) == 0) {
+		int w = rtab_col(&t, "wrong"), s = rtab_col(&t, "status");
+		long bad = 0;
+
+		for (int i = 0; i < t.nrows; i++)
+			bad += atof(rtab_get(&t, i, w)) > 0 || (s >= 0 && strcmp(rtab_get(&t, i, s), "ok"));
+		if (bad)
+			find(v, 1, "collectives: %ld of %d results wrong or failed (collectives.csv)", bad, t.nrows);
+		else
+			find(v, 0, "collectives: all %d results correct", t.nrows);
+		rtab_free(&t);
+	}
+	if (r->have_suspects)
+		find(v, r->suspects.total_rows > 0 && !one_node, r->suspects.total_rows ? "latency map: %ld suspect%s "
+		     "(suspects.csv)%s" : "latency map: no suspects", r->suspects.total_rows,
+		     r->suspects.total_rows == 1 ? "" : "s", one_node ? "; one node: informative, not a verdict" : "");
+}
+
+static void banner(struct rpt *r, FILE *f)
+{
+	struct verdict v = { 0 };
+	const struct rjson *code = rjson_get(&r->meta, "exit_code");
+	const char *status = rjson_str(rjson_get(&r->meta, "status")), *word, *cls, *why;
+	char buf[96];
+	int bad = 0;
+
+	findings(r, &v);
+	for (int i = 0; i < v.n; i++)
+		bad |= v.f[i].bad;
+	if (status && !strcmp(status, "running"))
+		word = "INCOMPLETE", cls = "unknown", why = "the run had not finished when this was written (or it was killed)";
+	else if (status && !strcmp(status, "interrupted")) {
+		snprintf(buf, sizeof buf, "ended by a signal (exit code %.0f): what was measured is below",
+			 code && code->type == RJSON_NUM ? code->num : 128);
+		word = "INTERRUPTED", cls = "fail", why = buf;
+	} else if (code && code->type == RJSON_NUM && code->num >= 0 && code->num <= 3)
+		word = code->num == 0 ? "PASS" : code->num == 1 ? "FAIL" : "ERROR", cls = code->num == 0 ? "pass" : "fail",
+		why = code->num == 0 ? "exit code 0: every check passed" : code->num == 1 ? "exit code 1: a check failed"
+		: code->num == 2 ? "exit code 2: a usage or input error" : "exit code 3: a run-time error (MPI, I/O)";
+	else if (code && code->type == RJSON_NUM) {
+		snprintf(buf, sizeof buf, "exit code %.0f", code->num);
+		word = "ERROR", cls = "fail", why = buf;
+	} else
+		word = bad ? "FAIL" : "NO VERDICT", cls = bad ? "fail" : "unknown",
+		why = "no exit code in meta.json: judged from the files below";
+	fprintf(f, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b>", cls, word);
+	html_text(f, why);
+	fputs("<ul>", f);
+	for (int i = 0; i < v.n; i++) {
+		fputs(v.f[i].bad ? "<li><strong>" : "<li>", f);
+		html_text(f, v.f[i].text);
+		fputs(v.f[i].bad ? "</strong></li>" : "</li>", f);
+	}
+	fputs("</ul></div>\n", f);
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+static void kv_begin(FILE *f, const char *key)
+{
+	fprintf(f, "<tr><th>%s</th><td>", key);
+}
+
+static void kv_json(FILE *f, const struct rjson *m, const char *key, const char *label)
+{
+	const struct rjson *v = rjson_get(m, key);
+
+	if (!v || (v->type != RJSON_STR && v->type != RJSON_NUM))
+		return;
+	kv_begin(f, label);
+	if (v->type == RJSON_STR)
+		html_text_max(f, v->str, 4000);
+	else
+		fprintf(f, "%.15g", v->num);
+	fputs("</td></tr>\n", f);
+}
+
+/* argv as a shell would need it typed */
+static void command_line(FILE *f, const struct rjson *argv)
+{
+	if (!argv || argv->type != RJSON_ARR)
+		return;
+	kv_begin(f, "command line");
+	fputs("<code>", f);
+	for (int i = 0; i < argv->n && i < 4096; i++) {
+		const char *a = rjson_str(&argv->item[i]);
+		int plain = a && *a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") == strlen(a);
+
+		fputs(i ? " " : "", f);
+		if (!plain)
+			fputc('\'', f);
+		for (const char *p = a ? a : ""; *p; p++) {
+			char one[2] = { *p, 0 };
+			if (*p == '\'')
+				fputs("'\\''", f);
+			else
+				html_text(f, one);
+		}
+		if (!plain)
+			fputc('\'', f);
+	}
+	fputs("</code></td></tr>\n", f);
+}
+
+static void hosts_line(FILE *f, const struct rjson *hosts)
+{
+	const char **names;
+	char *list = NULL, err[256];
+
+	if (!hosts || hosts->type != RJSON_ARR || !hosts->n || !(names = calloc((size_t)hosts->n, sizeof *names)))
+		return;
+	for (int i = 0; i < hosts->n; i++)
+		names[i] = rjson_str(&hosts->item[i]) ? rjson_str(&hosts->item[i]) : "?";
+	kv_begin(f, "endpoints");
+	if (hostlist_compress(names, hosts->n, &list, err, sizeof err) == 0)
+		html_text_max(f, list, 8000);
+	else
+		for (int i = 0; i < hosts->n && i < 64; i++) {
+			fputs(i ? ", " : "", f);
+			html_text_max(f, names[i], 200);
+		}
+	fputs("</td></tr>\n", f);
+	free(list);
+	free(names);
+}
+
+static void nccl_line(FILE *f, const struct rjson *cm)
+{
+	const struct rjson *be = rjson_get(cm, "backends");
+
+	for (int i = 0; be && be->type == RJSON_ARR && i < be->n && i < 16; i++) {
+		const char *name = rjson_str(rjson_get(&be->item[i], "name"));
+		const char *ver = rjson_str(rjson_get(&be->item[i], "version"));
+		const char *st = rjson_str(rjson_get(&be->item[i], "status"));
+		const char *why = rjson_str(rjson_get(&be->item[i], "why"));
+
+		if (!name)
+			continue;
+		kv_begin(f, "collective backend");
+		html_text(f, name);
+		fputs(": ", f);
+		html_text_max(f, ver ? ver : "version unknown", 300);
+		if (st) {
+			fputs(" — ", f);
+			html_text_max(f, st, 100);
+		}
+		if (why && *why) {
+			fputs(" (", f);
+			html_text_max(f, why, 500);
+			fputs(")", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+}
+
+static void metadata(struct rpt *r, FILE *f)
+{
+	const struct rjson *m = &r->meta;
+
+	rpt_section(f, "meta", "Run");
+	fputs("<table class=\"kv\">\n", f);
+	kv_begin(f, "results");
+	html_text(f, r->dir);
+	fputs("</td></tr>\n", f);
+	kv_json(f, m, "run_id", "run");
+	command_line(f, rjson_get(m, "argv"));
+	kv_json(f, m, "started_utc", "started (UTC)");
+	kv_json(f, m, "finished_utc", "finished (UTC)");
+	kv_json(f, m, "status", "status");
+	kv_json(f, m, "exit_code", "exit code");
+	kv_json(f, m, "version", "fabprobe version");
+	kv_json(f, m, "build", "build");
+	kv_json(f, m, "nodes", "nodes");
+	kv_json(f, m, "ranks", "ranks");
+	kv_json(f, m, "endpoints", "endpoints (count)");
+	if (r->npaths) {
+		kv_begin(f, "paths");
+		for (int i = 0; i < r->npaths; i++) {
+			fputs(i ? ", " : "", f);
+			html_text(f, r->paths[i].name);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	kv_json(f, m, "mpi_library", "MPI library");
+	kv_json(f, m, "mpi_standard", "MPI standard");
+	nccl_line(f, &r->coll_meta);
+	hosts_line(f, rjson_get(m, "hosts"));
+	fputs("</table>\n</section>\n", f);
+}
+
+/* ---------------------------------------------------------------- the page */
+
+static void head(struct rpt *r, FILE *f)
+{
+	const char *id = rjson_str(rjson_get(&r->meta, "run_id"));
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"fabprobe " FP_VERSION "\">\n<title>fabprobe report: ", f);
+	html_text_max(f, id ? id : r->dir, 200);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<div id=\"tip\"></div>\n<h1>fabprobe report: ", report_css);
+	html_text_max(f, id ? id : r->dir, 200);
+	fputs("</h1>\n", f);
+}
+
+static void nav(FILE *f, int compare)
+{
+	fputs("<nav><a href=\"#meta\">run</a><a href=\"#maps\">heat maps</a><a href=\"#topology\">tiers and groups</a>"
+	      "<a href=\"#suspects\">suspects</a><a href=\"#schedulers\">scheduler files</a>"
+	      "<a href=\"#sweeps\">message sizes</a><a href=\"#collectives\">collectives</a>"
+	      "<a href=\"#inventory\">inventory</a>", f);
+	if (compare)
+		fputs("<a href=\"#compare\">compare</a>", f);
+	fputs("</nav>\n", f);
+}
+
+static void notes_html(const struct report_notes *n, FILE *f)
+{
+	if (!n->n)
+		return;
+	fputs("<section id=\"notes\" class=\"notes\"><h3>Not shown, or shown in part</h3><ul>\n", f);
+	for (int i = 0; i < n->n; i++) {
+		fputs("<li>", f);
+		html_text(f, n->msg[i]);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul></section>\n", f);
+}
+
+static int memstream_fail(FILE *a, FILE *b, char *ba, char *bb, char *err, size_t errlen)
+{
+	if (a)
+		fclose(a);
+	if (b)
+		fclose(b);
+	free(ba);
+	free(bb);
+	snprintf(err, errlen, "out of memory");
+	return FP_ERUNTIME;
+}
+
+int report_write(FILE *out, const char *dir, struct report_notes *notes, char *err, size_t errlen)
+{
+	struct rpt r = { .dir = dir, .notes = notes };
+	char *body = NULL, *top = NULL, path[4096];
+	size_t blen = 0, tlen = 0;
+	FILE *b = open_memstream(&body, &blen), *t = open_memstream(&top, &tlen);
+
+	if (!b || !t)
+		return memstream_fail(b, t, body, top, err, errlen);
+	rpt_load(&r);
+	r.out = b;
+	rpt_maps(&r);
+	rpt_topology(&r);
+	rpt_schedulers(&r);
+	rpt_sweeps(&r);
+	rpt_collectives(&r);
+	rpt_inventory(&r);
+	rpt_compare(&r);
+	banner(&r, t);
+	metadata(&r, t);
+	if (fclose(b) | fclose(t)) {
+		rpt_unload(&r);
+		return memstream_fail(NULL, NULL, body, top, err, errlen);
+	}
+	if (!r.found) {
+		snprintf(err, errlen, "%s holds none of fabprobe's files (meta.json, p2p.csv, latency_*.csv, "
+			 "topology.csv, collectives.csv, nodes.csv…)", dir);
+		rpt_unload(&r);
+		free(body);
+		free(top);
+		return FP_EUSAGE;
+	}
+	head(&r, out);
+	rpt_file(&r, "compare.csv", path, sizeof path);
+	nav(out, access(path, F_OK) == 0);
+	fwrite(top, 1, tlen, out);
+	notes_html(notes, out);
+	fwrite(body, 1, blen, out);
+	fprintf(out, "<p class=\"muted\">Written by fabprobe %s (<code>fabprobe report</code>). One file: it "
+		"fetches nothing.</p>\n<script>\n%s</script>\n</body>\n</html>\n", FP_VERSION, report_js);
+	rpt_unload(&r);
+	free(body);
+	free(top);
+	return 0;
+}

@@ -1,0 +1,371 @@
+/* report_load.c — the files every section leans on: meta.json, coll_meta.json, topology.csv,
+ * suspects.csv, and p2p.csv's rows summarised per path and size; name look-ups and the
+ * display order of hosts. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "heatmap.h"
+#include "report_int.h"
+
+#define JSON_MAX (16 << 20)
+#define TOPO_ROWS_MAX (1 << 20)
+
+/* ---------------------------------------------------------------- name index */
+
+struct ix_ent {
+	const char *name;
+	int pos;
+};
+
+static int ix_cmp(const void *a, const void *b)
+{
+	const struct ix_ent *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int rpt_ix_build(struct rpt_ix *ix, const char *const *names, int n)
+{
+	struct ix_ent *e = malloc(sizeof *e * (size_t)(n ? n : 1));
+
+	memset(ix, 0, sizeof *ix);
+	ix->name = malloc(sizeof *ix->name * (size_t)(n ? n : 1));
+	ix->pos = malloc(sizeof *ix->pos * (size_t)(n ? n : 1));
+	if (!e || !ix->name || !ix->pos) {
+		free(e);
+		rpt_ix_free(ix);
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < n; i++)
+		e[i] = (struct ix_ent){ names[i], i };
+	qsort(e, (size_t)n, sizeof *e, ix_cmp);
+	for (int i = 0; i < n; i++) {
+		ix->name[i] = e[i].name;
+		ix->pos[i] = e[i].pos;
+	}
+	ix->n = n;
+	free(e);
+	return 0;
+}
+
+/* the first position holding name (a duplicate name is found at its first place) */
+int rpt_ix_find(const struct rpt_ix *ix, const char *name)
+{
+	int lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->name[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->name[lo], name) ? ix->pos[lo] : -1;
+}
+
+void rpt_ix_free(struct rpt_ix *ix)
+{
+	free(ix->name);
+	free(ix->pos);
+	memset(ix, 0, sizeof *ix);
+}
+
+int rpt_display_order(const struct rpt *r, int n, char *const *names, int *order)
+{
+	struct rpt_ix ix;
+	char *used = calloc((size_t)(n ? n : 1), 1);
+	int k = 0;
+
+	if (!used || rpt_ix_build(&ix, (const char *const *)names, n)) {
+		free(used);
+		return FP_ERUNTIME;
+	}
+	for (int t = 0; r->have_topo && t < r->topo.n; t++) {
+		int i = rpt_ix_find(&ix, r->topo.host[t]);
+
+		if (i >= 0 && !used[i]) {
+			used[i] = 1;
+			order[k++] = i;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!used[i])
+			order[k++] = i;
+	rpt_ix_free(&ix);
+	free(used);
+	return 0;
+}
+
+int rpt_blocks(const struct rpt *r, int n, const char *const *shown, struct hm_block **blocks, int *nblocks)
+{
+	struct rpt_ix ix;
+	int cap = 0;
+
+	*blocks = NULL;
+	*nblocks = 0;
+	if (!r->have_topo || !r->topo.ntiers)
+		return 0;
+	if (rpt_ix_build(&ix, (const char *const *)r->topo.host, r->topo.n))
+		return FP_ERUNTIME;
+	for (int t = 0; t < r->topo.ntiers; t++)
+		for (int s = 0; s < n;) {
+			int h = rpt_ix_find(&ix, shown[s]), e = s + 1;
+			const char *g = h >= 0 ? r->topo.group[(size_t)t * r->topo.n + h] : NULL;
+
+			while (g && e < n && (h = rpt_ix_find(&ix, shown[e])) >= 0 &&
+			       !strcmp(r->topo.group[(size_t)t * r->topo.n + h], g))
+				e++;
+			if (g && *g) {
+				if (*nblocks == cap) {
+					struct hm_block *b = realloc(*blocks, sizeof *b * (size_t)(cap = cap * 2 + 16));
+					if (!b) {
+						rpt_ix_free(&ix);
+						return FP_ERUNTIME;
+					}
+					*blocks = b;
+				}
+				(*blocks)[(*nblocks)++] = (struct hm_block){ t, s, e - s, g };
+			}
+			s = e;
+		}
+	rpt_ix_free(&ix);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- JSON files */
+
+static int json_load(struct rpt *r, const char *name, struct rjson *v, const char *costs)
+{
+	char path[4096], err[256];
+	FILE *f;
+	char *buf;
+	size_t n;
+
+	rpt_file(r, name, path, sizeof path);
+	if (!(f = fopen(path, "r"))) {
+		rpt_note(r, "%s: %s: %s", name, errno == ENOENT ? "not in this directory" : strerror(errno), costs);
+		return -1;
+	}
+	r->found++;
+	buf = malloc(JSON_MAX + 1);
+	n = buf ? fread(buf, 1, JSON_MAX + 1, f) : 0;
+	fclose(f);
+	if (!buf || n > JSON_MAX) {
+		rpt_note(r, "%s: %s: %s", name, buf ? "larger than 16 MiB" : "out of memory", costs);
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	if (rjson_parse(buf, n, v, err, sizeof err) || v->type != RJSON_OBJ) {
+		rpt_note(r, "%s: malformed (%s): %s", name, v->type != RJSON_OBJ && !err[0] ? "not an object" : err, costs);
+		rjson_free(v);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- topology.csv */
+
+static int topo_from(struct rpt *r, const struct rtab *t)
+{
+	int hc = rtab_col(t, "host"), oc = rtab_col(t, "order"), nt = 0;
+	struct rpt_topo *p = &r->topo;
+
+	while (nt < 16) {
+		char col[16];
+		snprintf(col, sizeof col, "tier%d", nt);
+		if (rtab_col(t, col) < 0)
+			break;
+		nt++;
+	}
+	if (hc < 0 || oc < 0) {
+		rpt_note(r, "topology.csv: no 'host' or 'order' column: hosts in file order, no switch groups");
+		return -1;
+	}
+	p->host = calloc((size_t)t->nrows + 1, sizeof *p->host);
+	p->group = calloc((size_t)(t->nrows + 1) * (size_t)(nt + 1), sizeof *p->group);
+	if (!p->host || !p->group)
+		return -1;
+	p->n = t->nrows;
+	p->ntiers = nt;
+	for (int i = 0; i < t->nrows; i++) {
+		p->host[i] = rtab_get(t, i, hc);
+		for (int k = 0; k < nt; k++) {
+			char col[16];
+			snprintf(col, sizeof col, "tier%d", k);
+			p->group[(size_t)k * t->nrows + i] = rtab_get(t, i, rtab_col(t, col));
+		}
+	}
+	return 0;
+}
+
+static int topo_load(struct rpt *r, struct rtab *t)
+{
+	int oc;
+
+	if (rpt_table_load(r, "topology.csv", TOPO_ROWS_MAX, t, "hosts in file order, no switch groups or tree"))
+		return -1;
+	oc = rtab_col(t, "order");
+	for (int i = 0; oc >= 0 && i < t->nrows; i++) /* rows should be in order already; a bad one says so */
+		if (atol(rtab_get(t, i, oc)) != i) {
+			rpt_note(r, "topology.csv:%ld: order %.20s where %d was expected: hosts shown in file order",
+				 t->line[i], rtab_get(t, i, oc), i);
+			break;
+		}
+	return topo_from(r, t);
+}
+
+/* ---------------------------------------------------------------- p2p.csv */
+
+enum { P_PATH, P_SIZE, P_LAT, P_LMIN, P_BW, P_STATUS, P_N };
+
+static struct rpt_path *path_of(struct rpt *r, const char *name)
+{
+	for (int i = 0; i < r->npaths; i++)
+		if (!strcmp(r->paths[i].name, name))
+			return &r->paths[i];
+	if (r->npaths == RPT_PATHS_MAX)
+		return NULL;
+	struct rpt_path *p = &r->paths[r->npaths++];
+	snprintf(p->name, sizeof p->name, "%s", name);
+	return p;
+}
+
+static struct rpt_size *size_of(struct rpt_path *p, double bytes)
+{
+	for (int i = 0; i < p->nsizes; i++)
+		if (p->size[i].bytes == bytes)
+			return &p->size[i];
+	if (p->nsizes == RPT_SIZES_MAX)
+		return NULL;
+	p->size[p->nsizes].bytes = bytes;
+	return &p->size[p->nsizes++];
+}
+
+static int push(float **v, int *n, int *cap, float x)
+{
+	if (*n == *cap) {
+		float *q = realloc(*v, sizeof *q * (size_t)(*cap = *cap * 2 + 64));
+		if (!q)
+			return FP_ERUNTIME;
+		*v = q;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* one row: count its status, keep its figures; 1 when a figure is malformed */
+static int p2p_row(struct rpt *r, const struct rcsv *c, const int *col)
+{
+	struct rpt_path *p = path_of(r, rcsv_field(c, col[P_PATH]));
+	const char *st = rcsv_field(c, col[P_STATUS]), *lat = rcsv_field(c, col[P_LAT]);
+	char *end;
+	double size = strtod(rcsv_field(c, col[P_SIZE]), &end), v;
+	struct rpt_size *z;
+
+	if (!p)
+		return 0;
+	p->rows++;
+	p->ok += !strcmp(st, "ok");
+	p->timeout += !strcmp(st, "timeout");
+	p->error += !strcmp(st, "error");
+	p->skipped += !strcmp(st, "skipped");
+	if (strcmp(st, "ok"))
+		return 0;
+	if (*end || !(size > 0) || !(z = size_of(p, size)))
+		return *end || !(size > 0);
+	if (!*lat)
+		lat = rcsv_field(c, col[P_LMIN]);
+	if (*lat && ((v = strtod(lat, &end)), *end || !(v >= 0) || push(&z->lat, &z->nlat, &z->caplat, (float)v)))
+		return 1;
+	const char *bw = rcsv_field(c, col[P_BW]);
+	if (*bw && ((v = strtod(bw, &end)), *end || !(v >= 0) || push(&z->bw, &z->nbw, &z->capbw, (float)v)))
+		return 1;
+	return 0;
+}
+
+static void p2p_load(struct rpt *r)
+{
+	static const char *const need[P_N] = { "path", "size_B", "lat_us_p50", "lat_us_min", "bw_GBps", "status" };
+	struct rcsv c;
+	char path[4096];
+	int col[P_N], k;
+	long bad = 0, first_bad = 0;
+
+	rpt_file(r, "p2p.csv", path, sizeof path);
+	if (rcsv_open(&c, path)) {
+		rpt_note(r, "p2p.csv: %s: no pair counts or size sweeps", errno == ENOENT ? "not in this directory" : strerror(errno));
+		return;
+	}
+	r->found++;
+	k = rcsv_next(&c);
+	for (int i = 0; i < P_N; i++) {
+		col[i] = -1;
+		for (int j = 0; j < k; j++)
+			if (!strcmp(rcsv_field(&c, j), need[i]))
+				col[i] = j;
+	}
+	if (col[P_PATH] < 0 || col[P_SIZE] < 0 || col[P_STATUS] < 0) {
+		rpt_note(r, "p2p.csv:1: no 'path', 'size_B' or 'status' column: not a fabprobe p2p.csv; no pair counts or size sweeps");
+		rcsv_close(&c);
+		return;
+	}
+	if (!(r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
+		rcsv_close(&c);
+		return;
+	}
+	while ((k = rcsv_next(&c)) > 0)
+		if (!(k == 1 && !*rcsv_field(&c, 0)) && p2p_row(r, &c, col) && !bad++)
+			first_bad = c.line_no;
+	if (bad)
+		rpt_note(r, "p2p.csv:%ld: a size or figure that is not a non-negative number (%ld rows like it left out)",
+			 first_bad, bad);
+	r->have_p2p = 1;
+	rcsv_close(&c);
+}
+
+/* ---------------------------------------------------------------- all */
+
+/* coll_meta.json is there only when collectives ran: its absence is no news */
+static int coll_meta_load(struct rpt *r)
+{
+	char path[4096];
+
+	rpt_file(r, "coll_meta.json", path, sizeof path);
+	if (access(path, F_OK))
+		return 0;
+	return json_load(r, "coll_meta.json", &r->coll_meta, "no collective library versions") == 0;
+}
+
+void rpt_load(struct rpt *r)
+{
+	r->have_meta = json_load(r, "meta.json", &r->meta, "no run metadata; the verdict is judged from the files") == 0;
+	r->have_coll_meta = coll_meta_load(r);
+	r->have_topo = topo_load(r, &r->topo_tab) == 0;
+	r->have_suspects = rpt_table_load(r, "suspects.csv", 1 << 20, &r->suspects, "no suspects table or marks") == 0;
+	p2p_load(r);
+}
+
+void rpt_unload(struct rpt *r)
+{
+	rjson_free(&r->meta);
+	rjson_free(&r->coll_meta);
+	free(r->topo.host);
+	free(r->topo.group);
+	rtab_free(&r->topo_tab);
+	rtab_free(&r->suspects);
+	for (int i = 0; r->paths && i < r->npaths; i++)
+		for (int k = 0; k < r->paths[i].nsizes; k++) {
+			free(r->paths[i].size[k].lat);
+			free(r->paths[i].size[k].bw);
+		}
+	free(r->paths);
+}

@@ -1,0 +1,57 @@
+/* report_page.c — the page's style sheet and its one small script (all of it ours).
+ * The script: a tooltip naming source and destination over image heat maps, <details> opened
+ * for printing, and for tests each heat map's grid box in page pixels (data-box) and
+ * data-js="ok" on <body> once it ran to the end. */
+#include "report_page.h"
+
+const char report_css[] =
+	":root{--ok:#1d7a3a;--bad:#b3261e}\n"
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;"
+	"margin:0 auto;max-width:1500px;padding:0 20px 40px;background:#fff}\n"
+	"h1{font-size:22px;margin:16px 0 8px}h2{font-size:18px;border-bottom:1px solid #ccc;"
+	"padding-bottom:3px;margin-top:30px}h3{font-size:15px;margin:16px 0 6px}\n"
+	".banner{padding:12px 16px;border-radius:6px;color:#fff;font-size:15px}"
+	".banner.pass{background:var(--ok)}.banner.fail{background:var(--bad)}"
+	".banner.unknown{background:#5f5f5f}.banner b{font-size:24px;margin-right:12px;letter-spacing:1px}"
+	".banner ul{margin:6px 0 0;padding-left:22px}\n"
+	"table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}"
+	"th,td{border:1px solid #d4d4d4;padding:3px 7px;text-align:left;vertical-align:top}"
+	"td,li{overflow-wrap:anywhere}th{background:#f1f1f1}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	".kv th{min-width:140px}\n"
+	".maps{display:flex;flex-wrap:wrap;gap:22px;align-items:flex-start}figure{margin:0;width:min-content}"
+	"figcaption{font-weight:600;margin-bottom:4px}\n"
+	"svg text{font-family:system-ui,sans-serif;fill:#222}svg .frame{stroke:#888;stroke-width:.5}"
+	"svg .b0{stroke:#000;stroke-width:1.6}svg .b1,svg .b2{stroke:#000;stroke-width:3.4;stroke-opacity:.5}"
+	"svg .sus{fill:none;stroke:#e0102c}svg .susn{fill:#e0102c}svg .hm-img{image-rendering:pixelated}"
+	"svg.chart .grid path{stroke:#e4e4e4}svg.chart .frame{stroke:#999}svg .ct{font-weight:600;font-size:13px}"
+	"svg .al{font-size:11px}svg .axt{font-size:10px;fill:#555}svg .key text{font-size:11px}\n"
+	".notes{background:#fff6e0;border:1px solid #e8c46a;padding:6px 14px;border-radius:4px}"
+	"pre{background:#f6f6f6;padding:6px 8px;overflow:auto;max-height:320px;font-size:12px}"
+	"code{background:#f1f1f1;padding:0 3px}nav a{margin-right:12px}.muted{color:#666}"
+	"ul.tree{margin:4px 0;padding-left:20px}.warn{color:var(--bad)}\n"
+	"#tip{position:absolute;display:none;background:#222;color:#fff;padding:3px 6px;border-radius:3px;"
+	"font-size:12px;pointer-events:none;white-space:pre}\n"
+	"@media print{body{max-width:none;padding:0;font-size:11px}nav,#tip{display:none}"
+	"figure,table,svg,.banner{break-inside:avoid}"
+	"*{print-color-adjust:exact;-webkit-print-color-adjust:exact}"
+	"pre{max-height:none;overflow:visible;white-space:pre-wrap}}\n";
+
+const char report_js[] =
+	"(function(){\n"
+	"var tip=document.getElementById('tip');\n"
+	"function names(id){var e=document.getElementById(id);try{return e?JSON.parse(e.textContent):[]}catch(x){return []}}\n"
+	"document.querySelectorAll('svg.hm').forEach(function(s){\n"
+	" var fr=s.querySelector('.frame'),b=fr.getBoundingClientRect();\n"
+	" s.setAttribute('data-box',[b.left+scrollX,b.top+scrollY,b.width,b.height].map(Math.round).join(','));\n"
+	" if(s.getAttribute('data-mode')!=='image')return;\n"
+	" var nm=names(s.getAttribute('data-names')),n=+s.getAttribute('data-n');\n"
+	" s.addEventListener('mousemove',function(ev){\n"
+	"  var r=fr.getBoundingClientRect(),j=Math.floor((ev.clientX-r.left)/r.width*n),"
+	"i=Math.floor((ev.clientY-r.top)/r.height*n);\n"
+	"  if(i<0||j<0||i>=n||j>=n){tip.style.display='none';return}\n"
+	"  tip.textContent=(nm[i]||i)+' \\u2192 '+(nm[j]||j);\n"
+	"  tip.style.left=(ev.pageX+12)+'px';tip.style.top=(ev.pageY+12)+'px';tip.style.display='block'});\n"
+	" s.addEventListener('mouseleave',function(){tip.style.display='none'})});\n"
+	"addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.open=true})});\n"
+	"document.body.setAttribute('data-js','ok');\n"
+	"})();\n";

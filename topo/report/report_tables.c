@@ -1,0 +1,138 @@
+/* report_tables.c — the latency map's tables (tiers.csv, the tree of groups from
+ * topology.csv, suspects.csv), every scheduler file with its install line, and the inventory
+ * (nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fabric/emit.h"
+#include "fabric/hostlist.h"
+#include "html.h"
+#include "report_int.h"
+
+/* ---------------------------------------------------------------- tiers, tree, suspects */
+
+static void members(FILE *f, const char *const *names, int n)
+{
+	char *list = NULL, err[256];
+
+	if (hostlist_compress(names, n, &list, err, sizeof err) == 0) {
+		html_text_max(f, list, 20000);
+		free(list);
+		return;
+	}
+	for (int i = 0; i < n && i < 256; i++) { /* names a hostlist cannot carry: as they are */
+		fputs(i ? ", " : "", f);
+		html_text_max(f, names[i], 200);
+	}
+	if (n > 256)
+		fprintf(f, ", … %d more", n - 256);
+}
+
+/* hosts [s, e) of topology.csv, grouped at tier and below */
+static void tree(FILE *f, const struct rpt_topo *t, int tier, int s, int e)
+{
+	fputs("<ul class=\"tree\">\n", f);
+	for (int a = s; a < e;) {
+		const char *g = t->group[(size_t)tier * t->n + a];
+		int b = a + 1;
+
+		while (b < e && !strcmp(t->group[(size_t)tier * t->n + b], g))
+			b++;
+		fputs("<li><b>", f);
+		html_text_max(f, *g ? g : "(no group)", 100);
+		fprintf(f, "</b> (%d host%s)", b - a, b - a == 1 ? "" : "s");
+		if (tier > 0)
+			tree(f, t, tier - 1, a, b);
+		else {
+			fputs(": ", f);
+			members(f, t->host + a, b - a);
+		}
+		fputs("</li>\n", f);
+		a = b;
+	}
+	fputs("</ul>\n", f);
+}
+
+void rpt_topology(struct rpt *r)
+{
+	struct rtab t;
+
+	rpt_section(r->out, "topology", "Tiers and switch groups");
+	if (rpt_table_load(r, "tiers.csv", 64, &t, "no tier table") == 0) {
+		fputs("<p>Inferred from latencies alone: tier 0 is the leaf switch, tier 1 the spine. p50 latency and "
+		      "bandwidth over the pairs that meet at that tier; threshold is the latency boundary between "
+		      "this tier and the next.</p>\n", r->out);
+		rpt_table_html(r->out, &t, NULL, 64, "tiers");
+		rtab_free(&t);
+	} else
+		fputs("<p class=\"muted\">No tiers.csv.</p>\n", r->out);
+	fputs("<h3>Groups and their hosts</h3>\n", r->out);
+	if (r->have_topo && r->topo.n && r->topo.ntiers)
+		tree(r->out, &r->topo, r->topo.ntiers - 1, 0, r->topo.n);
+	else
+		fputs("<p class=\"muted\">No topology.csv with tiers.</p>\n", r->out);
+	fputs("</section>\n", r->out);
+	rpt_section(r->out, "suspects", "Suspects");
+	if (!r->have_suspects)
+		fputs("<p class=\"muted\">No suspects.csv.</p>\n", r->out);
+	else if (!r->suspects.total_rows)
+		fputs("<p>None: every pair agrees with its tier, no node stands out.</p>\n", r->out);
+	else {
+		fprintf(r->out, "<p>%ld suspect%s from the latency map (suspects.csv): slow nodes, low-bandwidth nodes, "
+			"links off their tier, pairs never measured.</p>\n", r->suspects.total_rows,
+			r->suspects.total_rows == 1 ? "" : "s");
+		rpt_table_html(r->out, &r->suspects, NULL, RPT_ROWS_MAX, "suspects");
+	}
+	fputs("</section>\n", r->out);
+}
+
+/* ---------------------------------------------------------------- scheduler files */
+
+static void file_head(FILE *f, const char *path, int lines)
+{
+	FILE *in = fopen(path, "r");
+	char buf[1024];
+	int k = 0;
+
+	if (!in)
+		return;
+	fputs("<details><summary>first lines</summary><pre>", f);
+	while (k < lines && fgets(buf, sizeof buf, in)) {
+		html_text(f, buf);
+		k += strchr(buf, '\n') != NULL;
+	}
+	if (!feof(in) && fgetc(in) != EOF)
+		fputs("…\n", f);
+	fputs("</pre></details>", f);
+	fclose(in);
+}
+
+void rpt_schedulers(struct rpt *r)
+{
+	rpt_section(r->out, "schedulers", "Scheduler files");
+	fputs("<p>Written from the inferred tree, hosts in its order. Each line says how to install the file.</p>\n"
+	      "<table class=\"schedulers\"><thead><tr><th>file</th><th>what</th><th>install</th><th>size</th>"
+	      "</tr></thead><tbody>\n", r->out);
+	for (int i = 0; emit_registry[i]; i++) {
+		const struct emit_file *e = emit_registry[i];
+		char path[4096];
+		struct stat st;
+		int there;
+
+		rpt_file(r, e->name, path, sizeof path);
+		there = stat(path, &st) == 0;
+		fprintf(r->out, "<tr><td><code>%s</code></td><td>%s", e->name, e->summary);
+		if (there)
+			file_head(r->out, path, 30);
+		fprintf(r->out, "</td><td><code>%s</code></td><td class=\"n\">", e->install ? e->install : "");
+		if (there)
+			fprintf(r->out, "%lld B", (long long)st.st_size);
+		else
+			fputs(e->absent ? e->absent : "not written", r->out);
+		fputs("</td></tr>\n", r->out);
+	}
+	fputs("</tbody></table>\n<p class=\"muted\">A file the format cannot hold the host names in is not written "
+	      "(the run said why); on one node no scheduler file is written.</p>\n</section>\n", r->out);
+}
