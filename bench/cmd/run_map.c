@@ -104,6 +104,15 @@ static double median_cells(const float *m, int n)
 	return med;
 }
 
+/* pairs a plan holds per path at most: every pair, up to P2P_PLAN_PAIRS_MAX (the time budget
+ * cuts far earlier) */
+static int plan_room(int n)
+{
+	long all = (long)n * (n - 1) / 2;
+
+	return all < P2P_PLAN_PAIRS_MAX ? (int)all : P2P_PLAN_PAIRS_MAX;
+}
+
 /* rank 0: the plan as ints: npaths, then per path npairs and the pairs. Pairs whose estimate
  * would pass the budget are left out (their candidates are "not re-tested"). */
 static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *co, struct run_maps *mp, int *len,
@@ -115,7 +124,7 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 	*est = 0;
 	*left_out = 0;
 	for (int i = 0; i < mp->npaths; i++)
-		cap += 1 + 2 * mp->p[i].m->n * mp->p[i].m->n;
+		cap += 1 + 2 * (plan_room(mp->p[i].m->n) + CONTROLS_PER_TIER * INFER_TIERS_MAX);
 	if (!(buf = malloc(sizeof *buf * (size_t)cap)))
 		return NULL;
 	buf[k++] = mp->npaths;
@@ -126,14 +135,14 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
 			     STEP_OVERHEAD_S;
 
-		got = cf->off ? 0 : judge_pairs(&p->first, n, buf + k, P2P_PLAN_PAIRS_MAX, &left);
+		got = cf->off ? 0 : judge_pairs(&p->first, n, buf + k, plan_room(n), &left);
 		if (got < 0) {
 			free(buf);
 			return NULL;
 		}
 		/* control pairs for the jitter candidates, measured with them (after them) */
 		int nc = got ? judge_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * got,
-					      n * n - got) : 0;
+					      CONTROLS_PER_TIER * INFER_TIERS_MAX) : 0;
 		/* within the budget, in the order of the candidates, then the controls */
 		int keep = 0;
 		while (keep < got + nc && *est + per <= cf->max_s) {

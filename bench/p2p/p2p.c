@@ -11,6 +11,8 @@
  * The same loop measures a plan (p2p_plan_main): chosen pairs, one per step, so that each is
  * measured alone: the confirmation pass. */
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +49,8 @@ struct p2p_run {
 	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
 	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
 	const char *csv_name;    /* "p2p.csv", or the plan's file */
+	int pin;                 /* pin the two sides of a pair to two cores (pin_init) */
+	cpu_set_t cpus;          /* this rank's affinity, restored after each pair */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
@@ -84,6 +88,50 @@ double p2p_default_timeout(const struct p2p_opts *o)
 	/* a warm-up that never converges stops at its budget, in each direction at each size */
 	t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
 	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
+}
+
+/* ---------------------------------------------------------------- sharing a machine */
+
+/* When the endpoints that share this machine (the same kernel boot id) outnumber its cores —
+ * the emulated cluster, where every "node" runs on the same cores, or one node oversubscribed
+ * — the two sides of a pair are pinned to two different cores while they measure: on one core
+ * they would take turns, and a round trip would read a scheduler tick or a whole spin, not the
+ * link. Elsewhere (one endpoint per machine) nothing is pinned. Collective over epcomm. */
+static void pin_init(struct p2p_run *run)
+{
+	char id[40] = "", *all;
+	int size = run->w->nep, same = 0;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	run->pin = 0;
+	if (f) {
+		if (!fgets(id, sizeof id, f))
+			id[0] = 0;
+		fclose(f);
+	}
+	if (!(all = calloc((size_t)size, sizeof id)))
+		return;
+	if (MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, run->w->epcomm) == MPI_SUCCESS)
+		for (int e = 0; e < size; e++)
+			same += id[0] && !strncmp(all + (size_t)e * sizeof id, id, sizeof id);
+	free(all);
+	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
+		run->pin = same > CPU_COUNT(&run->cpus);
+}
+
+/* this side of the slot-th pair of a step onto its own core of the allowed ones */
+static void pin_pair(struct p2p_run *run, int slot, int side)
+{
+	int want = (2 * slot + side) % CPU_COUNT(&run->cpus), k = 0;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &run->cpus) && k++ == want) {
+			CPU_SET(c, &one);
+			sched_setaffinity(0, sizeof one, &one); /* best effort: unpinned, it still measures */
+			return;
+		}
 }
 
 /* ---------------------------------------------------------------- measuring one pair */
@@ -217,7 +265,7 @@ static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
 
 /* Both directions of the pair (me, peer), every size; fills run->mine. */
 static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
-		     const struct tr_port *ports, int peer, unsigned seq)
+		     const struct tr_port *ports, int peer, unsigned seq, int slot)
 {
 	const struct p2p_opts *o = run->o;
 	int me = run->w->my_ep, lo = me < peer ? me : peer, hi = me < peer ? peer : me;
@@ -233,6 +281,8 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 		run->stall_pending = 0;
 		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
 	}
+	if (run->pin)
+		pin_pair(run, slot, me == hi);
 	if (!ports[me].usable || !ports[peer].usable) {
 		status = P2P_SKIPPED;
 		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
@@ -276,6 +326,8 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 	}
 	if (c)
 		tr->disconnect(c);
+	if (run->pin)
+		sched_setaffinity(0, sizeof run->cpus, &run->cpus);
 }
 
 /* ---------------------------------------------------------------- one path */
@@ -399,7 +451,8 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 			const struct sched_pair *p = &sc->pair[k];
 
 			if (p->a == w->my_ep || p->b == w->my_ep)
-				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k);
+				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k,
+					 k - sc->step_first[s]);
 		}
 		if ((rc = MPI_RC(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
 					     run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req))))
@@ -489,6 +542,10 @@ static int run_start(struct p2p_run *run)
 		run->res->npaths = 0;
 	run->timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
 	run->stall_pending = o->test_stall_rank == w->rank;
+	pin_init(run);
+	if (run->pin && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
+		printf("p2p: the endpoints outnumber the cores of the machine they share: the two sides of a "
+		       "pair are pinned to two cores while they measure\n");
 	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
 	run->samples = calloc((size_t)o->lat_iters, sizeof *run->samples);
 	run->ticks = calloc((size_t)o->lat_iters + 1, sizeof *run->ticks);

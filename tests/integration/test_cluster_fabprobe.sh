@@ -128,13 +128,14 @@ for r in "${!cpu[@]}"; do
 	if [ $((r % 2)) -eq 1 ]; then idle=$((idle + cpu[$r])); else busy=$((busy + cpu[$r])); fi
 done
 expect "two ranks per node: run ends, 8 endpoints" grep -q '^p2p mpi: 8 endpoints on 8 nodes' "$tmp/slots2.out"
-expect "two ranks per node: the 8 that are no endpoint slept (CPU ${idle} ticks, endpoints ${busy})" [ "${#cpu[@]}" -eq 16 -a $((idle * 10)) -lt "$busy" ]
+expect "two ranks per node: the 8 that are no endpoint slept (CPU ${idle} ticks, endpoints ${busy})" [ "${#cpu[@]}" -eq 16 -a $((idle * 4)) -lt "$busy" ]
 
 # one node slowed (its link at 1 Gbit/s, half what crosses a spine): that node, and only that
-# node, is named, three runs out of three, after the confirmation pass
+# node, is named, three runs out of three, after the confirmation pass (over mpi: both paths
+# were shown above, and a slow node's pairs are the slowest part of the test)
 $FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > /dev/null
 for k in 1 2 3; do
-	$FC mpirun "$FP" run "${D[@]}" --no-coll -o "$tmp/slow$k" > "$tmp/slow$k.out" 2>&1
+	$FC mpirun "$FP" run "${D[@]}" --no-coll -p mpi -o "$tmp/slow$k" > "$tmp/slow$k.out" 2>&1
 	others=$(suspects "$tmp/slow$k" | grep -cv node05)
 	[ "$others" -eq 0 ] || show_suspects "$tmp/slow$k"
 	expect "slow node05, run $k: named as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/slow$k/suspects.csv"
