@@ -256,6 +256,28 @@ static int run_maps_out(const struct run_opts *c, const struct world *w, struct 
 	return rc ? rc : n && !w->single_node;
 }
 
+/* judges_stage's remap: the maps again from every pair's best figure once the judges measured
+ * suspected regressions again (a stall during one pair can misplace a node). */
+struct run_remap {
+	const struct run_opts *c;
+	char *which;
+	size_t wl;
+	int rc, done;
+};
+
+static int run_remap(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res)
+{
+	struct run_remap *rm = arg;
+	struct run_maps mp = { 0 };
+	int rc = run_maps_first(&mp, (struct p2p_result *)res, w->labels);
+
+	if (rc == 0)
+		rc = rm->rc = run_maps_out(rm->c, w, ro, &mp, rm->which, rm->wl);
+	rm->done = rc >= 0;
+	run_maps_free(&mp);
+	return rc;
+}
+
 /* The p2p stage and its confirmation: every rank. Returns prc (0, 1, FP_E*) and, in *krc, the
  * confirmation's. */
 static int run_p2p(struct run_opts *c, struct world *w, struct run_out *ro, struct p2p_result *res,
@@ -313,9 +335,15 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	run_maps_free(&mp);
 	/* the judges (--baseline, --expect, --accept, --declared), on the files written so far;
 	 * what they find is re-tested before it counts */
-	if (judges_wanted(&c->judge))
-		jrc = judges_stage(w, ro, &c->judge, &c->p2p, NULL,
+	if (judges_wanted(&c->judge)) {
+		struct run_remap rm = { c, which, sizeof which, trc, 0 };
+		struct judges_remap remap = { run_remap, &rm };
+
+		jrc = judges_stage(w, ro, &c->judge, &c->p2p, w->rank == 0 && res.npaths ? &remap : NULL,
 				  irc < 0 || prc < 0 || krc < 0 || crc < 0 || trc < 0, verdict, sizeof verdict);
+		if (rm.done)
+			trc = rm.rc;
+	}
 	p2p_result_free(&res);
 	worst = irc < 0 ? irc : prc < 0 ? prc : krc < 0 ? krc : crc < 0 ? crc : trc < 0 ? trc : jrc < 0 ? jrc : 0;
 	if (worst)

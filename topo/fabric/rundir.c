@@ -583,6 +583,8 @@ int rundir_load(const char *dir, struct rundir *rd, char *err)
 	rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
 	if (!rc)
 		rc = part(rd, err, "p2p_retest.csv", NULL, &rt, &has_rt);
+	if (!rc) /* run's confirmation pass: pairs behind suspects, measured alone (same columns) */
+		rc = part(rd, err, "p2p_confirm.csv", NULL, &rt, &has_rt);
 	if (!rc)
 		rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
 	if (!rc)

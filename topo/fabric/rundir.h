@@ -1,5 +1,5 @@
 /* rundir.h — what one results directory holds, read back for judging: p2p.csv (with the
- * confirmation retests of p2p_retest.csv), topology.csv, collectives.csv, nodes.csv and
+ * figures measured again of p2p_retest.csv and p2p_confirm.csv), topology.csv, collectives.csv, nodes.csv and
  * nics.csv. Every file is optional (a run made with --no-coll has no collectives.csv); what
  * a judge needs and is absent, it says. Strings are interned: every name is an id into one
  * table, 0 being "". Errors name the file, the line and the problem. */
