@@ -47,9 +47,9 @@ static int name_this_node(struct world *w, int naming)
 	return all ? FP_EUSAGE : 0;
 }
 
-/* After the names are gathered: Slurm names that two hosts share came from an environment
- * copied between nodes. By default the nodes are then named by host; with --node-names
- * slurm it is an error. Every rank decides alike (same data). */
+/* After the names are gathered: a name two hosts share is a Slurm name copied between nodes
+ * with the environment (then, by default, the nodes are named by host), or a short name two
+ * domains share; asked for explicitly, either is an error. Every rank decides alike. */
 static int check_names(struct world *w, int naming)
 {
 	int other = -1, r = nodename_conflict(w->hostnames[0], w->hosts[0], WORLD_HOST_MAX, w->size, &other);
@@ -60,11 +60,14 @@ static int check_names(struct world *w, int naming)
 	}
 	if (r < 0)
 		return 0;
-	if (w->rank == 0)
+	if (w->rank == 0 && naming == NODENAME_SHORT)
+		LOG_ERROR("--node-names short: hosts %s and %s are both %s", w->hostnames[r], w->hostnames[other],
+			  w->hosts[r]);
+	else if (w->rank == 0)
 		LOG_WARN("hosts %s and %s both say they are Slurm node %s (SLURMD_NODENAME copied from another "
 			 "node by the launcher?): %s", w->hostnames[r], w->hostnames[other], w->hosts[r],
-			 naming == NODENAME_SLURM ? "giving up" : "naming nodes by their host names instead");
-	if (naming == NODENAME_SLURM)
+			 naming == NODENAME_AUTO ? "naming nodes by their host names instead" : "giving up");
+	if (naming != NODENAME_AUTO)
 		return FP_EUSAGE;
 	memcpy(w->hosts, w->hostnames, (size_t)w->size * sizeof *w->hosts);
 	memcpy(w->host, w->hostname, sizeof w->host);

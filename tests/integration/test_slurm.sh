@@ -130,6 +130,14 @@ expect "salloc -N $N mpirun ./fabprobe p2p --node-names slurm: exit 0 (exit $rc)
 expect "salloc: every ordered pair at both sizes ok" \
 	[ "$(awk -F, 'NR > 1 && $20 == "ok" && $4 ~ /^node0[1-8]$/' "$tmp/salloc/p2p.csv" 2>/dev/null | wc -l)" -eq $((2 * N * (N - 1))) ]
 
+# a launcher that copies one node's Slurm variables to every rank: caught, nodes named by host
+HEAD timeout 60 salloc -N 3 mpirun -x SLURMD_NODENAME=node01 -x SLURM_TOPOLOGY_ADDR=s.node01 \
+	./fabprobe inventory -o "$tmp/copied" > "$tmp/copied.out" 2>&1
+rc=$?
+expect "SLURMD_NODENAME copied to 3 nodes: warned, nodes named by host (exit $rc)" sh -c "[ $rc -le 1 ] &&
+	grep -q 'both say they are Slurm node node01' '$tmp/copied.out' &&
+	[ \$(awk -F, 'NR > 1 && \$2 == \$3' '$tmp/copied/nodes.csv' | wc -l) -eq 3 ]"
+
 # the batch script as an admin submits it, from the directory where results should go
 HEAD sh -c "cd '$tmp' && FABPROBE='$PWD/fabprobe' timeout 120 sbatch --wait -N $N -o '$tmp/sbatch.out' \
 	'$PWD/scripts/fabprobe.sbatch' ${Q[*]} -s 64K --no-coll --no-inventory" > /dev/null 2>&1
