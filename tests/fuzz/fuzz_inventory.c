@@ -11,6 +11,7 @@
  * Paths are relative to the tree, without "..". Seeds: tests/fixtures/<node>/ packed by
  * tests/fuzz/seeds.sh. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 
 #include "fuzz.h"
@@ -31,28 +32,38 @@ static int path_ok(const char *p)
 	return 1;
 }
 
-/* mkdir -p of path's parent directories under root */
-static void parents(const char *root, const char *rel)
+/* mkdir -p of rel's parent directories under root; 0 when every one is a real directory. A
+ * parent that an earlier record made a link (or a FIFO, a file) refuses the record: the
+ * harness writes only inside the tree, never through a link to elsewhere (it runs as root). */
+static int parents(const char *root, const char *rel)
 {
 	char path[512];
+	struct stat st;
 	int n = snprintf(path, sizeof path, "%s/%s", root, rel);
 
 	for (int i = (int)strlen(root) + 1; i < n; i++)
 		if (path[i] == '/') {
 			path[i] = 0;
 			mkdir(path, 0755);
+			if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+				return -1;
 			path[i] = '/';
 		}
+	return 0;
 }
 
+/* A regular file at path, never through a link nor into a FIFO (a second record of the same
+ * path after a @P would otherwise block the harness in open). */
 static void put_file(const char *path, const char *text, size_t len)
 {
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	struct stat st;
 
-	if (f) {
-		fwrite(text, 1, len, f);
-		fclose(f);
-	}
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) == 0)
+		(void)!write(fd, text, len);
+	close(fd);
 }
 
 /* One record: kind, header arguments, text. */
@@ -68,7 +79,8 @@ static void record(const char *root, const char *xml, char kind, char *args, con
 		*target++ = 0;
 	if (!path_ok(args) || (kind == 'L' && (!target || !*target)))
 		return;
-	parents(root, args);
+	if (parents(root, args))
+		return;
 	snprintf(path, sizeof path, "%s/%s", root, args);
 	if (kind == 'F')
 		put_file(path, text, len);

@@ -22,6 +22,7 @@
 #define SWEEPS_MAX 4
 #define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
 #define JUDGE_FEW 4      /* nodes in a group below which its pairs are judged one by one */
+#define LONE_Z 6         /* pair sigmas below its next tier for two lone nodes to share a switch */
 
 struct tier_eval {
 	const struct infer_ctx *c;
@@ -487,7 +488,10 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 			k = j.fwd[k];
 		e->ug[u] = k;
 	}
-	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) && (e->uu || grouped(&j) * 2 >= e->n);
+	/* at tier 0 most nodes share a switch; above it, no tier rests on one pair (DESIGN.md §5:
+	 * one pair between two lone nodes is a link, slow or not: pair_lone decides) */
+	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) &&
+		(e->uu ? j.wc / 2 >= 2 : grouped(&j) * 2 >= e->n);
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
 out:
@@ -639,6 +643,73 @@ static void eval_free(struct tier_eval *e)
 	free(e->sc);
 }
 
+/* The median d of node x's pairs that first meet at tier t (n - 1 floats of scratch); NAN when
+ * none is measured. y is left out. */
+static double row_level(const struct infer_ctx *c, const struct infer_tiers *ti, int x, int y, int t, float *v)
+{
+	int n = c->n, k = 0;
+
+	for (int z = 0; z < n; z++) {
+		float d;
+
+		if (z != x && z != y && tiers_pair(ti->group, ti->ntiers, n, x, z) == t && !isnan(d = ctx_d(c, x, z)))
+			v[k++] = d;
+	}
+	return k ? infer_median(v, (size_t)k) : NAN;
+}
+
+/* Two nodes alone on their switches at tier t that meet at t + 1, whose pair lies LONE_Z pair
+ * sigmas below what each of them measures to the rest of tier t + 1, cannot meet only there:
+ * a pair is never faster than the switches between its nodes. They share a tier-t switch, and
+ * their link, slower than that tier, is for the suspects to judge. Mutual nearest lone nodes
+ * only; a tier made of that one pair was refused already (judge). Returns 0 or FP_ERUNTIME. */
+static int pair_lone(const struct infer_ctx *c, struct infer_tiers *ti)
+{
+	int n = c->n, rc = 0;
+	int *size = calloc((size_t)n + 1, sizeof *size), *best = malloc(sizeof *best * ((size_t)n + 1));
+	float *v = malloc(sizeof *v * ((size_t)n + 1));
+
+	if (!size || !best || !v) {
+		rc = FP_ERUNTIME;
+		goto out;
+	}
+	for (int t = 0; t + 1 < ti->ntiers; t++) {
+		int *g = ti->group + (size_t)t * n;
+
+		memset(size, 0, sizeof *size * (size_t)n);
+		for (int i = 0; i < n; i++)
+			size[g[i]]++; /* group numbers are below n */
+		for (int i = 0; i < n; i++) {
+			best[i] = -1;
+			if (size[g[i]] != 1)
+				continue;
+			for (int j = 0; j < n; j++)
+				if (j != i && size[g[j]] == 1 && tiers_pair(ti->group, ti->ntiers, n, i, j) == t + 1 &&
+				    !isnan(ctx_d(c, i, j)) && (best[i] < 0 || ctx_d(c, i, j) < ctx_d(c, i, best[i])))
+					best[i] = j;
+		}
+		for (int i = 0; i < n; i++) {
+			int j = best[i];
+			double d, li, lj;
+
+			if (j <= i || best[j] != i)
+				continue;
+			d = ctx_d(c, i, j);
+			li = row_level(c, ti, i, j, t + 1, v);
+			lj = row_level(c, ti, j, i, t + 1, v);
+			if (!(li - d >= LONE_Z * c->sigma && lj - d >= LONE_Z * c->sigma))
+				continue;
+			g[j] = g[i];
+			size[g[i]] = 2;
+		}
+	}
+out:
+	free(size);
+	free(best);
+	free(v);
+	return rc;
+}
+
 int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti)
 {
 	int n = c->n, nm = t->nm, ncd = 0, p_lo = 0, rc = FP_ERUNTIME;
@@ -688,7 +759,7 @@ int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, st
 	ti->sep_z[ti->ntiers] = ti->sep_step[ti->ntiers] = NAN;
 	ti->sep_pairs[ti->ntiers] = ti->sep_within[ti->ntiers] = 0;
 	ti->ntiers++;
-	rc = 0;
+	rc = pair_lone(c, ti);
 out:
 	free(cd);
 	eval_free(&e);
