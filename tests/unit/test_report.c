@@ -9,7 +9,7 @@
 #include "report/heatmap.h"
 #include "report/html.h"
 #include "report/png.h"
-#include "report/rcsv.h"
+#include "report/rtab.h"
 #include "report/report.h"
 #include "report/rjson.h"
 
@@ -119,9 +119,9 @@ static FILE *file_with(const char *path, const char *text)
 	return NULL;
 }
 
-static void test_rcsv(void)
+static void test_rtab(void)
 {
-	char path[] = "/tmp/fp-test-rcsv-XXXXXX", err[RCSV_ERR_MAX];
+	char path[] = "/tmp/fp-test-rtab-XXXXXX", err[RTAB_ERR_MAX];
 	int fd = mkstemp(path);
 	struct rtab t;
 
@@ -136,7 +136,7 @@ static void test_rcsv(void)
 	CHECK_STR(rtab_get(&t, 0, 2), "two\nlines");
 	CHECK_EQ(t.line[1], 5);
 	CHECK_STR(rtab_get(&t, 1, 2), "");
-	CHECK_STR(rtab_get(&t, 2, 0), "open,5\n6\n"); /* an open quote runs to the end */
+	CHECK_STR(rtab_get(&t, 2, 0), "open,5\n6"); /* an open quote runs to the end */
 	CHECK_HAS(t.bad, ":5: 2 cells, expected 3");
 	CHECK_EQ(rtab_col(&t, "c"), 2);
 	CHECK_EQ(rtab_col(&t, "d"), -1);
@@ -237,7 +237,7 @@ int main(void)
 	RUN(test_base64);
 	RUN(test_png);
 	RUN(test_escaping);
-	RUN(test_rcsv);
+	RUN(test_rtab);
 	RUN(test_rjson);
 	RUN(test_ramp);
 	RUN(test_page);

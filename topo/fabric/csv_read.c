@@ -7,29 +7,42 @@
 
 #include "core/log.h"
 
+/* past the quoted field that starts after the opening quote at p: at its closing quote, or at
+ * the end of the text when the quote is left open (a doubled quote is one quote of data) */
+static const char *quoted_end(const char *p)
+{
+	while (*p && !(*p == '"' && p[1] != '"'))
+		p += *p == '"' ? 2 : 1;
+	return p;
+}
+
 int csv_read_split(char *line, char **fields, int max)
 {
+	size_t len = strlen(line);
 	int n = 0;
 	char *p = line;
 
-	line[strcspn(line, "\r\n")] = 0;
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	if (len && line[len - 1] == '\r')
+		line[--len] = 0;
 	for (;;) {
 		char *start = p, *w;
 
 		if (*p == '"') {
+			const char *end = quoted_end(p + 1);
+
 			start = w = ++p;
-			while (*p && !(*p == '"' && p[1] != '"')) {
+			while (p < end) { /* the data, a doubled quote made one */
 				if (*p == '"')
 					p++;
 				*w++ = *p++;
 			}
 			if (*p == '"')
 				p++;
-			while (*p && *p != ',') /* junk after a closing quote: kept out */
-				p++;
+			p += strcspn(p, ","); /* junk after a closing quote: kept out */
 		} else {
-			while (*p && *p != ',')
-				p++;
+			p += strcspn(p, ",");
 			w = p;
 		}
 		char sep = *p;
@@ -43,6 +56,21 @@ int csv_read_split(char *line, char **fields, int max)
 		p++;
 	}
 	return n;
+}
+
+/* 1 when text ends inside a quoted field, by csv_read_split's rules: the row goes on */
+static int open_quote(const char *p)
+{
+	for (;;) {
+		if (*p == '"') {
+			p = quoted_end(p + 1);
+			if (!*p)
+				return 1;
+		}
+		p += strcspn(p, ",");
+		if (!*p++)
+			return 0;
+	}
 }
 
 /* The fields of buf into r->field, growing it; returns the count or -1 (out of memory). */
@@ -68,21 +96,48 @@ static int blank(const char *s)
 	return !s[strspn(s, " \t\r\n")];
 }
 
+/* The next non-blank row into r->buf, continued over lines while a quote is open: 1, 0 at
+ * the end, -1 out of memory. */
+static int row_text(struct csv_read *r)
+{
+	ssize_t n, k;
+
+	do {
+		r->line = r->next_line++;
+		if ((n = getline(&r->buf, &r->cap, r->f)) < 0)
+			return 0;
+	} while (blank(r->buf));
+	while (open_quote(r->buf) && (k = getline(&r->more, &r->mcap, r->f)) >= 0) {
+		r->next_line++;
+		if ((size_t)(n + k) + 1 > r->cap) {
+			size_t cap = 2 * ((size_t)(n + k) + 1);
+			char *b = realloc(r->buf, cap);
+
+			if (!b)
+				return -1;
+			r->buf = b;
+			r->cap = cap;
+		}
+		memcpy(r->buf + n, r->more, (size_t)k + 1);
+		n += k;
+	}
+	return 1;
+}
+
 int csv_read_open(struct csv_read *r, const char *file, char *err)
 {
-	*r = (struct csv_read){ .file = file };
+	int got;
+
+	*r = (struct csv_read){ .file = file, .next_line = 1 };
 	if (!(r->f = fopen(file, "r"))) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
 		return FP_EUSAGE;
 	}
-	do {
-		r->line++;
-		if (getline(&r->buf, &r->cap, r->f) < 0) {
-			snprintf(err, CSV_READ_ERR_MAX, "%s: empty file (no header row)", file);
-			csv_read_close(r);
-			return FP_EUSAGE;
-		}
-	} while (blank(r->buf));
+	if ((got = row_text(r)) <= 0) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got ? "out of memory" : "empty file (no header row)");
+		csv_read_close(r);
+		return got ? FP_ERUNTIME : FP_EUSAGE;
+	}
 	if (split_row(r) < 0 || !(r->head = calloc((size_t)r->nfield, sizeof *r->head)))
 		goto oom;
 	r->nhead = r->nfield;
@@ -94,21 +149,20 @@ int csv_read_open(struct csv_read *r, const char *file, char *err)
 oom:
 	snprintf(err, CSV_READ_ERR_MAX, "%s: out of memory", file);
 	csv_read_close(r);
-	return FP_EUSAGE;
+	return FP_ERUNTIME;
 }
 
 int csv_read_next(struct csv_read *r, char *err)
 {
-	do {
-		r->line++;
-		if (getline(&r->buf, &r->cap, r->f) < 0) {
-			r->nfield = 0;
-			return 0;
-		}
-	} while (blank(r->buf));
-	if (split_row(r) < 0) {
+	int got = row_text(r);
+
+	if (got == 0) {
+		r->nfield = 0;
+		return 0;
+	}
+	if (got < 0 || split_row(r) < 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: out of memory", r->file, r->line);
-		return FP_EUSAGE;
+		return FP_ERUNTIME;
 	}
 	if (r->nfield > r->nhead) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: %d fields where the header has %d", r->file, r->line,
@@ -138,6 +192,7 @@ void csv_read_close(struct csv_read *r)
 	free(r->head);
 	free(r->field);
 	free(r->buf);
+	free(r->more);
 	if (r->f)
 		fclose(r->f);
 	*r = (struct csv_read){ 0 };

@@ -1,6 +1,8 @@
-/* csv_read.h — reading CSV files row by row (what fabprobe wrote, or a person did): RFC 4180
- * quoting, no newlines inside fields, LF or CRLF. Columns are found by header name; errors
- * name the file and line. Pure apart from reading the one file. */
+/* csv_read.h — the one CSV reader (what fabprobe wrote, or a person or another tool did):
+ * RFC 4180 quoting, a quoted field may hold commas, doubled quotes and line breaks; LF or
+ * CRLF. Rows are read one at a time, columns found by header name, errors name the file and
+ * line. Nothing here trusts the file: any bytes give rows or an error. Pure apart from
+ * reading the one file. */
 #ifndef FP_CSV_READ_H
 #define FP_CSV_READ_H
 
@@ -12,19 +14,25 @@
 struct csv_read {
 	const char *file;
 	FILE *f;
-	int line;        /* of the row now held (1 = the header) */
-	char *buf;
+	int line;        /* the line the row now held starts on (1 = the header) */
+	int next_line;   /* the line the next row starts on */
+	char *buf;       /* the row: one line, or more where a quote spans them */
 	size_t cap;
+	char *more;      /* a continuation line */
+	size_t mcap;
 	char **field;    /* the row's fields, pointing into buf */
 	int nfield, fcap;
 	char **head;     /* the header's fields (own copies) */
 	int nhead;
 };
 
-/* Open file and read its header row. Returns 0, or FP_EUSAGE with "file: why" in err. */
+/* Open file and read its header row (blank lines before it are skipped). Returns 0, or
+ * FP_EUSAGE with "file: why" in err, FP_ERUNTIME when out of memory. */
 int csv_read_open(struct csv_read *r, const char *file, char *err);
-/* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_EUSAGE with err
- * when the row has more fields than the header. Blank lines are skipped. */
+/* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
+ * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
+ * (the row is still held: its fields are there, and reading may go on). Blank lines are
+ * skipped; a quote left open runs to the end of the file. */
 int csv_read_next(struct csv_read *r, char *err);
 /* The header index of column name, or -1. */
 int csv_read_col(const struct csv_read *r, const char *name);
@@ -33,7 +41,8 @@ const char *csv_read_get(const struct csv_read *r, int c);
 void csv_read_close(struct csv_read *r);
 
 /* Split one record in place into at most max fields; returns the number found (it may
- * exceed max: the extra ones are not stored). Trailing CR/LF is dropped. */
+ * exceed max: the extra ones are not stored). A trailing LF or CRLF is dropped; a line break
+ * inside quotes is data. Text after a closing quote, up to the next comma, is dropped. */
 int csv_read_split(char *line, char **fields, int max);
 
 #endif

@@ -12,46 +12,18 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "csv_read.h"
 #include "p2p_csv.h"
 
 /* in the square reader: an input error, or out of memory */
 #define FAIL(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); goto out; } while (0)
 #define OOM(...) do { snprintf(err, MATRIX_ERR_MAX, __VA_ARGS__); ret = FP_ERUNTIME; goto out; } while (0)
 
-/* Split one CSV record (RFC 4180; no embedded newlines in what we read) in place. Returns
- * the field count, at most max; fields beyond max are dropped. */
+/* csv_read_split, its count capped at max */
 static int csv_split(char *line, char **fields, int max)
 {
-	int n = 0;
-	char *p = line;
+	int n = csv_read_split(line, fields, max);
 
-	line[strcspn(line, "\r\n")] = 0;
-	for (;;) {
-		char *start = p, *w = p;
-
-		if (*p == '"') {
-			start = w = ++p;
-			while (*p && !(*p == '"' && p[1] != '"')) {
-				if (*p == '"')
-					p++;
-				*w++ = *p++;
-			}
-			if (*p == '"')
-				p++;
-		} else {
-			while (*p && *p != ',')
-				p++;
-			w = p;
-		}
-		char sep = *p;
-		*w = 0;
-		if (n < max)
-			fields[n] = start;
-		n++;
-		if (sep != ',')
-			break;
-		p++;
-	}
 	return n < max ? n : max;
 }
 

@@ -43,7 +43,7 @@ void rpt_file(const struct rpt *r, const char *name, char *out, size_t len)
 
 int rpt_table_load(struct rpt *r, const char *name, int max_rows, struct rtab *t, const char *costs)
 {
-	char path[4096], err[RCSV_ERR_MAX];
+	char path[4096], err[RTAB_ERR_MAX];
 	int rc;
 
 	rpt_file(r, name, path, sizeof path);

@@ -63,12 +63,12 @@ static struct cmap *map_of(struct cmp *c, const char *path, const char *metric, 
 	return m;
 }
 
-static void keep(struct kept *k, const struct rcsv *r, const int *col)
+static void keep(struct kept *k, const struct csv_read *r, const int *col)
 {
 	if (k->n == RPT_ROWS_MAX)
 		return;
 	for (int i = 0; i < K_N; i++)
-		k->f[k->n][i] = strdup(rcsv_field(r, col[i]));
+		k->f[k->n][i] = strdup(csv_read_get(r, col[i]));
 	k->n++;
 }
 
@@ -90,10 +90,10 @@ static int add_cell(struct cmap *m, const char *src, const char *dst, double wor
 	return 0;
 }
 
-static void row(struct cmp *c, const struct rcsv *r, const int *col, long *pairs)
+static void row(struct cmp *c, const struct csv_read *r, const int *col, long *pairs)
 {
-	const char *cls = rcsv_field(r, col[K_CLASS]), *src = rcsv_field(r, col[K_SRC]), *dst = rcsv_field(r, col[K_DST]);
-	const char *ch = rcsv_field(r, col[K_CHANGE]), *metric = rcsv_field(r, col[K_METRIC]);
+	const char *cls = csv_read_get(r, col[K_CLASS]), *src = csv_read_get(r, col[K_SRC]), *dst = csv_read_get(r, col[K_DST]);
+	const char *ch = csv_read_get(r, col[K_CHANGE]), *metric = csv_read_get(r, col[K_METRIC]);
 	char *end;
 	double pct = strtod(ch, &end);
 	struct cmap *m;
@@ -109,7 +109,7 @@ static void row(struct cmp *c, const struct rcsv *r, const int *col, long *pairs
 		return;
 	}
 	if (*ch && !*end && isfinite(pct) && *pairs < PAIRS_MAX &&
-	    (m = map_of(c, rcsv_field(r, col[K_PATH]), metric, rcsv_field(r, col[K_SIZE]))) && add_cell(m, src, dst, bw_like(metric) ? -pct : pct) == 0)
+	    (m = map_of(c, csv_read_get(r, col[K_PATH]), metric, csv_read_get(r, col[K_SIZE]))) && add_cell(m, src, dst, bw_like(metric) ? -pct : pct) == 0)
 		(*pairs)++;
 }
 
@@ -224,29 +224,24 @@ static void cmp_free(struct cmp *c)
 
 static int cmp_read(struct rpt *r, struct cmp *c, const char *path)
 {
-	struct rcsv in;
+	struct csv_read in;
+	char err[CSV_READ_ERR_MAX];
 	int col[K_N], k;
 	long pairs = 0;
 
-	if (rcsv_open(&in, path))
+	if (csv_read_open(&in, path, err))
 		return -1;
 	r->found++;
-	k = rcsv_next(&in);
-	for (int i = 0; i < K_N; i++) {
-		col[i] = -1;
-		for (int j = 0; j < k; j++)
-			if (!strcmp(rcsv_field(&in, j), kcol[i]))
-				col[i] = j;
-	}
+	for (int i = 0; i < K_N; i++)
+		col[i] = csv_read_col(&in, kcol[i]);
 	if (col[K_CLASS] < 0 || col[K_CHANGE] < 0) {
 		rpt_note(r, "compare.csv:1: no 'class' or 'change_pct' column: no comparison shown");
-		rcsv_close(&in);
+		csv_read_close(&in);
 		return -1;
 	}
-	while ((k = rcsv_next(&in)) > 0)
-		if (!(k == 1 && !*rcsv_field(&in, 0)))
-			row(c, &in, col, &pairs);
-	rcsv_close(&in);
+	while ((k = csv_read_next(&in, err)) != 0 && k != FP_ERUNTIME)
+		row(c, &in, col, &pairs); /* a row with extra cells: its first ones */
+	csv_read_close(&in);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "rcsv.h"
+#include "rtab.h"
 #include "report.h"
 #include "rjson.h"
 

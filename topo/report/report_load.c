@@ -263,12 +263,12 @@ static int push(float **v, int *n, int *cap, float x)
 }
 
 /* one row: count its status, keep its figures; 1 when a figure is malformed */
-static int p2p_row(struct rpt *r, const struct rcsv *c, const int *col)
+static int p2p_row(struct rpt *r, const struct csv_read *c, const int *col)
 {
-	struct rpt_path *p = path_of(r, rcsv_field(c, col[P_PATH]));
-	const char *st = rcsv_field(c, col[P_STATUS]), *lat = rcsv_field(c, col[P_LAT]);
+	struct rpt_path *p = path_of(r, csv_read_get(c, col[P_PATH]));
+	const char *st = csv_read_get(c, col[P_STATUS]), *lat = csv_read_get(c, col[P_LAT]);
 	char *end;
-	double size = strtod(rcsv_field(c, col[P_SIZE]), &end), v;
+	double size = strtod(csv_read_get(c, col[P_SIZE]), &end), v;
 	struct rpt_size *z;
 
 	if (!p)
@@ -283,10 +283,10 @@ static int p2p_row(struct rpt *r, const struct rcsv *c, const int *col)
 	if (*end || !(size > 0) || !(z = size_of(p, size)))
 		return *end || !(size > 0);
 	if (!*lat)
-		lat = rcsv_field(c, col[P_LMIN]);
+		lat = csv_read_get(c, col[P_LMIN]);
 	if (*lat && ((v = strtod(lat, &end)), *end || !(v >= 0) || push(&z->lat, &z->nlat, &z->caplat, (float)v)))
 		return 1;
-	const char *bw = rcsv_field(c, col[P_BW]);
+	const char *bw = csv_read_get(c, col[P_BW]);
 	if (*bw && ((v = strtod(bw, &end)), *end || !(v >= 0) || push(&z->bw, &z->nbw, &z->capbw, (float)v)))
 		return 1;
 	return 0;
@@ -295,41 +295,40 @@ static int p2p_row(struct rpt *r, const struct rcsv *c, const int *col)
 static void p2p_load(struct rpt *r)
 {
 	static const char *const need[P_N] = { "path", "size_B", "lat_us_p50", "lat_us_min", "bw_GBps", "status" };
-	struct rcsv c;
-	char path[4096];
+	struct csv_read c;
+	char path[4096], err[CSV_READ_ERR_MAX];
 	int col[P_N], k;
 	long bad = 0, first_bad = 0;
 
 	rpt_file(r, "p2p.csv", path, sizeof path);
-	if (rcsv_open(&c, path)) {
+	if (access(path, F_OK)) {
 		rpt_note(r, "p2p.csv: %s: no pair counts or size sweeps", errno == ENOENT ? "not in this directory" : strerror(errno));
 		return;
 	}
-	r->found++;
-	k = rcsv_next(&c);
-	for (int i = 0; i < P_N; i++) {
-		col[i] = -1;
-		for (int j = 0; j < k; j++)
-			if (!strcmp(rcsv_field(&c, j), need[i]))
-				col[i] = j;
+	if (csv_read_open(&c, path, err)) {
+		rpt_note(r, "%s: no pair counts or size sweeps", err);
+		return;
 	}
+	r->found++;
+	for (int i = 0; i < P_N; i++)
+		col[i] = csv_read_col(&c, need[i]);
 	if (col[P_PATH] < 0 || col[P_SIZE] < 0 || col[P_STATUS] < 0) {
 		rpt_note(r, "p2p.csv:1: no 'path', 'size_B' or 'status' column: not a fabprobe p2p.csv; no pair counts or size sweeps");
-		rcsv_close(&c);
+		csv_read_close(&c);
 		return;
 	}
 	if (!(r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
-		rcsv_close(&c);
+		csv_read_close(&c);
 		return;
 	}
-	while ((k = rcsv_next(&c)) > 0)
-		if (!(k == 1 && !*rcsv_field(&c, 0)) && p2p_row(r, &c, col) && !bad++)
-			first_bad = c.line_no;
+	while ((k = csv_read_next(&c, err)) != 0 && k != FP_ERUNTIME)
+		if (p2p_row(r, &c, col) && !bad++)
+			first_bad = c.line;
 	if (bad)
 		rpt_note(r, "p2p.csv:%ld: a size or figure that is not a non-negative number (%ld rows like it left out)",
 			 first_bad, bad);
 	r->have_p2p = 1;
-	rcsv_close(&c);
+	csv_read_close(&c);
 }
 
 /* ---------------------------------------------------------------- all */
