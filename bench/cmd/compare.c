@@ -27,7 +27,7 @@ static void compare_usage(FILE *f)
 	      "nodes that moved, groups split or merged, nodes added or missing, the number of tiers.\n"
 	      "\n"
 	      "  -o, --output DIR        write into DIR (new or empty; default: into NEW)\n"
-	      "      --tolerance PCT     a change counts beyond PCT %% (default: from the noise)\n"
+	      "      --tolerance PCT     a change counts beyond PCT %% (default: from the noise, at least 5)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes compare.csv (kind,path,src,dst,size_B,metric,tier,before,after,retest,change_pct,\n"

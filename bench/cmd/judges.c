@@ -23,7 +23,7 @@ void judges_usage(FILE *f, int with_baseline)
 		fputs("Judging (after the measurements; see README \"After a fabric change\"):\n"
 		      "      --baseline DIR      compare with an earlier run: compare.csv, compare_topology.csv;\n"
 		      "                          fails on anything worse or gone\n"
-		      "      --tolerance PCT     a change counts beyond PCT %% (default: from each run's noise)\n"
+		      "      --tolerance PCT     a change counts beyond PCT %% (default: from each run's noise, at least 5)\n"
 		      "      --retests N         confirmation rounds for suspected regressions and failed\n"
 		      "                          rules: such pairs are measured again (default 2; 0 = none)\n", f);
 	else

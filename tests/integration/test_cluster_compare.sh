@@ -17,7 +17,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/fp-compare-XXXXXX)
-trap '$FC down > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+# FP_TEST_KEEP=DIR keeps the runs' results there, to read after a failure
+trap '$FC down > /dev/null 2>&1; [ -n "${FP_TEST_KEEP:-}" ] && cp -r "$tmp" "$FP_TEST_KEEP"; rm -rf "$tmp"' EXIT
 # short options in the spirit of scripts/demo.sh; tcp:eth0 so that rows carry the line rate
 Q=(-c 1 -n 300 --lat-warmup 30 -s 1M -W 8 --bw-iters 3 --bw-warmup 1 --no-progress -p tcp:eth0 --coll-max 16K)
 RACKS=(--racks 3,3,2 --interleave --uplink-rate 2gbit)

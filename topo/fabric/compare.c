@@ -56,9 +56,12 @@ static double best_of(double after, double retest, int higher_better)
 
 static double tol_of(const struct cmp_opts *o, double sa, double sb)
 {
+	double t;
+
 	if (o->tolerance_pct > 0)
 		return log1p(o->tolerance_pct / 100);
-	return (o->k > 0 ? o->k : CMP_K) * sqrt(sa * sa + sb * sb);
+	t = (o->k > 0 ? o->k : CMP_K) * sqrt(sa * sa + sb * sb);
+	return t > log1p(CMP_MIN_PCT / 100) ? t : log1p(CMP_MIN_PCT / 100);
 }
 
 /* The tolerance in % on the side of the change: a ratio beyond e^tol up is +(e^tol - 1), down
