@@ -15,6 +15,7 @@
 
 #define STEP_OVERHEAD_S 0.05 /* a step's barrier, gather and write, for the estimate */
 #define CONTROLS_PER_TIER 2  /* control pairs per tier that holds a jittery-link candidate */
+#define CONFIRM_ROUNDS 3     /* measurements of a pair behind a link candidate (rounds apart) */
 
 static struct judge_matrices jm_of(const struct p2p_matrices *m)
 {
@@ -124,7 +125,7 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 	*est = 0;
 	*left_out = 0;
 	for (int i = 0; i < mp->npaths; i++)
-		cap += 1 + 2 * (plan_room(mp->p[i].m->n) + CONTROLS_PER_TIER * INFER_TIERS_MAX);
+		cap += 1 + 2 * CONFIRM_ROUNDS * (plan_room(mp->p[i].m->n) + CONTROLS_PER_TIER * INFER_TIERS_MAX);
 	if (!(buf = malloc(sizeof *buf * (size_t)cap)))
 		return NULL;
 	buf[k++] = mp->npaths;
@@ -156,8 +157,23 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 			p->control[(size_t)a * n + b] = p->control[(size_t)b * n + a] = 1;
 			p->ncontrol++;
 		}
-		buf[at] = keep;
-		k += 2 * keep;
+		/* a candidate that rests on one pair is one measurement against many: its pair (and
+		 * the controls) again, in later rounds, so that an episode of the machine (a slow
+		 * spell of seconds) cannot make it hold; each pair keeps its best figure */
+		int all = keep;
+		for (int round = 1; round < CONFIRM_ROUNDS; round++)
+			for (int c = 0; c < keep; c++) {
+				int a = buf[k + 2 * c], b = buf[k + 2 * c + 1];
+
+				if ((c < got && !judge_link_pair(&p->first, a, b)) || *est + per > cf->max_s)
+					continue;
+				*est += per;
+				buf[k + 2 * all] = a;
+				buf[k + 2 * all + 1] = b;
+				all++;
+			}
+		buf[at] = all;
+		k += 2 * all;
 	}
 	*len = k;
 	return buf;
@@ -216,7 +232,8 @@ static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const 
 {
 	int n = p->m->n;
 
-	for (int k = 0; k < np; k++)
+	for (int k = 0; k < np; k++) {
+		p->nretest += !p->retested[(size_t)pairs[k].a * n + pairs[k].b]; /* rounds count once */
 		for (int d = 0; d < 2; d++) {
 			int s = d ? pairs[k].b : pairs[k].a, t = d ? pairs[k].a : pairs[k].b;
 			size_t x = (size_t)s * n + t;
@@ -227,7 +244,7 @@ static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const 
 			p->m->bw[x] = c->bw[x];
 			p->retested[x] = 1;
 		}
-	p->nretest += np;
+	}
 }
 
 /* rank 0: the map of the confirmed figures and the decision, per path */

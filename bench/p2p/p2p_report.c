@@ -138,19 +138,26 @@ void p2p_result_free(struct p2p_result *r)
 	r->npaths = 0;
 }
 
+/* the better of a cell's figure so far (NAN: none) and a new one */
+static float best(float had, float v, int higher)
+{
+	return isnan(had) || isnan(v) ? (isnan(had) ? v : had) : higher ? (v > had ? v : had) : (v < had ? v : had);
+}
+
 void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const struct p2p_rec *r)
 {
 	size_t cell = (size_t)r->src * (size_t)m->n + (size_t)r->dst;
 	int ok = r->status == P2P_OK, first_lat, last_bw;
 
 	matrix_sizes(o, &first_lat, &last_bw);
+	/* a pair measured again (the confirmation's rounds) keeps its best figure of each */
 	if (ok && r->size_idx == first_lat) {
-		m->lat_p50[cell] = (float)r->lat_p50;
-		m->lat_min[cell] = (float)r->lat_min;
-		m->lat_p99[cell] = (float)r->lat_p99;
+		m->lat_p50[cell] = best(m->lat_p50[cell], (float)r->lat_p50, 0);
+		m->lat_min[cell] = best(m->lat_min[cell], (float)r->lat_min, 0);
+		m->lat_p99[cell] = best(m->lat_p99[cell], (float)r->lat_p99, 0);
 	}
 	if (ok && r->size_idx == last_bw)
-		m->bw[cell] = (float)r->bw_GBps;
+		m->bw[cell] = best(m->bw[cell], (float)r->bw_GBps, 1);
 	if (r->size_idx == o->nsizes - 1)
 		ok ? m->ok++ : m->failed++;
 }

@@ -306,6 +306,18 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
 	return k;
 }
 
+int judge_link_pair(const struct judge_list *l, int a, int b)
+{
+	for (int i = 0; i < l->n; i++) {
+		const struct judge_suspect *s = &l->s[i];
+
+		if (s->state == JUDGE_CANDIDATE && !is_node_kind(s->kind) &&
+		    ((s->a == a && s->b == b) || (s->a == b && s->b == a)))
+			return 1;
+	}
+	return 0;
+}
+
 int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
 		   int max)
 {

@@ -87,6 +87,9 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
  * pairs of that tier that no candidate stands behind (a < b), into pairs (room for max).
  * Re-measured with the candidates, they say what jitter the tier shows under the same load,
  * so that a host busy for everyone does not make a link look jittery. Returns the count. */
+/* 1 when (a, b) lies behind a candidate that rests on that one pair (a link kind), in either
+ * direction: its figure is one measurement, so the confirmation measures it in rounds. */
+int judge_link_pair(const struct judge_list *l, int a, int b);
 int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
 		   int max);
 
