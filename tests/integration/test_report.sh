@@ -68,8 +68,10 @@ else
 	$FC down > /dev/null 2>&1
 	cluster_up=0
 	expect "cluster run: report.html written at the end of run" [ -s "$tmp/cluster/report.html" ]
-	expect "cluster run: 3 leaf switches outlined in each heat map" \
-		[ "$(grep -o '<rect class="b0"' "$tmp/cluster/report.html" | wc -l)" -eq 6 ]
+	# run measures mpi and tcp:eth0 by default: latency and bandwidth maps of each, 4 in all
+	maps=$(grep -o '<svg class="hm"' "$tmp/cluster/report.html" | wc -l)
+	expect "cluster run: 3 leaf switches outlined in each of the 4 heat maps ($maps)" \
+		[ "$(grep -o '<rect class="b0"' "$tmp/cluster/report.html" | wc -l)" -eq 12 -a "$maps" -eq 4 ]
 	PIXELS=1 browser cluster "$tmp/cluster" 8 mpi
 fi
 
