@@ -64,7 +64,7 @@ run timeout 30 $FP inventory --sysfs-root "$tmp/fifo" -o "$tmp/inv3"
 expect "8: a FIFO in a captured tree: no hang; rate 10^23 Mb/s left empty with a warning" sh -c "[ $rc -eq 0 ] && grep -q 'outside (0, 10000\]: left empty' '$tmp/out' && [ \"\$(awk -F, 'NR == 2 { print \$10 \$13 }' '$tmp/inv3/nics.csv')\" = '' ]"
 
 # ---- 5: interrupted runs say so; a run whose process is gone is reported incomplete
-LONG=(p2p -n 200000 -s none -c 1 --no-progress)   # 4 endpoints, 6 steps of ~1 s each here
+LONG=(p2p -n 2000000 -s none -c 1 --no-progress)  # 4 endpoints, 6 steps of ~3 s each here (pinned)
 wait_meta() { for _ in $(seq 100); do [ -s "$1/meta.json" ] && return 0; sleep 0.1; done; return 1; }
 meta_pid() { grep -o '"pid": [0-9]*' "$1/meta.json" | grep -o '[0-9]*$'; }
 whole_rows() { awk -F, 'NR == 1 { n = NF } NF != n { bad++ } END { exit bad > 0 || NR < 1 }' "$1"; }
