@@ -35,3 +35,30 @@ rows_hold() {
 		$filter { $prog }
 		END { if (errs > 5) printf \"#   (%d broken in all)\\n\", errs; exit errs > 0 }" "$file"
 }
+
+# report_browser NAME DIR N PATHS [METRICS]: fabprobe's report.html of DIR (N nodes, the paths
+# PATHS) loaded in headless Chromium: the DOM checks (report_check.py), and the pixel checks of
+# a screenshot when PIXELS=1. Scratch files go to $tmp. Skipped, saying why, without chromium.
+report_browser() {
+	local name=$1 dir=$2 n=$3 paths=$4 metrics=${5:-latency,bandwidth} check=tests/integration/report_check.py
+	local chrome console
+	chrome=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$chrome" ]; then
+		skip "$name: page checks in headless Chromium" "chromium not installed (scripts/install-deps.sh installs it)"
+		return
+	fi
+	local ch=("$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1
+		--window-size=1400,1800 --user-data-dir="$tmp/chrome" --no-first-run --disable-extensions
+		"--host-resolver-rules=MAP * ~NOTFOUND")
+	timeout 120 "${ch[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$dir/report.html" \
+		> "$tmp/$name.dom" 2> "$tmp/$name.err"
+	expect "$name: Chromium loads the page" [ -s "$tmp/$name.dom" ]
+	console=$(grep -E 'CONSOLE|Uncaught' "$tmp/$name.err" | head -3)
+	expect "$name: no console message or error" [ -z "$console" ]
+	[ -n "$console" ] && echo "# $console"
+	python3 $check dom "$tmp/$name.dom" "$dir" "$n" "$paths" "$name" "$metrics"
+	if [ "${PIXELS:-0}" = 1 ]; then
+		timeout 120 "${ch[@]}" --screenshot="$tmp/$name.png" "file://$dir/report.html" > /dev/null 2>&1
+		python3 $check pixels "$tmp/$name.png" "$tmp/$name.dom" "$dir" "$name"
+	fi
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fabprobe report: the page of a real run (4 local ranks; and 8 emulated nodes in 3 racks when
-# root), of a synthetic 512-node run, and of a hostile, half-broken directory, loaded in headless
+# fabprobe report: the page of a real run (4 local ranks; the emulated cluster's is checked in
+# test_cluster_fabprobe.sh), of a synthetic 512-node run, and of a hostile, half-broken directory, loaded in headless
 # Chromium: no console error, nothing fetched, one heat map per path and metric with N x N
 # cells (or an N x N image), the suspects table = suspects.csv, host names escaped; a
 # screenshot that is not blank and whose leaf blocks are lighter than the cells around them
@@ -10,37 +10,8 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 FP=$PWD/fabprobe
-FC=scripts/fakecluster.sh
-CHECK=tests/integration/report_check.py
 tmp=$(mktemp -d /tmp/fp-report-XXXXXX)
-cluster_up=0
-trap '[ $cluster_up -eq 1 ] && $FC down > /dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-CH=("$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1
-    --window-size=1400,1800 --user-data-dir="$tmp/chrome" --no-first-run --disable-extensions
-    "--host-resolver-rules=MAP * ~NOTFOUND")
-
-# browser NAME DIR N PATHS [METRICS]: the DOM checks; and the pixel checks when PIXELS=1
-browser() {
-	local name=$1 dir=$2 n=$3 paths=$4 metrics=${5:-latency,bandwidth}
-	if [ -z "$CHROME" ]; then
-		skip "$name: page checks in headless Chromium" "chromium not installed (scripts/install-deps.sh installs it)"
-		return
-	fi
-	timeout 120 "${CH[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$dir/report.html" \
-		> "$tmp/$name.dom" 2> "$tmp/$name.err"
-	expect "$name: Chromium loads the page" [ -s "$tmp/$name.dom" ]
-	local console
-	console=$(grep -E 'CONSOLE|Uncaught' "$tmp/$name.err" | head -3)
-	expect "$name: no console message or error" [ -z "$console" ]
-	[ -n "$console" ] && echo "# $console"
-	python3 $CHECK dom "$tmp/$name.dom" "$dir" "$n" "$paths" "$name" "$metrics"
-	if [ "${PIXELS:-0}" = 1 ]; then
-		timeout 120 "${CH[@]}" --screenshot="$tmp/$name.png" "file://$dir/report.html" > /dev/null 2>&1
-		python3 $CHECK pixels "$tmp/$name.png" "$tmp/$name.dom" "$dir" "$name"
-	fi
-}
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 # ---- a real run on this machine: 4 ranks, every rank an endpoint; the report comes with it
 "${MPIRUN_LOCAL[@]}" -np 4 $FP run -c 1 -n 200 --lat-warmup 20 -l 8,1K -s 64K,1M -W 8 --bw-iters 2 \
@@ -49,31 +20,7 @@ rc=$?
 expect "local run: exit 0 or 1 (one node's map may name suspects)" [ $rc -le 1 ]
 expect "local run: says where its report is" grep -qx "report: $tmp/local/report.html" "$tmp/local.out"
 expect "local run: report.html is there, one file" [ -s "$tmp/local/report.html" ]
-browser local "$tmp/local" 4 mpi
-
-# ---- the emulated cluster (root): 8 nodes in racks 3,3,2, one degraded node; as the demo does
-if [ "$(id -u)" -ne 0 ] || [ ! -x $FC ]; then
-	skip "report of an emulated 8-node run" "needs root for network namespaces"
-elif [ "${FP_SKIP_CLUSTER:-0}" = 1 ]; then
-	skip "report of an emulated 8-node run" "FP_SKIP_CLUSTER=1"
-elif [ -e /run/fabprobe-fakecluster/state ]; then
-	# someone else's cluster: never tear it down (run the tests under flock /tmp/fabprobe-cluster.lock)
-	skip "report of an emulated 8-node run" "another emulated cluster is up (tests must run under the cluster lock)"
-elif ! $FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > "$tmp/fc.out" 2>&1; then
-	notok "report of an emulated 8-node run" "fakecluster up failed: $(tail -2 "$tmp/fc.out")"
-else
-	cluster_up=1
-	$FC mpirun "$FP" run -c 1 -n 300 --lat-warmup 30 -l 8,4K -s 64K,1M -W 16 --bw-iters 2 --bw-warmup 1 \
-		--coll-max 64K --no-progress -o "$tmp/cluster" > "$tmp/cluster.out" 2>&1
-	$FC down > /dev/null 2>&1
-	cluster_up=0
-	expect "cluster run: report.html written at the end of run" [ -s "$tmp/cluster/report.html" ]
-	# run measures mpi and tcp:eth0 by default: latency and bandwidth maps of each, 4 in all
-	maps=$(grep -o '<svg class="hm"' "$tmp/cluster/report.html" | wc -l)
-	expect "cluster run: 3 leaf switches outlined in each of the 4 heat maps ($maps)" \
-		[ "$(grep -o '<rect class="b0"' "$tmp/cluster/report.html" | wc -l)" -eq 12 -a "$maps" -eq 4 ]
-	PIXELS=1 browser cluster "$tmp/cluster" 8 mpi
-fi
+report_browser local "$tmp/local" 4 mpi
 
 # ---- a synthetic 512-node run: matrices in name order, the tree from `fabprobe topo`
 synth() { # N DIR: a results directory of N synthetic nodes
@@ -86,7 +33,7 @@ if synth 512 "$tmp/s512"; then
 	expect "512 nodes: report exit 0" [ $? -eq 0 ]
 	expect "512 nodes: missing files named on stderr" grep -q 'p2p.csv: not in this directory' "$tmp/s512.out"
 	expect "512 nodes: suspects.csv names the slow node" grep -q '^slow_node,' "$tmp/s512/suspects.csv"
-	PIXELS=1 browser s512 "$tmp/s512" 512 mpi
+	PIXELS=1 report_browser s512 "$tmp/s512" 512 mpi
 else
 	notok "synthetic 512-node results" "$(tail -2 "$tmp/s512.topo.out" 2>/dev/null)"
 fi
@@ -145,7 +92,7 @@ for raw in '<img src=x' '<script>alert' '<iframe' '<svg onload' '<b>0'; do
 done
 expect "hostile directory: compare.csv gives a comparison section" grep -q 'id="compare"' "$tmp/bad/report.html"
 expect "hostile directory: and its regressions table" grep -q 'class="regressions"' "$tmp/bad/report.html"
-browser bad "$tmp/bad" 5 mpi latency
+report_browser bad "$tmp/bad" 5 mpi latency
 
 # ---- mutated files never crash it (exit 0, or 2 when nothing is left to read)
 crashes=0
