@@ -99,5 +99,5 @@ void inv_report_print(FILE *f, const struct inv_report *r)
 	}
 	if (r->nmm > LINE_MM)
 		fprintf(f, "… %d more (inventory_mismatch.csv)\n", r->nmm - LINE_MM);
-	fprintf(f, "verdict: %s\n", r->nmm ? "nodes differ (exit 1)" : "nodes agree");
+	fprintf(f, "%s: %s\n", r->label ? r->label : "verdict", r->nmm ? "nodes differ (exit 1)" : "nodes agree");
 }

@@ -17,6 +17,7 @@ struct inv_report {
 	int npaths;
 	const struct inv_mismatch *mm;
 	int nmm;
+	const char *label;  /* the summary line's word: "verdict" (NULL), "inventory" within run */
 };
 
 /* nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv. 0 or FP_ERUNTIME. */

@@ -181,11 +181,11 @@ static int gather(const struct world *w, int per, const struct inv_node *mine, i
 /* Rank 0: the paths, the mismatches, the files and the table. Returns 0, 1 (mismatch) or a
  * negative code. */
 static int report(const struct inv_opts *o, const struct run_out *ro, const struct inv_node *nodes,
-		  const int *ranks, int n, struct inv_path *paths, int *npaths)
+		  const int *ranks, int n, struct inv_path *paths, int *npaths, const char *label)
 {
 	struct inv_mismatch *mm = calloc(MISMATCH_MAX, sizeof *mm);
 	struct inv_report r = { .dir = ro->dir, .run_id = ro->run_id, .nodes = nodes, .ranks = ranks,
-				.n = n, .paths = paths };
+				.n = n, .paths = paths, .label = label };
 	int rc;
 
 	if (!mm) {
@@ -202,6 +202,8 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	return rc ? rc : r.nmm > 0;
 }
 
+/* paths: run's (it hands them in; its own verdict comes at its end, so the stage's summary says
+ * "inventory:"), or NULL for the inventory command, whose verdict it is */
 int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
 		  int *npaths, int *nnodes)
 {
@@ -218,7 +220,7 @@ int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o,
 	if (rc == 0)
 		rc = gather(w, per, mine, leader, &all, &ranks, &n);
 	if (rc == 0 && w->rank == 0)
-		rc = report(o, ro, all, ranks, n, paths ? paths : own, &np);
+		rc = report(o, ro, all, ranks, n, paths ? paths : own, &np, paths ? "inventory" : NULL);
 	if (npaths)
 		*npaths = np;
 	if (nnodes)
