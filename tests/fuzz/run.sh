@@ -3,7 +3,8 @@
 # corpus (BUILD/corpus/<target>, kept between runs), the seed corpus (SEEDS/<target>) and the
 # regression corpus (tests/fuzz/regressions/<target>). A crash, a hang (-timeout) or running
 # out of memory writes the input into the regression corpus: commit it, and fix the bug; make
-# check replays it from then on. Ends with one line per target and exits 1 if any failed.
+# check replays it from then on. Leaks are judged with tests/sanitize/lsan.supp (what libraries
+# keep, never fabprobe's own). Ends with one line per target and exits 1 if any failed.
 set -u
 cd "$(dirname "$0")/../.."
 build=$1 seeds=$2 secs=$3
@@ -13,7 +14,8 @@ for t in "$@"; do
 	corpus=$build/corpus/$t regress=tests/fuzz/regressions/$t
 	mkdir -p "$corpus" "$regress"
 	echo "== $t: ${secs}s"
-	"$build/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+	LSAN_OPTIONS=suppressions=$PWD/tests/sanitize/lsan.supp:print_suppressions=0 \
+		"$build/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
 		-print_final_stats=1 -artifact_prefix="$regress/" "$corpus" "$seeds/$t" "$regress" \
 		> "$build/$t.log" 2>&1
 	rc=$?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # After a fabric change, on the emulated cluster (scripts/fakecluster.sh): a run on racks
 # 3,3,2 (names dealt across racks); the cluster rebuilt with node04 moved to rack 3 and
-# node05's link slowed to 500 Mbit/s; then three runs with --baseline the first, --expect and
+# node05's link slowed to 500 Mbit/s; then FP_REPEATS (3) runs with --baseline the first, --expect and
 # --declared its topology.conf. Each time: the comparison names node04 moved at the leaf and
 # nothing else; every pair of node05 is worse and no other pair is (node04's pairs only where
 # the move changed the tier they meet at); the declared check names node04 only; the
@@ -74,7 +74,7 @@ slow_not_worse() {
 		done
 	done
 }
-for k in 1 2 3; do
+for k in $(seq "${FP_REPEATS:-3}"); do
 	d=$tmp/new$k
 	$FC mpirun "$FP" run "${Q[@]}" --baseline "$tmp/base" --expect "$tmp/expect.conf" \
 		--declared "$tmp/base/topology.conf" -o "$d" > "$d.out" 2>&1
