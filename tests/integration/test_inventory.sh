@@ -56,6 +56,13 @@ fx() { # NAME [--hwloc-xml]: run on one fixture into $tmp/NAME
 	[ "${2:-}" = xml ] && xml=(--hwloc-xml "$FX/$1/topo.xml")
 	$FP inventory --sysfs-root "$FX/$1/sysfs" "${xml[@]}" -o "$tmp/$1" > "$tmp/$1.out" 2>&1
 }
+# an hwloc XML file on which hwloc itself dies (SIGSEGV in hwloc_topology_load: found by
+# fuzz_inventory): checked in a child process first, refused with the reason, exit 2
+if has_hwloc; then
+	$FP inventory --sysfs-root "$FX/bad/sysfs" --hwloc-xml "$FX/bad/hwloc-crash.xml" -o "$tmp/crash" > "$tmp/crash.out" 2>&1
+	expect "hwloc XML that crashes hwloc: exit 2" [ $? -eq 2 ]
+	expect "hwloc XML that crashes hwloc: said so, naming the file" grep -q 'hwloc-crash.xml: hwloc crashed reading it' "$tmp/crash.out"
+fi
 fx ib-hdr xml; rc=$?
 expect "ib-hdr: exit 0" [ "$rc" -eq 0 ]
 expect "ib-hdr: 8 infiniband ports" [ "$(count_rows "$tmp/ib-hdr/nics.csv" '$6 == "infiniband"')" -eq 8 ]
