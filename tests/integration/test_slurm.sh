@@ -151,7 +151,7 @@ rc=$?
 expect "sbatch: fabprobe's exit code is the job's (a usage error: 2, got $rc)" [ "$rc" -eq 2 ]
 
 # down after a killed controller, with a job's tasks still running on every node
-HEAD sh -c "timeout 300 srun -N $N sleep 300 > /dev/null 2>&1 &"
+HEAD sh -c "timeout 300 srun -N $N sleep 299.7 > /dev/null 2>&1 &"
 for _ in $(seq 20); do [ "$(HEAD squeue -h -t running -o %D 2>/dev/null)" = "$N" ] && break; sleep 0.5; done
 expect "a job of $N tasks runs before the kill" [ "$(HEAD squeue -h -t running -o %D 2>/dev/null)" = "$N" ]
 kill -KILL "$(cat $STATE/slurm/slurmctld.pid)"
@@ -159,5 +159,5 @@ $FC down > "$tmp/down.out" 2>&1
 expect "down: no Slurm daemon, step or munged left ($(daemons))" [ "$(daemons)" -eq 0 ]
 expect "down: no fp- namespace left" [ -z "$(ip netns list | grep '^fp-')" ]
 expect "down: no state left" [ ! -e $STATE ]
-expect "no stray sleep 300 from the job" [ -z "$(ps -eo args= | grep -x 'sleep 300')" ]
+expect "no stray sleep of the job left (sleep 299.7: a duration nothing else uses)" [ -z "$(ps -eo args= | grep -x 'sleep 299.7')" ]
 echo "# $(($(date +%s) - start)) s"
