@@ -54,6 +54,8 @@ fabric "emulated-cluster-like, 3 tiers (2 spines)"        '' --shape 2x2x2 --lea
 fabric "emulated-cluster-like, two racks of 1..4"         '' --shape 2x1-4 --leaf-us 6 --hop-us 27 --noise 8
 fabric "emulated-cluster-like, a node +6 us slow in a rack" '' --shape 3x2-3 --leaf-us 3.4 --hop-us 28 --noise 5 --slow 1 \
 	--slow-us 6
+fabric "emulated-cluster-like, racks of 3, a node +1.8 us slow" '' --shape 3x3 --leaf-us 5 --hop-us 27 --noise 2 --slow 1 \
+	--slow-us 1.8
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
 for n in 2 3 5 8 12; do
 	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3

@@ -440,6 +440,38 @@ static int grouped(const struct judge_state *j)
 	return k;
 }
 
+/* Above the leaf: whether every pair the tier joins (between units of one group) has one
+ * node in it. Such a "tier" is that node's offset, not a switch level: a node slower to its
+ * leaf mates than they are to each other splits its leaf only when nothing else says so
+ * (DESIGN.md §5: no tier rests on one pair, nor on one node's pairs). Counts nodes, not
+ * measured pairs. -1: out of memory. */
+static int rests_on_one_node(const struct tier_eval *e, const struct judge_state *j)
+{
+	int n = e->n, *usize = calloc((size_t)e->nunit + 1, sizeof *usize);
+	double *sq = calloc((size_t)j->g + 1, sizeof *sq), total = 0, most = 0;
+
+	if (!usize || !sq) {
+		free(usize);
+		free(sq);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		usize[e->unit[i]]++;
+	for (int u = 0; u < e->nunit; u++)
+		sq[e->ug[u]] += (double)usize[u] * usize[u];
+	for (int k = 0; k < j->g; k++)
+		if (j->alive[k])
+			total += ((double)j->size[k] * j->size[k] - sq[k]) / 2;
+	for (int i = 0; i < n; i++) {
+		double own = j->size[e->ug[e->unit[i]]] - usize[e->unit[i]];
+
+		most = own > most ? own : most;
+	}
+	free(usize);
+	free(sq);
+	return total > 0 && most >= total;
+}
+
 static int judge(struct tier_eval *e, struct tier_verdict *v)
 {
 	int g = e->g, joins = 0, alive = g;
@@ -488,10 +520,11 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 			k = j.fwd[k];
 		e->ug[u] = k;
 	}
-	/* at tier 0 most nodes share a switch; above it, no tier rests on one pair (DESIGN.md §5:
-	 * one pair between two lone nodes is a link, slow or not: pair_lone decides) */
+	/* at tier 0 most nodes share a switch; above it, no tier rests on one pair or on one
+	 * node's pairs (DESIGN.md §5: one pair between two lone nodes is a link, slow or not:
+	 * pair_lone decides; one node's pairs are its offset, a slow node) */
 	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) &&
-		(e->uu ? j.wc / 2 >= 2 : grouped(&j) * 2 >= e->n);
+		(e->uu ? j.wc / 2 >= 2 && rests_on_one_node(e, &j) == 0 : grouped(&j) * 2 >= e->n);
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
 out:
