@@ -142,6 +142,26 @@ static void test_rtab(void)
 	CHECK_EQ(rtab_col(&t, "d"), -1);
 	CHECK_STR(rtab_get(&t, 0, -1), "");
 	rtab_free(&t);
+	/* doubled quotes at a line's end and start stay data; the row goes on while the quote is open */
+	file_with(path, "a,b\n\"x\"\"\n\"\"y\",2\n3,\"\"\"\"\n");
+	CHECK_EQ(rtab_load(path, 100, &t, err), 0);
+	CHECK_EQ(t.nrows, 2);
+	CHECK_STR(rtab_get(&t, 0, 0), "x\"\n\"y");
+	CHECK_STR(rtab_get(&t, 0, 1), "2");
+	CHECK_STR(rtab_get(&t, 1, 1), "\"");
+	CHECK_EQ(t.line[1], 4);
+	rtab_free(&t);
+	/* a quote left open over 200,000 lines: one row holding them all (each line scanned once) */
+	FILE *big = fopen(path, "w");
+	CHECK(big != NULL);
+	fputs("a\n\"", big);
+	for (int i = 0; i < 200000; i++)
+		fputs("x,\n", big);
+	fclose(big);
+	CHECK_EQ(rtab_load(path, 100, &t, err), 0);
+	CHECK_EQ(t.nrows, 1);
+	CHECK_EQ(strlen(rtab_get(&t, 0, 0)), 600000 - 1);
+	rtab_free(&t);
 	file_with(path, "");
 	CHECK_EQ(rtab_load(path, 100, &t, err), FP_EUSAGE);
 	CHECK_HAS(err, "empty");

@@ -58,19 +58,27 @@ int csv_read_split(char *line, char **fields, int max)
 	return n;
 }
 
-/* 1 when text ends inside a quoted field, by csv_read_split's rules: the row goes on */
-static int open_quote(const char *p)
+enum { Q_START, Q_PLAIN, Q_QUOTED, Q_AFTER }; /* where a row's text stands, by csv_read_split */
+
+/* The state after t[from..n) from state st: Q_QUOTED when it ends inside a quoted field (the
+ * row goes on to the next line). A row's text is scanned once, a line at a time: a quote left
+ * open over many lines costs no more than reading them. A NUL ends the row (as it ends the
+ * split). */
+static int quote_state(const char *t, ssize_t from, ssize_t n, int st)
 {
-	for (;;) {
-		if (*p == '"') {
-			p = quoted_end(p + 1);
-			if (!*p)
-				return 1;
-		}
-		p += strcspn(p, ",");
-		if (!*p++)
-			return 0;
+	for (ssize_t i = from; i < n; i++) {
+		if (!t[i])
+			return Q_START;
+		if (st == Q_START)
+			st = t[i] == '"' ? Q_QUOTED : t[i] == ',' ? Q_START : Q_PLAIN;
+		else if (st != Q_QUOTED)
+			st = t[i] == ',' ? Q_START : st;
+		else if (t[i] == '"' && i + 1 < n && t[i + 1] == '"')
+			i++; /* a doubled quote: data */
+		else if (t[i] == '"')
+			st = Q_AFTER;
 	}
+	return st;
 }
 
 /* The fields of buf into r->field, growing it; returns the count or -1 (out of memory). */
@@ -107,7 +115,9 @@ static int row_text(struct csv_read *r)
 		if ((n = getline(&r->buf, &r->cap, r->f)) < 0)
 			return 0;
 	} while (blank(r->buf));
-	while (open_quote(r->buf) && (k = getline(&r->more, &r->mcap, r->f)) >= 0) {
+	int st = quote_state(r->buf, 0, n, Q_START);
+
+	while (st == Q_QUOTED && (k = getline(&r->more, &r->mcap, r->f)) >= 0) {
 		r->next_line++;
 		if ((size_t)(n + k) + 1 > r->cap) {
 			size_t cap = 2 * ((size_t)(n + k) + 1);
@@ -119,6 +129,7 @@ static int row_text(struct csv_read *r)
 			r->cap = cap;
 		}
 		memcpy(r->buf + n, r->more, (size_t)k + 1);
+		st = quote_state(r->buf, n, n + k, Q_QUOTED);
 		n += k;
 	}
 	return 1;
