@@ -73,6 +73,13 @@ static double tol_pct(double tol, double change_pct)
 
 /* ---------------------------------------------------------------- p2p */
 
+/* an item present in one run only: gone (only in BASE) or new (only in NEW) */
+static void one_side(struct cmp_item *it, int in_base)
+{
+	it->cls = in_base ? CMP_GONE : CMP_NEW;
+	snprintf(it->note, sizeof it->note, "only in %s", in_base ? "BASE" : "NEW");
+}
+
 static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", "bw_GBps" };
 
 static int cmp_rows(const struct rundir *a, const struct rd_p2p *x, const struct rundir *b, const struct rd_p2p *y)
@@ -185,8 +192,7 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 		it.tol_pct = it.change_pct = NAN;
 		it.note[0] = 0;
 		if (!x || !y) {
-			it.cls = x ? CMP_GONE : CMP_NEW;
-			snprintf(it.note, sizeof it.note, "only in %s", x ? "BASE" : "NEW");
+			one_side(&it, x != NULL);
 		} else {
 			double sa = cmp_noise_get(&c->na, x->path, x->size, m, ta);
 			double sb = cmp_noise_get(&c->nb, y->path, y->size, m, tb);
@@ -290,8 +296,7 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 		 r->in_place ? " in-place" : "");
 	it.dst = it.dstbuf;
 	if (!x || !y) {
-		it.cls = x ? CMP_GONE : CMP_NEW;
-		snprintf(it.note, sizeof it.note, "only in %s", x ? "BASE" : "NEW");
+		one_side(&it, x != NULL);
 	} else {
 		double tol = tol_of(o, cmp_coll_sigma(a, x->backend, x->op, x->dtype, x->redop),
 				    cmp_coll_sigma(b, y->backend, y->op, y->dtype, y->redop));
@@ -403,8 +408,7 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 			if (!y || !nic_counts(q, y)) {
 				it.metric = "nic";
 				it.before = it.after = NAN;
-				it.cls = side ? CMP_NEW : CMP_GONE;
-				snprintf(it.note, sizeof it.note, "only in %s", side ? "NEW" : "BASE");
+				one_side(&it, !side);
 				sink(ctx, &it);
 				continue;
 			}
@@ -438,8 +442,7 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 			if (!y) {
 				it.metric = "node";
 				it.before = it.after = NAN;
-				it.cls = side ? CMP_NEW : CMP_GONE;
-				snprintf(it.note, sizeof it.note, "only in %s", side ? "NEW" : "BASE");
+				one_side(&it, !side);
 				sink(ctx, &it);
 				continue;
 			}
