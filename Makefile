@@ -68,7 +68,7 @@ CONFIG_STAMP := $(BUILD)/config.$(HAVE_HWLOC)$(HAVE_IBVERBS)$(HAVE_CUDA)$(HAVE_N
 # only when <dep> was found; its registry entry is the one `#if HAVE_X` in the code.
 SKIP_SRCS := $(if $(filter yes,$(HAVE_HWLOC)),,%_hwloc.c) $(if $(filter yes,$(HAVE_IBVERBS)),,%_verbs.c) \
              $(if $(filter yes,$(HAVE_CUDA)),,%_cuda.c) $(if $(filter yes,$(HAVE_NCCL)),,%_nccl.c)
-SRCS     := $(filter-out $(SKIP_SRCS),$(wildcard bench/*.c bench/*/*.c topo/*/*.c))
+SRCS     := $(filter-out $(SKIP_SRCS),$(wildcard bench/*.c bench/*/*.c topo/*/*.c topo/*/*/*.c))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 CU_SRCS  := $(if $(filter yes,$(HAVE_CUDA)),$(wildcard kernels/*.cu))
 CU_OBJS  := $(CU_SRCS:%.cu=$(BUILD)/%.o)
@@ -91,7 +91,7 @@ FUZZ_BUILD   := build-fuzz
 FUZZ_CC      := clang
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # what the targets exercise: the readers, inference, emitters, the inventory's decoding (no MPI)
-FUZZ_LIB     := $(wildcard topo/fabric/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
+FUZZ_LIB     := $(wildcard topo/fabric/*/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
                 bench/core/log.c bench/core/csv.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c \
                 bench/core/opts.c bench/inventory/inv_report.c bench/inventory/inv_print.c
 FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='"$(VERSION)"' \

@@ -3,7 +3,7 @@
 #   scripts/bench-coll.sh [--osu DIR] [--launches N] [--np "2 4"] [--sizes "8 1048576"]
 # Runs fabprobe's out-of-place float sum all-reduce and, with --osu (a directory holding an
 # already-built osu_allreduce; nothing is built here), osu_allreduce with the same datatype
-# (-T mpi_float), element count and iteration counts, interleaved A B A B (MEASURING.md), and
+# (-T mpi_float), element count and iteration counts, interleaved A B A B (docs/figures.md: this machine's noise), and
 # prints medians and minimums of the mean latency over ranks (the figure both tools report).
 set -euo pipefail
 cd "$(dirname "$0")/.."

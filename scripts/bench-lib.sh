@@ -1,5 +1,5 @@
 # bench-lib.sh — shared by the bench-*.sh scripts (sourced): waiting for an idle machine and
-# summarising repeated measurements (MEASURING.md: compare interleaved launches, report the
+# summarising repeated measurements (docs/figures.md: compare interleaved launches, report the
 # median and the minimum).
 
 wait_idle() { # every CPU >= 90% idle for two consecutive 1 s samples

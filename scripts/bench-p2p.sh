@@ -3,7 +3,7 @@
 #   scripts/bench-p2p.sh [--osu DIR] [--launches N] [--transport shm|tcp]
 # Runs fabprobe's 8-byte latency and 4 MiB windowed bandwidth between 2 ranks and, with --osu
 # (a directory holding already-built osu_latency and osu_bw), the OSU equivalents with the same
-# iteration counts, interleaved A B A B (MEASURING.md), and prints medians and minimums.
+# iteration counts, interleaved A B A B (docs/figures.md: this machine's noise), and prints medians and minimums.
 # Like for like: osu_latency reports the mean half round trip (fabprobe's lat_us_avg), osu_bw
 # total bytes over total time (fabprobe's bw_GBps_total); fabprobe's own bw_GBps (the median
 # window after a converged warm-up) is printed beside them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fakecluster.sh: an emulated leaf/spine cluster on one machine (DESIGN.md section 7).
+# fakecluster.sh: an emulated leaf/spine cluster on one machine (docs/emulated-cluster.md).
 #
 # One network namespace per node (fp-node01, ...) and per switch (fp-leaf1, ...,
 # fp-spine or fp-spine1.., fp-core), each switch a Linux bridge, joined by veth

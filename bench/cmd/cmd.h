@@ -8,9 +8,9 @@
 
 #include "coll/coll.h"
 #include "core/results.h"
-#include "fabric/emit.h"
+#include "fabric/emit/emit.h"
 #include "inventory/inv_stage.h"
-#include "judges.h"
+#include "run/checks.h"
 #include "p2p/p2p.h"
 
 /* A subcommand: registry shape (core/registry.h); main returns the process exit code. */
@@ -78,7 +78,7 @@ struct run_opts {
 	double confirm_time;         /* the confirmation pass: at most this long (s) */
 	long confirm_factor;         /* …with this many times the samples and windows */
 	int no_confirm;
-	struct judges_opts judge;     /* --baseline, --expect, --accept, --declared */
+	struct checks_opts checks;    /* --baseline, --expect, --accept, --declared */
 };
 /* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);

@@ -10,7 +10,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
-#include "judges.h"
+#include "run/checks.h"
 
 static void compare_usage(FILE *f)
 {
@@ -27,7 +27,7 @@ static void compare_usage(FILE *f)
 	      "nodes that moved, groups split or merged, nodes added or missing, the number of tiers.\n"
 	      "\n"
 	      "  -o, --output DIR        write into DIR (new or empty; default: into NEW)\n"
-	      "      --tolerance PCT     a change counts beyond PCT %% (default: from the noise, at least 5)\n"
+	      "      --tolerance PCT     a change counts beyond PCT % (default: from the noise, at least 5)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Writes compare.csv (kind,path,src,dst,size_B,metric,tier,before,after,retest,change_pct,\n"
@@ -89,7 +89,7 @@ int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
 	struct rundir cur;
-	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX], verdict[JUDGES_VERDICT_MAX] = "";
+	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX], verdict[CHECKS_VERDICT_MAX] = "";
 	int rc = compare_parse(argc, argv, &o, err);
 
 	if (rc == 1) {
@@ -119,7 +119,7 @@ int cmd_compare(int argc, char **argv)
 			printf("%s %s: %s (%s); compared as far as its rows go\n", k ? "NEW" : "BASE", d, state, why);
 	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
-	rc = judges_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
+	rc = checks_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
 	rundir_free(&cur);
 	if (rc >= 0)
 		printf("results: %s\n", dir);

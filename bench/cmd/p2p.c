@@ -9,7 +9,7 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "fabric/emit.h"
+#include "fabric/emit/emit.h"
 #include "p2p/p2p.h"
 
 #define SIZE_MAX_B (1ULL << 30) /* one message at most 1 GiB: the buffers are 2 of these */

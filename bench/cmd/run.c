@@ -1,4 +1,4 @@
-/* run_cmd.c — `fabprobe run`, the main job: the point-to-point map, then the latency map and
+/* run.c — `fabprobe run`, the main job: the point-to-point map, then the latency map and
  * the scheduler files, in one results directory, with a verdict and an exit code. */
 #include <math.h>
 #include <stdlib.h>
@@ -13,13 +13,13 @@
 #include "core/results.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "fabric/emit.h"
-#include "fabric/infer.h"
-#include "fabric/topo_csv.h"
+#include "fabric/emit/emit.h"
+#include "fabric/infer/infer.h"
+#include "fabric/emit/topo_csv.h"
 #include "inventory/inv_stage.h"
-#include "judges.h"
+#include "run/checks.h"
 #include "p2p/p2p.h"
-#include "run_map.h"
+#include "run/run_map.h"
 
 static void run_usage(FILE *f)
 {
@@ -45,7 +45,7 @@ static void run_usage(FILE *f)
 	      "Latency map:\n"
 	      "      --slots N           ranks per node in the host files (default: as in this job)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n", f);
-	judges_usage(f, 1);
+	checks_usage(f, 1);
 	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
 
@@ -71,7 +71,7 @@ static const struct option run_long_opts[] = {
 	{ "confirm-time", required_argument, NULL, O_CONFIRM_TIME },
 	{ "confirm-factor", required_argument, NULL, O_CONFIRM_FACTOR },
 	{ "no-confirm", no_argument, NULL, O_NO_CONFIRM },
-	JUDGES_LONG_OPTIONS_RUN,
+	CHECKS_LONG_OPTIONS_RUN,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -94,8 +94,8 @@ static int run_take(void *ctx, int opt, const char *arg, char *err)
 	case O_CONFIRM_FACTOR: return opts_long("--confirm-factor", arg, 1, 100, &c->confirm_factor, err);
 	case O_NO_CONFIRM: c->no_confirm = 1; return 0;
 	default:
-		if (opt >= JUDGES_OPT_EXPECT && opt < JUDGES_OPT_END)
-			return judges_opt(&c->judge, opt, arg, err);
+		if (opt >= CHECKS_OPT_EXPECT && opt < CHECKS_OPT_END)
+			return checks_opt(&c->checks, opt, arg, err);
 		OPTS_FAIL("internal: option %d is not one of run's", opt);
 	}
 }
@@ -110,8 +110,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *c, char *err)
 	c->coll_max = 64ULL << 20;
 	c->confirm_time = 120;
 	c->confirm_factor = 2;
-	judges_opts_init(&c->judge);
-	if ((rc = p2p_opts_parse(argc, argv, &c->p2p, &ext, err)) || (rc = judges_opts_finish(&c->judge, err)))
+	checks_opts_init(&c->checks);
+	if ((rc = p2p_opts_parse(argc, argv, &c->p2p, &ext, err)) || (rc = checks_opts_finish(&c->checks, err)))
 		return rc;
 	/* the stages' own defaults; the collectives: a short all-reduce sweep, x4 per step */
 	inv_opts_default(&c->inv);
@@ -256,7 +256,7 @@ static int run_maps_out(const struct run_opts *c, const struct world *w, struct 
 	return rc ? rc : n && !w->single_node;
 }
 
-/* judges_stage's remap: the maps again from every pair's best figure once the judges measured
+/* checks_stage's remap: the maps again from every pair's best figure once the judges measured
  * suspected regressions again (a stall during one pair can misplace a node). */
 struct run_remap {
 	const struct run_opts *c;
@@ -317,7 +317,7 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	struct inv_path paths[INV_PATHS_MAX];
 	char which[1024] = "";
 	int np = 0, nn = 0, irc = 0, prc = 0, krc = 0, crc = 0, trc = 0, jrc = 0, worst;
-	char verdict[JUDGES_VERDICT_MAX] = ""; /* the judges' clauses */
+	char verdict[CHECKS_VERDICT_MAX] = ""; /* the judges' clauses */
 
 	ro->after = cmd_report_after;
 	if (!c->no_inventory)
@@ -335,11 +335,11 @@ static int run_body(struct world *w, struct run_out *ro, void *arg)
 	run_maps_free(&mp);
 	/* the judges (--baseline, --expect, --accept, --declared), on the files written so far;
 	 * what they find is re-tested before it counts */
-	if (judges_wanted(&c->judge)) {
+	if (checks_wanted(&c->checks)) {
 		struct run_remap rm = { c, which, sizeof which, trc, 0 };
-		struct judges_remap remap = { run_remap, &rm };
+		struct checks_remap remap = { run_remap, &rm };
 
-		jrc = judges_stage(w, ro, &c->judge, &c->p2p, w->rank == 0 && res.npaths ? &remap : NULL,
+		jrc = checks_stage(w, ro, &c->checks, &c->p2p, w->rank == 0 && res.npaths ? &remap : NULL,
 				  irc < 0 || prc < 0 || krc < 0 || crc < 0 || trc < 0, verdict, sizeof verdict);
 		if (rm.done)
 			trc = rm.rc;
@@ -375,6 +375,6 @@ int cmd_run(int argc, char **argv)
 	int rc = run_opts_parse(argc, argv, &c, err);
 
 	rc = cmd_measure(&stage, argc, argv, rc, err, &c.p2p.where, c.p2p.progress, &c);
-	judges_opts_free(&c.judge);
+	checks_opts_free(&c.checks);
 	return rc;
 }

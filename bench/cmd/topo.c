@@ -1,4 +1,4 @@
-/* topo_cmd.c — `fabprobe topo`: the latency map offline, from a results directory or a
+/* topo.c — `fabprobe topo`: the latency map offline, from a results directory or a
  * matrix file, with no MPI; and topo_outputs_write, which `run` shares. */
 #include <getopt.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
-#include "fabric/emit.h"
-#include "fabric/infer.h"
-#include "fabric/matrix.h"
-#include "fabric/topo_csv.h"
-#include "judges.h"
+#include "fabric/emit/emit.h"
+#include "fabric/infer/infer.h"
+#include "fabric/io/matrix.h"
+#include "fabric/emit/topo_csv.h"
+#include "run/checks.h"
 
 static void topo_usage(FILE *f)
 {
@@ -34,7 +34,7 @@ static void topo_usage(FILE *f)
 	      "                          measured from the rows of nearest neighbours; 3% assumed\n"
 	      "                          where too few nodes say otherwise)\n"
 	      "  -h, --help\n", f);
-	judges_usage(f, 0);
+	checks_usage(f, 0);
 	fputs("\nWrites topology.csv, tiers.csv, suspects.csv and:\n", f);
 	for (int i = 0; emit_registry[i]; i++)
 		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
@@ -46,18 +46,18 @@ struct topo_opts {
 	double noise_us;
 };
 
-static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judges_opts *jo, char *err)
+static int topo_parse(int argc, char **argv, struct topo_opts *o, struct checks_opts *jo, char *err)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
 		{ "noise-us", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
-		JUDGES_LONG_OPTIONS, { NULL, 0, NULL, 0 },
+		CHECKS_LONG_OPTIONS, { NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
 	*o = (struct topo_opts){ .label_prefix = "fabprobe", .slots = 1 };
-	judges_opts_init(jo);
+	checks_opts_init(jo);
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
@@ -74,8 +74,8 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judges_
 			}
 			break;
 		case 'N': rc = opts_seconds("--noise-us", optarg, 1e6, &o->noise_us, err); break;
-		case JUDGES_OPT_EXPECT: case JUDGES_OPT_ACCEPT: case JUDGES_OPT_DECLARED:
-			rc = judges_opt(jo, c, optarg, err);
+		case CHECKS_OPT_EXPECT: case CHECKS_OPT_ACCEPT: case CHECKS_OPT_DECLARED:
+			rc = checks_opt(jo, c, optarg, err);
 			break;
 		case 'h': return 1;
 		case ':': snprintf(err, OPTS_ERR_MAX, "option %s needs a value", argv[optind - 1]); return FP_EUSAGE;
@@ -90,7 +90,7 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct judges_
 		return FP_EUSAGE;
 	}
 	o->input = argv[optind];
-	return judges_opts_finish(jo, err);
+	return checks_opts_finish(jo, err);
 }
 
 /* A results directory whose run did not end well: say so before its map. */
@@ -146,11 +146,11 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 }
 
 /* --expect, --accept, --declared on what was just written into dir (from input). */
-static int topo_judge(const struct judges_opts *jo, const char *input, const char *dir)
+static int topo_checks(const struct checks_opts *jo, const char *input, const char *dir)
 {
 	struct rundir rd;
 	struct stat st;
-	char err[RUNDIR_ERR_MAX], verdict[JUDGES_VERDICT_MAX] = "";
+	char err[RUNDIR_ERR_MAX], verdict[CHECKS_VERDICT_MAX] = "";
 	int from_input = stat(input, &st) == 0 && S_ISDIR(st.st_mode), rc;
 
 	rc = rundir_load(from_input ? input : dir, &rd, err);
@@ -160,7 +160,7 @@ static int topo_judge(const struct judges_opts *jo, const char *input, const cha
 		fprintf(stderr, "fabprobe topo: %s\n", err);
 		return rc;
 	}
-	rc = judges_run(jo, &rd, dir, verdict, sizeof verdict);
+	rc = checks_run(jo, &rd, dir, verdict, sizeof verdict);
 	rundir_free(&rd);
 	printf("verdict: %s (%s)\n", rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR", verdict);
 	return rc;
@@ -169,7 +169,7 @@ static int topo_judge(const struct judges_opts *jo, const char *input, const cha
 int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o;
-	struct judges_opts jo;
+	struct checks_opts jo;
 	struct matrix m = { 0 };
 	struct infer_result r;
 	struct infer_opts io;
@@ -203,13 +203,13 @@ int cmd_topo(int argc, char **argv)
 	topo_summary_print(stdout, &t);
 	infer_result_free(&r);
 	matrix_free(&m);
-	if (rc != FP_ERUNTIME && judges_wanted(&jo)) {
-		int jrc = topo_judge(&jo, o.input, dir);
+	if (rc != FP_ERUNTIME && checks_wanted(&jo)) {
+		int jrc = topo_checks(&jo, o.input, dir);
 
 		rc = jrc < 0 ? jrc : rc ? rc : jrc;
 	}
 	if (rc != FP_ERUNTIME) /* written there (a file a format refused was said on stderr) */
 		printf("results: %s\n", dir);
-	judges_opts_free(&jo);
+	checks_opts_free(&jo);
 	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 }

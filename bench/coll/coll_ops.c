@@ -1,5 +1,5 @@
 /* coll_ops.c — the ops, datatypes and reductions as data, and the pure arithmetic on them:
- * byte counts, bus factors (REFERENCE.md, nccl-tests), buffer layouts, host value coding. */
+ * byte counts, bus factors (nccl-tests' definitions, docs/measurement.md), buffer layouts, host value coding. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* coll_report.c — what the collective benchmark writes: collectives.csv rows (DESIGN.md §4)
+/* coll_report.c — what the collective benchmark writes: collectives.csv rows (docs/formats.md)
  * and the nccl-tests terminal table. Pure over plain structs (only FILE * output). */
 #include <math.h>
 #include <string.h>

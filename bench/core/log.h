@@ -25,7 +25,7 @@ enum {
 	FP_EINTR = -1006,    /* SIGINT or SIGTERM (core/interrupt.h): the run stops at a step boundary */
 };
 
-/* Exit codes of the program (DESIGN.md §6). */
+/* Exit codes of the program (README.md, "Exit codes"). */
 enum { FP_EXIT_OK = 0, FP_EXIT_CHECK = 1, FP_EXIT_USAGE = 2, FP_EXIT_RUNTIME = 3 };
 
 /* Set once per process (after MPI is up) so every message says where it came from. */

@@ -27,7 +27,7 @@
 #include "core/run.h"
 #include "core/stats.h"
 #include "core/world.h"
-#include "fabric/p2p_csv.h"
+#include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 #include "sched.h"
 #include "window.h"

@@ -10,7 +10,7 @@
 #include "core/natsort.h"
 #include "core/results.h"
 #include "core/stats.h"
-#include "fabric/p2p_csv.h"
+#include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 
 /* ---------------------------------------------------------------- merging two views */

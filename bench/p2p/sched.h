@@ -1,4 +1,4 @@
-/* sched.h — the all-pairs schedule (circle method, REFERENCE.md "Point to point").
+/* sched.h — the all-pairs schedule (circle method, docs/measurement.md).
  *
  * n endpoints are paired in rounds of disjoint pairs: endpoint 0 stays fixed, the others
  * rotate; round r pairs position i with position M-1-i, M = n rounded up to even. That is

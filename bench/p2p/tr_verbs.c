@@ -23,7 +23,8 @@
  * marker is never mistaken for a new one; the marker itself comes from a constant byte per
  * value (verbs_wire.h), so nothing a posted write may still read is ever changed.
  *
- * NOT RUN ON HARDWARE: no RDMA device was available when this was written (DESIGN.md §8). */
+ * NOT RUN ON HARDWARE: no RDMA device was available when this was written (the README says
+ * what has run where). */
 #include "tr_verbs.h"
 
 enum { TAG_INFO, TAG_READY, TAG_KINDS };

@@ -33,7 +33,7 @@
 #define VERBS_INFO_BYTES 70          /* encoded size of struct verbs_info, big-endian */
 #define VERBS_PSN_MASK 0xffffffu     /* PSNs and QP numbers are 24-bit */
 
-/* RC QP constants, as perftest sets them (REFERENCE.md "RC setup"). */
+/* RC QP constants, as perftest sets them (docs/measurement.md, "RC setup"). */
 #define VERBS_TIMEOUT 14        /* local ACK timeout: 4.096 us x 2^14 = 67 ms per try */
 #define VERBS_RETRY_CNT 7
 #define VERBS_RNR_RETRY 7       /* 7 = retry forever; no receive queue is used anyway */

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "fabric/emit.h"
-#include "fabric/infer.h"
-#include "fabric/matrix.h"
-#include "fabric/topo_csv.h"
+#include "fabric/emit/emit.h"
+#include "fabric/infer/infer.h"
+#include "fabric/io/matrix.h"
+#include "fabric/emit/topo_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

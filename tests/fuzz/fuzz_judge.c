@@ -5,11 +5,11 @@
  * node moved; judging and the declared check end. Seeds: tests/fuzz/seeds/fuzz_judge. */
 #include "fuzz.h"
 
-#include "fabric/accept.h"
-#include "fabric/compare.h"
-#include "fabric/declared.h"
-#include "fabric/expect.h"
-#include "fabric/rundir.h"
+#include "fabric/judge/accept.h"
+#include "fabric/judge/compare.h"
+#include "fabric/judge/declared.h"
+#include "fabric/judge/expect.h"
+#include "fabric/io/rundir.h"
 
 static const char *const sections[] = { "p2p.csv", "topology.csv", "collectives.csv", "expect.conf",
 					"declared.conf", NULL };
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		if (cmp_p2p(&rd, &rd, &o, self_item, NULL, &sk) || cmp_coll(&rd, &rd, &o, self_item, NULL, &sk) ||
 		    cmp_inventory(&rd, &rd, self_item, NULL) || cmp_map(&rd, &rd, self_map, NULL) ||
-		    acc_judge(&rd, &s, acc_row, NULL) || (have_decl && decl_check(&d, &rd, decl_row, NULL) < 0))
+		    acc_evaluate(&rd, &s, acc_row, NULL) || (have_decl && decl_check(&d, &rd, decl_row, NULL) < 0))
 			abort();
 		rundir_free(&rd);
 	}

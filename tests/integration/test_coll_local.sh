@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 Q=(-b 8 -e 32K -f 16 -n 3 -w 1 --backend mpi)
 
 # every row: status ok, wrong 0, nranks, size_B = count x sizeof (x nranks), root/redop only
-# where they apply, algbw = size_B / time, busbw = algbw x factor (REFERENCE.md), max >= mean
+# where they apply, algbw = size_B / time, busbw = algbw x factor (docs/measurement.md), max >= mean
 check_rows() { # NP CSV
 	awk -F, -v n="$1" '
 	BEGIN { sz["float"] = 4; sz["double"] = 8; sz["int32"] = 4

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile input, faults and full disks (issue 13), as a user or an attacker would try them
+# Hostile input, faults and full disks, as a user or an attacker would try them
 # from the command line: nothing crashes, nothing is injected into a generated file, and no
 # run's files lie about how it ended. Each check names the finding it covers. Local mpirun
 # only (no emulated cluster).

@@ -41,7 +41,7 @@ rc=$?
 expect "an interface that is not there: exit 1" [ $rc -eq 1 ]
 expect "an interface that is not there: pairs skipped saying so (not 'no IPv4 address')" grep -q ',skipped,.*no such interface nosuch0' "$tmp/noif/p2p.csv"
 
-# issue 13, finding 4: strangers that connect to the listener and never finish a hello (one
+# a listener open to anyone: strangers that connect to the listener and never finish a hello (one
 # silent, one half a hello, ahead of the peer's connection on every pair of rank 0) do not
 # hold it: every pair is measured, each stranger logged as it is rejected
 "${MPIRUN_LOCAL[@]}" -np 3 $FP p2p "${Q[@]}" -t 30 --test-fault stranger:0 -o "$tmp/stranger" > "$tmp/stranger.out" 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The verbs transport under a real mpirun on this machine. Without an RDMA device (DESIGN.md §8)
+# The verbs transport under a real mpirun on this machine. Without an RDMA device (none here)
 # every pair of verbs:<dev>:<port> is skipped, each row saying why, the run goes on to the next
 # path and exits 1 (measurements that were asked for are missing). With an active RDMA port
 # here, the same run must measure every pair instead.
@@ -61,7 +61,7 @@ else
 	skip "verbs:mlx5_0:1 skipped when absent" "this machine has mlx5_0"
 fi
 
-# the path argument without a port: refused before launch (issue 13), nothing written
+# the path argument without a port: refused before launch (a cluster job must not start on a typo), nothing written
 "${MPIRUN_LOCAL[@]}" -np 2 $FP p2p -p verbs:mlx5_0 "${Q[@]}" -o "$tmp/noport" > "$tmp/noport.out" 2>&1
 rc=$?
 expect "verbs:mlx5_0 (no port): exit 2 before launch" [ $rc -eq 2 ]

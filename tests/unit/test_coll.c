@@ -1,4 +1,4 @@
-/* Collectives: byte counts and bus factors (REFERENCE.md), layouts, the expected values of the
+/* Collectives: byte counts and bus factors (docs/measurement.md), layouts, the expected values of the
  * check against a direct simulation of each op, value coding, the sweep, option parsing. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -10,10 +10,10 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/compare.h"
-#include "fabric/compare_out.h"
-#include "fabric/groups.h"
-#include "fabric/rundir.h"
+#include "fabric/judge/compare.h"
+#include "fabric/judge/compare_out.h"
+#include "fabric/judge/groups.h"
+#include "fabric/io/rundir.h"
 
 static char tmp[] = "/tmp/fp-cmp-XXXXXX";
 

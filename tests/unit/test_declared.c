@@ -7,8 +7,8 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/declared.h"
-#include "fabric/rundir.h"
+#include "fabric/judge/declared.h"
+#include "fabric/io/rundir.h"
 
 static char tmp[] = "/tmp/fp-decl-XXXXXX";
 

@@ -4,7 +4,7 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/emit.h"
+#include "fabric/emit/emit.h"
 
 #define N 12
 static const char *hosts[N] = { "n01", "n02", "n03", "n04", "n05", "n06",
@@ -108,7 +108,7 @@ static void test_names_refused(void)
 	CHECK_HAS(err, "Not.Valid");
 }
 
-/* issue 13, finding 2: a newline in the input path or run id (the comment header) never
+/* injection: a newline in the input path or run id (the comment header) never
  * becomes a line of its own in any generated file */
 static void test_comment_header_cannot_inject_lines(void)
 {
@@ -128,7 +128,7 @@ static void test_comment_header_cannot_inject_lines(void)
 	}
 }
 
-/* issue 13, finding 3: a name a format cannot hold is refused, per format, with the reason;
+/* names from other tools: a name a format cannot hold is refused, per format, with the reason;
  * no file is ever written with it; a name twice is an input error */
 static void test_name_policy_per_format(void)
 {

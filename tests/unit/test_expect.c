@@ -8,9 +8,9 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/accept.h"
-#include "fabric/expect.h"
-#include "fabric/rundir.h"
+#include "fabric/judge/accept.h"
+#include "fabric/judge/expect.h"
+#include "fabric/io/rundir.h"
 
 static char tmp[] = "/tmp/fp-exp-XXXXXX";
 
@@ -173,7 +173,7 @@ static void test_judge(void)
 	CHECK(parse_text(rules, &s, err) == 0);
 	CHECK(exp_defaults(&s) == 0); /* ethernet is covered: only infiniband and roce are added */
 	CHECK(s.n == 8);
-	CHECK(acc_judge(&rd, &s, seen_row, &seen) == 0);
+	CHECK(acc_evaluate(&rd, &s, seen_row, &seen) == 0);
 	/* mpi a->b: 6 us under one leaf, judged by the path-less max_lat_us.leaf; b->a's 5% of the
 	 * line rate under the leaf rule, c->b (a timeout) under the spine one; c has no GPU */
 	CHECK_STR(seen.fails, "max_lat_us.leaf:a>b:lat_us_p50 ethernet.min_pct_line_rate.leaf:b>a:pct_line_rate "

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/hostlist.h"
+#include "fabric/io/hostlist.h"
 
 static char err[256];
 

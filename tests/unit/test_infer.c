@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fabric/infer.h"
+#include "fabric/infer/infer.h"
 
 static uint64_t rng = 88172645463325252ULL;
 

@@ -351,7 +351,7 @@ static void test_fixture_bad(void)
 	free(n);
 }
 
-/* issue 13, finding 8: a captured tree with FIFOs never hangs the probe; a speed of 10^23
+/* a hostile tree: a captured tree with FIFOs never hangs the probe; a speed of 10^23
  * Mb/s and an MTU of "abc" are left empty with a warning, never a figure */
 static void hung(int sig)
 {

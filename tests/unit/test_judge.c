@@ -1,4 +1,4 @@
-/* The suspect filter (fabric/judge.h): candidates from a map and its matrices, the pairs
+/* The suspect filter (fabric/judge/suspects.h): candidates from a map and its matrices, the pairs
  * behind them, and what holds once they are re-measured. Fabrics are synthetic, shaped like
  * the emulated cluster's (6.5 us and 1.2 GB/s within a rack, 60 us and 0.24 GB/s across),
  * with noise. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fabric/judge.h"
+#include "fabric/judge/suspects.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
@@ -59,9 +59,9 @@ static void fab_build(struct fab *f, const int *racks, int nracks, double noise,
 		}
 }
 
-static struct judge_matrices jm(const struct fab *f)
+static struct susp_matrices jm(const struct fab *f)
 {
-	return (struct judge_matrices){ f->n, f->min, f->p50, f->p99, f->bw, NULL };
+	return (struct susp_matrices){ f->n, f->min, f->p50, f->p99, f->bw, NULL };
 }
 
 static void map(const struct fab *f, struct infer_result *r)
@@ -73,7 +73,7 @@ static void map(const struct fab *f, struct infer_result *r)
 }
 
 /* the first suspect of this kind in l, or NULL */
-static const struct judge_suspect *find_kind(const struct judge_list *l, int kind)
+static const struct suspect *find_kind(const struct susp_list *l, int kind)
 {
 	for (int i = 0; i < l->n; i++)
 		if (l->s[i].kind == kind)
@@ -81,7 +81,7 @@ static const struct judge_suspect *find_kind(const struct judge_list *l, int kin
 	return NULL;
 }
 
-static int count_kind(const struct judge_list *l, int kind)
+static int count_kind(const struct susp_list *l, int kind)
 {
 	int k = 0;
 
@@ -91,9 +91,9 @@ static int count_kind(const struct judge_list *l, int kind)
 }
 
 /* every pair of the plan marked re-measured */
-static void mark(const struct judge_list *l, int n, unsigned char *re)
+static void mark(const struct susp_list *l, int n, unsigned char *re)
 {
-	int pairs[2 * NMAX * NMAX], left, k = judge_pairs(l, n, pairs, NMAX * NMAX, &left);
+	int pairs[2 * NMAX * NMAX], left, k = susp_pairs(l, n, pairs, NMAX * NMAX, &left);
 
 	memset(re, 0, (size_t)n * n);
 	for (int i = 0; i < k; i++)
@@ -101,7 +101,7 @@ static void mark(const struct judge_list *l, int n, unsigned char *re)
 }
 
 static struct fab f, g;
-static struct judge_opts jo;
+static struct susp_opts jo;
 
 static void test_healthy_noisy_no_candidates(void)
 {
@@ -109,18 +109,18 @@ static void test_healthy_noisy_no_candidates(void)
 
 	for (int run = 0; run < 20; run++) {
 		struct infer_result r;
-		struct judge_list c = { 0 };
-		struct judge_matrices m;
+		struct susp_list c = { 0 };
+		struct susp_matrices m;
 
 		fab_build(&f, racks, 3, 0.10, 0.3);
 		m = jm(&f);
 		map(&f, &r);
-		CHECK(judge_candidates(&r, &m, &jo, &c) == 0);
+		CHECK(susp_candidates(&r, &m, &jo, &c) == 0);
 		CHECK(r.ntiers == 2 && r.ngroups[0] == 3);
 		if (c.n)
-			printf("#   run %d: %d candidates, first %s\n", run, c.n, judge_kind_name(c.s[0].kind));
+			printf("#   run %d: %d candidates, first %s\n", run, c.n, susp_kind_name(c.s[0].kind));
 		CHECK(c.n == 0);
-		judge_list_free(&c);
+		susp_list_free(&c);
 		infer_result_free(&r);
 	}
 }
@@ -130,8 +130,8 @@ static void test_cold_start_does_not_hold(void)
 {
 	static const int racks[] = { 4, 4, 3 };
 	struct infer_result r1, r2;
-	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
-	struct judge_matrices m1, m2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
 	unsigned char re[NMAX * NMAX];
 	int a = 0, b = 3; /* node01 and node04: rack 0 */
 
@@ -142,17 +142,17 @@ static void test_cold_start_does_not_hold(void)
 	g.bw[a * g.n + b] = 1.19f;
 	m1 = jm(&f), m2 = jm(&g);
 	map(&f, &r1);
-	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
 	CHECK(c.n == 1 && c.s[0].kind == SUSPECT_LOW_BW_LINK && c.s[0].a == a && c.s[0].b == b);
 	mark(&c, f.n, re);
 	CHECK(re[a * f.n + b] && re[b * f.n + a] && !re[0 * f.n + 1]);
 	map(&g, &r2);
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0 && after.n == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0 && after.n == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
 	CHECK(held.n == 0 && rest.n == 1);
-	CHECK(rest.n == 1 && rest.s[0].state == JUDGE_NOT_HELD);
+	CHECK(rest.n == 1 && rest.s[0].state == SUSP_NOT_HELD);
 	CHECK(rest.n == 1 && fabs(rest.s[0].value - 0.40) < 1e-6 && fabs(rest.s[0].value2 - 1.19) < 1e-6);
-	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
@@ -161,8 +161,8 @@ static void test_slow_node_holds(void)
 {
 	static const int racks[] = { 4, 3, 3, 2 };
 	struct infer_result r1, r2;
-	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
-	struct judge_matrices m1, m2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
 	unsigned char re[NMAX * NMAX];
 	int s = 5, pairs[2 * NMAX * NMAX], left;
 
@@ -175,32 +175,32 @@ static void test_slow_node_holds(void)
 	g = f;
 	m1 = jm(&f), m2 = jm(&g);
 	map(&f, &r1);
-	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
-	const struct judge_suspect *x = find_kind(&c, SUSPECT_LOW_BW_NODE);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	const struct suspect *x = find_kind(&c, SUSPECT_LOW_BW_NODE);
 	CHECK(count_kind(&c, SUSPECT_LOW_BW_NODE) == 1 && x && x->a == s);
 	CHECK(count_kind(&c, SUSPECT_LOW_BW_LINK) == 0); /* its links are not listed one by one */
 	/* the node's pairs are behind it, each once */
-	struct judge_list only = { 0 };
+	struct susp_list only = { 0 };
 	if (x)
-		judge_unconfirmed(&(struct judge_list){ 1, 1, (struct judge_suspect *)x }, &only);
-	CHECK(judge_pairs(&only, f.n, pairs, NMAX * NMAX, &left) == f.n - 1 && left == 0);
-	CHECK(judge_pairs(&only, f.n, pairs, 4, &left) == 4 && left == f.n - 5);
+		susp_unconfirmed(&(struct susp_list){ 1, 1, (struct suspect *)x }, &only);
+	CHECK(susp_pairs(&only, f.n, pairs, NMAX * NMAX, &left) == f.n - 1 && left == 0);
+	CHECK(susp_pairs(&only, f.n, pairs, 4, &left) == 4 && left == f.n - 5);
 	for (int k = 0; k < 4; k++)
 		CHECK(pairs[2 * k] < pairs[2 * k + 1] && (pairs[2 * k] == s || pairs[2 * k + 1] == s));
 	mark(&c, f.n, re);
 	map(&g, &r2);
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
 	x = find_kind(&held, SUSPECT_LOW_BW_NODE);
-	CHECK(x && x->state == JUDGE_HELD && x->a == s && x->value2 < 0.7 && x->value < 0.7);
+	CHECK(x && x->state == SUSP_HELD && x->a == s && x->value2 < 0.7 && x->value < 0.7);
 	/* the budget ran out before its pairs: it does not count */
 	re[s * f.n + (s ? 0 : 1)] = re[(s ? 0 : 1) * f.n + s] = 0;
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
 	CHECK(count_kind(&held, SUSPECT_LOW_BW_NODE) == 0);
 	x = find_kind(&rest, SUSPECT_LOW_BW_NODE);
-	CHECK(x && x->state == JUDGE_NOT_RETESTED);
-	judge_list_free(&only);
-	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	CHECK(x && x->state == SUSP_NOT_RETESTED);
+	susp_list_free(&only);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
@@ -210,8 +210,8 @@ static void test_jitter(void)
 {
 	static const int racks[] = { 4, 3, 3, 2 };
 	struct infer_result r1, r2;
-	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
-	struct judge_matrices m1, m2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
 	unsigned char re[NMAX * NMAX];
 	int a = 5, b = 4, x = 1, y = 9;
 
@@ -222,23 +222,23 @@ static void test_jitter(void)
 	g.min[a * g.n + b] = 62.0f, g.p50[a * g.n + b] = 64, g.p99[a * g.n + b] = 150;
 	m1 = jm(&f), m2 = jm(&g);
 	map(&f, &r1);
-	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
-	CHECK(count_kind(&c, JUDGE_JITTERY_LINK) == 2);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(count_kind(&c, SUSPECT_JITTERY_LINK) == 2);
 	for (int i = 0; i < c.n; i++)
-		if (c.s[i].kind == JUDGE_JITTERY_LINK && c.s[i].a == b && c.s[i].b == a)
+		if (c.s[i].kind == SUSPECT_JITTERY_LINK && c.s[i].a == b && c.s[i].b == a)
 			CHECK(c.s[i].value == 5155 && c.s[i].expected == 62.7f && c.s[i].extra == 14825);
 	mark(&c, f.n, re);
 	map(&g, &r2);
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
-	const struct judge_suspect *j = find_kind(&held, JUDGE_JITTERY_LINK), *k = find_kind(&rest, JUDGE_JITTERY_LINK);
-	CHECK(count_kind(&held, JUDGE_JITTERY_LINK) == 1 && j && j->a == x && j->b == y && j->state == JUDGE_HELD);
-	CHECK(count_kind(&rest, JUDGE_JITTERY_LINK) == 1 && k && k->state == JUDGE_NOT_HELD && k->value2 < 100 && k->value == 5155);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	const struct suspect *j = find_kind(&held, SUSPECT_JITTERY_LINK), *k = find_kind(&rest, SUSPECT_JITTERY_LINK);
+	CHECK(count_kind(&held, SUSPECT_JITTERY_LINK) == 1 && j && j->a == x && j->b == y && j->state == SUSP_HELD);
+	CHECK(count_kind(&rest, SUSPECT_JITTERY_LINK) == 1 && k && k->state == SUSP_NOT_HELD && k->value2 < 100 && k->value == 5155);
 	/* what a verdict counts */
-	int counts[JUDGE_NKINDS];
-	judge_count(&held, JUDGE_HELD, counts);
-	CHECK(counts[JUDGE_JITTERY_LINK] == 1 && counts[SUSPECT_LOW_BW_LINK] == 0);
-	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	int counts[SUSPECT_NKINDS];
+	susp_count(&held, SUSP_HELD, counts);
+	CHECK(counts[SUSPECT_JITTERY_LINK] == 1 && counts[SUSPECT_LOW_BW_LINK] == 0);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
@@ -248,8 +248,8 @@ static void test_jitter_against_controls(void)
 {
 	static const int racks[] = { 4, 4, 3 };
 	struct infer_result r1, r2;
-	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
-	struct judge_matrices m1, m2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
 	unsigned char re[NMAX * NMAX], ctl[NMAX * NMAX];
 	int x = 0, y = 3, pairs[2 * NMAX], k;
 
@@ -259,10 +259,10 @@ static void test_jitter_against_controls(void)
 	f.p99[x * f.n + y] = f.p50[x * f.n + y] * 300;
 	m1 = jm(&f);
 	map(&f, &r1);
-	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
-	CHECK(c.n == 1 && c.s[0].kind == JUDGE_JITTERY_LINK && c.s[0].tier == 0);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(c.n == 1 && c.s[0].kind == SUSPECT_JITTERY_LINK && c.s[0].tier == 0);
 	mark(&c, f.n, re);
-	k = judge_controls(&c, &r1, f.n, 2, pairs, NMAX);
+	k = susp_controls(&c, &r1, f.n, 2, pairs, NMAX);
 	CHECK(k == 2);
 	memset(ctl, 0, sizeof ctl);
 	for (int i = 0; i < k; i++) {
@@ -279,29 +279,29 @@ static void test_jitter_against_controls(void)
 	m2 = jm(&g);
 	m2.ref = ctl;
 	map(&g, &r2);
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
-	CHECK(count_kind(&held, JUDGE_JITTERY_LINK) == 0 && count_kind(&rest, JUDGE_JITTERY_LINK) == 1);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, SUSPECT_JITTERY_LINK) == 0 && count_kind(&rest, SUSPECT_JITTERY_LINK) == 1);
 	/* the controls quiet: the link's own tail holds */
 	for (int i = 0; i < f.n * f.n; i++)
 		if (ctl[i])
 			g.p99[i] = g.p50[i] * 1.5f;
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
-	CHECK(count_kind(&held, JUDGE_JITTERY_LINK) == 1);
-	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, SUSPECT_JITTERY_LINK) == 1);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
 /* two nodes alone behind one leaf, their own link bad in latency after re-test: a slow_link
  * that holds; everything else they measure says they share a leaf, and the map keeps them in
- * one (no tier rests on one pair, DESIGN.md §5; a pair is never faster than its switches). */
+ * one (no tier rests on one pair, docs/latency-map.md; a pair is never faster than its switches). */
 static void test_rack_of_two_slow_link(void)
 {
 	static const int racks[] = { 4, 4, 2 };
 	struct infer_result r1, r2;
-	struct judge_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
-	struct judge_matrices m1, m2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
 	unsigned char re[NMAX * NMAX];
 	int a = -1, b = -1;
 
@@ -319,23 +319,23 @@ static void test_rack_of_two_slow_link(void)
 	m1 = jm(&f), m2 = jm(&g);
 	map(&f, &r1);
 	CHECK(r1.group[a] == r1.group[b] && r1.ngroups[0] == 3);
-	CHECK(judge_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
 	CHECK(count_kind(&c, SUSPECT_SLOW_LINK) == 1);
 	mark(&c, f.n, re);
 	map(&g, &r2);
 	CHECK(r2.group[a] == r2.group[b]);
 	CHECK(r2.ngroups[0] == 3);
-	CHECK(judge_candidates(&r2, &m2, &jo, &after) == 0);
-	CHECK(judge_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
-	const struct judge_suspect *x = find_kind(&held, SUSPECT_SLOW_LINK);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	const struct suspect *x = find_kind(&held, SUSPECT_SLOW_LINK);
 	CHECK(count_kind(&held, SUSPECT_SLOW_LINK) == 1 && x && ((x->a == a && x->b == b) || (x->a == b && x->b == a)));
-	judge_list_free(&c), judge_list_free(&after), judge_list_free(&held), judge_list_free(&rest);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
 int main(void)
 {
-	judge_opts_default(&jo);
+	susp_opts_default(&jo);
 	RUN(test_healthy_noisy_no_candidates);
 	RUN(test_cold_start_does_not_hold);
 	RUN(test_slow_node_holds);

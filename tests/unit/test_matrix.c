@@ -1,4 +1,4 @@
-/* The matrix readers on hostile input (issue 13): endpoint keys that sort between TAB and '/',
+/* The matrix readers on hostile input: endpoint keys that sort between TAB and '/',
  * names with TABs or of 700 bytes, numbers out of float range, hex, blanks, torn last rows,
  * blank lines, byte order marks, duplicates, one host, nothing measured, sparse files that
  * would ask for N² memory. Every case must end in a matrix or an error naming the problem,
@@ -8,8 +8,8 @@
 
 #include "check.h"
 #include "core/log.h"
-#include "fabric/matrix.h"
-#include "fabric/p2p_csv.h"
+#include "fabric/io/matrix.h"
+#include "fabric/io/p2p_csv.h"
 
 static char dir[] = "/tmp/fp-matrix-XXXXXX", path[256], err[MATRIX_ERR_MAX];
 
@@ -44,7 +44,7 @@ static int index_of(const struct matrix *m, const char *name)
 	return -1;
 }
 
-/* finding 1: hosts n (ranks 0 and 1) and n-a: '-' sorts between TAB and '/' */
+/* hosts n (ranks 0 and 1) and n-a: '-' sorts between TAB and '/' */
 static void test_p2p_keys_that_sort_between_tab_and_slash(void)
 {
 	struct matrix m;
@@ -74,7 +74,7 @@ static void test_p2p_keys_that_sort_between_tab_and_slash(void)
 	matrix_free(&m);
 }
 
-/* finding 1: a TAB in a host name, and a host name of 700 bytes */
+/* a TAB in a host name, and a host name of 700 bytes */
 static void test_p2p_tab_and_long_names(void)
 {
 	char longname[701];
@@ -101,7 +101,7 @@ static void test_p2p_tab_and_long_names(void)
 	matrix_free(&m);
 }
 
-/* finding 7: cells above FLT_MAX, hex, inf, nan, signs refused; 1e-400 and blanks on either
+/* cells above FLT_MAX, hex, inf, nan, signs refused; 1e-400 and blanks on either
  * side accepted alike */
 static void test_numbers(void)
 {
@@ -131,7 +131,7 @@ static void test_numbers(void)
 	}
 }
 
-/* finding 7: one host, or nothing measured, is an input error */
+/* one host, or nothing measured, is an input error */
 static void test_one_host_or_nothing_measured(void)
 {
 	struct matrix m;
@@ -148,7 +148,7 @@ static void test_one_host_or_nothing_measured(void)
 	CHECK(matrix_read_p2p(path, NULL, &m, err) == FP_EUSAGE && strstr(err, "one host only"));
 }
 
-/* finding 6: a torn last row is ignored; trailing blank lines and a missing final newline are
+/* a torn last row is ignored; trailing blank lines and a missing final newline are
  * accepted; a blank line between rows is not */
 static void test_torn_rows_and_blank_lines(void)
 {
@@ -179,7 +179,7 @@ static void test_torn_rows_and_blank_lines(void)
 	matrix_free(&m);
 }
 
-/* finding 9: a byte order mark, "HOST" or an empty corner cell (pandas) is a square matrix */
+/* a byte order mark, "HOST" or an empty corner cell (pandas) is a square matrix */
 static void test_square_headers(void)
 {
 	static const char *const heads[] = { "\xef\xbb\xbfhost,a,b\n", "HOST,a,b\n", ",a,b\n", "\xef\xbb\xbf,a,b\n" };
@@ -196,7 +196,7 @@ static void test_square_headers(void)
 	CHECK(!matrix_is_square("run_id,path,kind\n"));
 }
 
-/* finding 3: a host twice is an input error */
+/* a host twice is an input error */
 static void test_duplicates(void)
 {
 	struct matrix m;
@@ -205,7 +205,7 @@ static void test_duplicates(void)
 	CHECK(matrix_read_square(path, &m, err) == FP_EUSAGE && strstr(err, "'a' appears twice"));
 }
 
-/* finding 9: 30,000 endpoints in 15,000 rows must not ask for 30,000² cells; a header that
+/* 30,000 endpoints in 15,000 rows must not ask for 30,000² cells; a header that
  * names more hosts than the file can hold rows for neither */
 static void test_sparse_files(void)
 {

@@ -92,7 +92,7 @@ static void test_results_dirs(void)
 	CHECK(access(file, F_OK) != 0);
 	CHECK(results_tmp_commit(f, path, "m.csv") == 0);
 	CHECK(access(file, F_OK) == 0);
-	/* issue 13, finding 9: -o naming a file (or a path through one) is a usage error */
+	/* -o naming a file (or a path through one) is a usage error */
 	CHECK(results_dir_create(root, NULL, file, t, out2, sizeof out2, err, sizeof err) == FP_EUSAGE);
 	strcat(file, "/x");
 	CHECK(results_dir_create(root, NULL, file, t, out2, sizeof out2, err, sizeof err) == FP_EUSAGE);

@@ -7,7 +7,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/nodename.h"
-#include "fabric/emit.h"
+#include "fabric/emit/emit.h"
 
 #define LEN 64
 

@@ -137,7 +137,7 @@ static void test_p2p_rejects(void)
 		"-o /tmp/x --name y", "-o /tmp/x --results-root r", "--name a/b", "extra",
 		"-l none -s none", "--test-stall -1", "--lat-warmup -1", "--no-coll", "--coll-max 1M",
 		"--slots 8", "--test-fault reset", "--test-fault boom:1",
-		/* issue 13, finding 9: a value that is the next option, and malformed path specs */
+		/* hostile command lines: a value that is the next option, and malformed path specs */
 		"--results-root --lat", "-o -x", "--name --lat", "--output=", "-p tcp:", "-p tcp:a/b",
 		"-p mpi:x", "-p tcp:0123456789abcdef",
 	};
@@ -219,7 +219,7 @@ static void test_estimate(void)
 	parse("-l none -s 1M --bw-tolerance 2.5% --bw-warmup-time 0.5", &o);
 	CHECK(o.bw_tolerance == 0.025 && o.bw_warmup_time == 0.5);
 	CHECK(p2p_default_timeout(&o) > p2p_pair_estimate(&o, 100, 0.125));
-	/* issue 13, finding 9: 1 GiB messages in windows of 4096 would give 58 hours; capped */
+	/* a plan that cannot end: 1 GiB messages in windows of 4096 would give 58 hours; capped */
 	parse("-s 1G -W 4096", &o);
 	CHECK(p2p_pair_estimate(&o, 100, 0.125) > 3600);
 	CHECK_NEAR(p2p_default_timeout(&o), 3600, 0);

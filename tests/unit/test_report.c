@@ -11,7 +11,7 @@
 #include "report/png.h"
 #include "report/rtab.h"
 #include "report/report.h"
-#include "report/rjson.h"
+#include "fabric/io/rjson.h"
 
 static char *render(void (*fn)(FILE *, const char *), const char *arg)
 {

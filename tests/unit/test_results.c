@@ -1,5 +1,5 @@
-/* Results directories under faults (issue 13): a full disk never leaves a torn row in a
- * streamed CSV (findings 5 and 6), and a run whose meta.json says "running" while its
+/* Results directories under faults: a full disk never leaves a torn row in a
+ * streamed CSV, and a run whose meta.json says "running" while its
  * process is gone is told apart from one that still runs. */
 #include <signal.h>
 #include <stdlib.h>

@@ -56,7 +56,8 @@ void inv_node_check_ranges(struct inv_node *node);
 /* Entries of "<root>/<rel>" (not . and ..), in natural order. Returns the count, or -errno. */
 int inv_sysfs_list(const char *root, const char *rel, char (*names)[INV_NAME_MAX], int max);
 /* The PCI address ("0000:17:00.0") that the device link "<root>/<rel>" resolves to (the last
- * path component that looks like one). Returns 0 or -errno / FP_EUSAGE. */
+ * path component that looks like one). Returns 0, or 1 when it has none (a virtual device,
+ * no such link): not an error, the NIC is listed without one. */
 int inv_sysfs_pci(const char *root, const char *rel, char *out, int len);
 /* 1 when "<root>/<rel>" exists. */
 int inv_sysfs_exists(const char *root, const char *rel);

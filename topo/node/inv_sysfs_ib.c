@@ -1,6 +1,6 @@
 /* inv_sysfs_ib.c — the sysfs probe's RDMA part: /sys/class/infiniband/<dev>/{node_guid,
  * fw_ver, device} and ports/<p>/{link_layer, state, rate, gids/<i>, gid_attrs/types/<i>,
- * gid_attrs/ndevs/<i>} (REFERENCE.md). Each port becomes one NIC row, merged with the netdev
+ * gid_attrs/ndevs/<i>} (the kernel's sysfs ABI for InfiniBand). Each port becomes one NIC row, merged with the netdev
  * row of its netdev (ib0 for IPoIB, the Ethernet netdev for RoCE). */
 #include <math.h>
 #include <stdio.h>

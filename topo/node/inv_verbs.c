@@ -15,14 +15,16 @@
 #include "inv_probe.h"
 
 /* ibv calls return 0 or an errno value (some return -1 and set errno): warn naming the
- * call and where, give the code back */
+ * call and where, give the code back. The inventory only warns (a port it cannot query is a
+ * row with empty fields); the transport's WARN_IBV (bench/p2p/tr_verbs.h) unwinds a
+ * connection instead, so the two are named apart. */
 static int ibv_check(int rc, const char *call, int line)
 {
 	if (rc)
 		log_msg("warning", __FILE__, line, "%s: %s", call, strerror(rc > 0 ? rc : errno));
 	return rc;
 }
-#define CHECK_IBV(call) ibv_check((call), #call, __LINE__)
+#define WARN_IBV(call) ibv_check((call), #call, __LINE__)
 
 static const char *port_state_name(enum ibv_port_state s)
 {
@@ -44,7 +46,7 @@ static void port_fill(const char *root, struct ibv_context *ctx, const struct ib
 	struct inv_nic *n;
 	uint64_t guid = be64toh(da->node_guid);
 
-	if (CHECK_IBV(ibv_query_port(ctx, (uint8_t)port, &pa)))
+	if (WARN_IBV(ibv_query_port(ctx, (uint8_t)port, &pa)))
 		return;
 	if (!(n = inv_nic_get(node, dev, port, "")))
 		return;
@@ -99,7 +101,7 @@ static int verbs_probe(const struct inv_probe_ctx *ctx, struct inv_node *node, c
 			LOG_WARN("ibv_open_device(%s): %s", ibv_get_device_name(list[d]), strerror(errno));
 			continue;
 		}
-		if (!CHECK_IBV(ibv_query_device(c, &da)))
+		if (!WARN_IBV(ibv_query_device(c, &da)))
 			for (int p = 1; p <= da.phys_port_cnt; p++)
 				port_fill(root, c, &da, p, node);
 		ibv_close_device(c);

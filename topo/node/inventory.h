@@ -27,7 +27,7 @@
 #define INV_NOTES_MAX 12
 #define INV_NOTE_MAX 160
 
-/* NCCL's path classes between a GPU and a NIC, nearest first (REFERENCE.md). */
+/* NCCL's path classes between a GPU and a NIC, nearest first (docs/measurement.md). */
 enum inv_class { INV_PIX, INV_PXB, INV_PHB, INV_NODE, INV_SYS, INV_CLASS_UNKNOWN };
 /* Kinds of objects of the locality tree. */
 enum inv_loc_kind { INV_LOC_CPU, INV_LOC_HOSTBRIDGE, INV_LOC_BRIDGE, INV_LOC_DEVICE };

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "fabric/hostlist.h"
+#include "fabric/io/hostlist.h"
 #include "html.h"
 #include "report_int.h"
 #include "report_page.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "fabric/matrix.h"
+#include "fabric/io/matrix.h"
 #include "heatmap.h"
 #include "html.h"
 #include "report_int.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fabric/emit.h"
-#include "fabric/hostlist.h"
+#include "fabric/emit/emit.h"
+#include "fabric/io/hostlist.h"
 #include "html.h"
 #include "report_int.h"
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "fabric/csv_read.h"
+#include "fabric/io/csv_read.h"
 
 #define RTAB_ERR_MAX CSV_READ_ERR_MAX
 

@@ -1,5 +1,5 @@
 /* p2p_csv.h — p2p.csv's columns: the one definition that the writer (bench/p2p) and every
- * reader (topo/fabric/matrix.c, …) share, so that the two cannot drift apart. */
+ * reader (fabric/io/matrix.c, …) share, so that the two cannot drift apart. */
 #ifndef FP_P2P_CSV_H
 #define FP_P2P_CSV_H
 

@@ -1,4 +1,4 @@
-/* infer.h — switch tiers from a latency matrix (DESIGN.md §5). Pure: no MPI, no I/O.
+/* infer.h — switch tiers from a latency matrix (docs/latency-map.md). Pure: no MPI, no I/O.
  *
  * Input: an N x N matrix of latencies (µs; NAN = not measured), row = source. Output: nested
  * groups, tier 0 = nodes that share a leaf switch, tier 1 = a spine, …; the top tier is one
@@ -16,7 +16,7 @@
  *      again (4, on the same tree) with its offsets; nodes far off the model are slow nodes,
  *      pairs far off it slow links.
  * Memory: the caller's matrix plus N²/2 floats (N² when cells are missing, during step 3);
- * time O(N²) but for sorting the N-1 merges. The design is written up in topo/INFER.md. */
+ * time O(N²) but for sorting the N-1 merges. The design is written up in docs/latency-map.md. */
 #ifndef FP_INFER_H
 #define FP_INFER_H
 

@@ -1,4 +1,4 @@
-/* judges_stage.c — `run`'s last stage (judge.h): the baseline comparison, the expectations and
+/* checks_stage.c — `run`'s last stage (checks.h): the baseline comparison, the expectations and
  * the declared cabling, with every suspected regression or failed pair measured again before
  * it counts (DESIGN §6: a finding is confirmed before it is reported). Rank 0 judges; every
  * endpoint takes part in the retests; ranks that wait sleep. */
@@ -11,10 +11,10 @@
 #include "core/results.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "fabric/accept.h"
-#include "fabric/expect.h"
-#include "fabric/p2p_csv.h"
-#include "judges.h"
+#include "fabric/judge/accept.h"
+#include "fabric/judge/expect.h"
+#include "fabric/io/p2p_csv.h"
+#include "checks.h"
 #include "p2p/p2p.h"
 #include "p2p/sched.h"
 
@@ -22,7 +22,7 @@
 
 /* Rank 0's state. */
 struct jst {
-	const struct judges_opts *jo;
+	const struct checks_opts *jo;
 	struct run_out *ro;
 	const struct p2p_opts *o;
 	const struct world *w;
@@ -87,7 +87,7 @@ static int candidates(struct jst *s, int *t)
 		struct cmp_report rep;
 		struct cmp_skip sk;
 
-		if (judges_cmp(&s->base, &s->cur, &s->co, NULL, NULL, &rep, &sk))
+		if (checks_cmp(&s->base, &s->cur, &s->co, NULL, NULL, &rep, &sk))
 			return FP_ERUNTIME;
 		for (int i = 0; i < rep.nworse; i++)
 			n = triple_add(s, t, n, rep.worse[i].path, rep.worse[i].a, rep.worse[i].b);
@@ -96,7 +96,7 @@ static int candidates(struct jst *s, int *t)
 	if (s->jo->accept) {
 		struct acc_report rep;
 
-		if (judges_acc(&s->cur, &s->jo->rules, NULL, &rep))
+		if (checks_acc(&s->cur, &s->jo->rules, NULL, &rep))
 			return FP_ERUNTIME;
 		for (int i = 0; i < rep.nfailed_pairs; i++)
 			n = triple_add(s, t, n, rep.failed_pairs[i].path, rep.failed_pairs[i].a, rep.failed_pairs[i].b);
@@ -168,7 +168,7 @@ static void matrices_from(const struct rundir *cur, const int *ep, struct p2p_ma
 
 /* Rank 0: the latency map again from the confirmed figures of every path, then the run read
  * again (its topology.csv changed). */
-static int remap_run(struct jst *s, struct world *w, const struct judges_remap *remap)
+static int remap_run(struct jst *s, struct world *w, const struct checks_remap *remap)
 {
 	struct p2p_result res = { 0 };
 	int *ep = malloc(sizeof *ep * (size_t)s->cur.tab.n), rc = 0;
@@ -241,22 +241,22 @@ static int finish(struct jst *s, char *verdict, size_t vlen)
 	int rc = 0, r;
 
 	if (s->have_base) {
-		r = judges_write_compare(s->jo->baseline, &s->base, s->ro->dir, &s->cur, s->ro->dir, &s->co, verdict, vlen);
+		r = checks_write_compare(s->jo->baseline, &s->base, s->ro->dir, &s->cur, s->ro->dir, &s->co, verdict, vlen);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (s->jo->accept) {
-		r = judges_write_accept(&s->cur, &s->jo->rules, s->ro->dir, verdict, vlen);
+		r = checks_write_accept(&s->cur, &s->jo->rules, s->ro->dir, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	if (s->jo->declared) {
-		r = judges_write_declared(s->jo->declared, &s->jo->decl, &s->cur, s->ro->dir, verdict, vlen);
+		r = checks_write_declared(s->jo->declared, &s->jo->decl, &s->cur, s->ro->dir, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;
 }
 
-int judges_stage(struct world *w, struct run_out *ro, const struct judges_opts *jo, const struct p2p_opts *o,
-		const struct judges_remap *remap, int skip, char *verdict, size_t vlen)
+int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, const struct p2p_opts *o,
+		const struct checks_remap *remap, int skip, char *verdict, size_t vlen)
 {
 	struct jst s = { .jo = jo, .ro = ro, .o = o, .w = w, .co = { .tolerance_pct = jo->tolerance_pct } };
 	int t[3 * RETEST_MAX + 1], rc = skip ? 1 : 0, n, retested = 0;

@@ -7,9 +7,9 @@
 
 #include <stdio.h>
 
-#include "infer.h"
+#include "fabric/infer/infer.h"
 
-struct judge_list;
+struct susp_list;
 
 #define EMIT_ERR_MAX 256
 #define EMIT_NAME_MAX 32
@@ -24,7 +24,7 @@ struct emit_topo {
 	/* the latency map's own files (topo_csv.h): the suspects that count (NULL: the map's
 	 * own, unconfirmed), those re-tested that do not (NULL: no retested.csv), and the suffix
 	 * of the file names ("" or "_tcp_eth0" for topology_tcp_eth0.csv) */
-	const struct judge_list *suspects, *rest;
+	const struct susp_list *suspects, *rest;
 	const char *suffix;
 };
 

@@ -5,8 +5,8 @@
 #ifndef FP_RUN_MAP_H
 #define FP_RUN_MAP_H
 
-#include "fabric/infer.h"
-#include "fabric/judge.h"
+#include "fabric/infer/infer.h"
+#include "fabric/judge/suspects.h"
 #include "p2p/p2p.h"
 
 struct run_path_map {
@@ -14,9 +14,9 @@ struct run_path_map {
 				       * confirmed ones overlaid once re-measured */
 	struct infer_result r1, r2;   /* the map of the first figures, of the confirmed ones */
 	int have_r1, have_r2;
-	struct judge_list first, after, held, rest;
+	struct susp_list first, after, held, rest;
 	unsigned char *retested;      /* n x n: pairs re-measured */
-	unsigned char *control;       /* n x n: control pairs re-measured with them (judge_controls) */
+	unsigned char *control;       /* n x n: control pairs re-measured with them (susp_controls) */
 	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
 };
 

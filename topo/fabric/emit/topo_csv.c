@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/csv.h"
-#include "hostlist.h"
-#include "judge.h"
+#include "fabric/io/hostlist.h"
+#include "fabric/judge/suspects.h"
 
 static void tier_kind(const struct emit_topo *t, int tier, char *out)
 {
@@ -74,9 +74,9 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 }
 
 /* The figure that counts (the confirming one once there is one) and the first. */
-static void figures(const struct judge_suspect *s, double *v, double *e, double *x, double *fv, double *fe)
+static void figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe)
 {
-	int confirmed = s->state != JUDGE_CANDIDATE;
+	int confirmed = s->state != SUSP_CANDIDATE;
 
 	*v = confirmed ? s->value2 : s->value;
 	*e = confirmed ? s->expected2 : s->expected;
@@ -85,7 +85,7 @@ static void figures(const struct judge_suspect *s, double *v, double *e, double 
 	*fe = confirmed ? s->expected : NAN;
 }
 
-static void suspect_text(const struct emit_topo *t, const struct judge_suspect *s, char *hosts, size_t hl,
+static void suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
 			 const char **metric, char *why, size_t wl)
 {
 	const char *a = t->hosts[s->a], *b = s->b >= 0 ? t->hosts[s->b] : "";
@@ -118,7 +118,7 @@ static void suspect_text(const struct emit_topo *t, const struct judge_suspect *
 		*metric = "bandwidth_GBps";
 		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, v, kind, e);
 		break;
-	case JUDGE_JITTERY_LINK:
+	case SUSPECT_JITTERY_LINK:
 		*metric = "lat_p50_us";
 		snprintf(why, wl, "%s-%s: p50 %.1f us over a minimum of %.1f us, p99 %.1f us, far beyond the other pairs under a %s switch: a congested or flapping link, or a busy host", a, b, v, e, x, kind);
 		break;
@@ -127,50 +127,50 @@ static void suspect_text(const struct emit_topo *t, const struct judge_suspect *
 		snprintf(why, wl, "%s-%s: not measured in either direction (timeout or error)", a, b);
 	}
 	k = strlen(why);
-	if (s->state == JUDGE_NEW)
+	if (s->state == SUSP_NEW)
 		snprintf(why + k, wl - k, " (seen only on re-test)");
-	else if (s->state == JUDGE_NOT_RETESTED)
+	else if (s->state == SUSP_NOT_RETESTED)
 		snprintf(why + k, wl - k, " (not re-tested: the confirmation's time ran out)");
-	else if (s->state != JUDGE_CANDIDATE)
+	else if (s->state != SUSP_CANDIDATE)
 		snprintf(why + k, wl - k, " (first pass %.4g, re-tested alone %.4g)", fv, v);
 }
 
-static const struct judge_suspect *suspect_at(const struct emit_topo *t, const struct judge_list *l, int i,
-					      struct judge_suspect *tmp)
+static const struct suspect *suspect_at(const struct emit_topo *t, const struct susp_list *l, int i,
+					      struct suspect *tmp)
 {
 	const struct infer_suspect *is;
 
 	if (l)
 		return &l->s[i];
 	is = &t->tree->suspects[i];
-	*tmp = (struct judge_suspect){ .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
-				       .state = JUDGE_CANDIDATE, .value = is->value, .expected = is->expected,
+	*tmp = (struct suspect){ .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
+				       .state = SUSP_CANDIDATE, .value = is->value, .expected = is->expected,
 				       .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
 	return tmp;
 }
 
-static void suspects_write(FILE *f, const struct emit_topo *t, const struct judge_list *l)
+static void suspects_write(FILE *f, const struct emit_topo *t, const struct susp_list *l)
 {
 	int n = l ? l->n : t->tree->nsuspects;
 
 	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
 	for (int i = 0; i < n; i++) {
-		struct judge_suspect tmp;
-		const struct judge_suspect *s = suspect_at(t, l, i, &tmp);
+		struct suspect tmp;
+		const struct suspect *s = suspect_at(t, l, i, &tmp);
 		char hosts[600], why[1200];
 		const char *metric;
 		double v, e, x, fv, fe;
 
 		figures(s, &v, &e, &x, &fv, &fe);
 		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "%s,", judge_kind_name(s->kind));
+		fprintf(f, "%s,", susp_kind_name(s->kind));
 		csv_field(f, hosts);
 		fprintf(f, ",%s", metric);
 		num(f, v, 4);
 		num(f, e, 4);
 		num(f, fv, 4);
 		num(f, fe, 4);
-		fprintf(f, ",%s,", judge_state_name(s->state));
+		fprintf(f, ",%s,", susp_state_name(s->state));
 		csv_field(f, why);
 		fputc('\n', f);
 	}
@@ -183,7 +183,7 @@ void topo_csv_suspects(FILE *f, const struct emit_topo *t)
 
 void topo_csv_retested(FILE *f, const struct emit_topo *t)
 {
-	static const struct judge_list none = { 0 };
+	static const struct susp_list none = { 0 };
 
 	suspects_write(f, t, t->rest ? t->rest : &none);
 }
@@ -231,13 +231,13 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	else
 		fprintf(f, "  suspects: %d%s\n", ns, t->suspects ? "" : " (candidates, not re-tested)");
 	for (int i = 0; i < ns && i < 10; i++) {
-		struct judge_suspect tmp;
-		const struct judge_suspect *s = suspect_at(t, t->suspects, i, &tmp);
+		struct suspect tmp;
+		const struct suspect *s = suspect_at(t, t->suspects, i, &tmp);
 		char hosts[600], why[1200];
 		const char *metric;
 
 		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "    %s: %s\n", judge_kind_name(s->kind), why);
+		fprintf(f, "    %s: %s\n", susp_kind_name(s->kind), why);
 	}
 	if (ns > 10)
 		fprintf(f, "    … %d more in suspects%s.csv\n", ns - 10, t->suffix ? t->suffix : "");

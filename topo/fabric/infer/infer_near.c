@@ -1,5 +1,5 @@
 /* infer_near.c — the pair noise and the first node offsets, from the rows of each node's
- * nearest nodes (infer.h, step 2; topo/INFER.md). */
+ * nearest nodes (infer.h, step 2; docs/latency-map.md). */
 #include <stdlib.h>
 #include <string.h>
 

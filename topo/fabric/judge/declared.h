@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "rundir.h"
+#include "fabric/io/rundir.h"
 
 #define DECL_ERR_MAX 600
 

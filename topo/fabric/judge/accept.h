@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "expect.h"
-#include "rundir.h"
+#include "fabric/io/rundir.h"
 
 #define ACC_WORST 5
 
@@ -24,7 +24,7 @@ struct acc_row {
 typedef void (*acc_sink)(void *ctx, const struct acc_row *row);
 
 /* Judge rd by every rule of s. Rows go to sink; returns 0 or FP_ERUNTIME. */
-int acc_judge(const struct rundir *rd, const struct exp_set *s, acc_sink sink, void *ctx);
+int acc_evaluate(const struct rundir *rd, const struct exp_set *s, acc_sink sink, void *ctx);
 
 /* ---------------------------------------------------------------- the report */
 

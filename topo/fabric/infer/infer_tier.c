@@ -21,7 +21,7 @@
 #define GROUPS_MAX 4096  /* groups of one candidate tier (memory: 2 x groups² floats) */
 #define SWEEPS_MAX 4
 #define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
-#define JUDGE_FEW 4      /* nodes in a group below which its pairs are judged one by one */
+#define TIER_FEW 4      /* nodes in a group below which its pairs are judged one by one */
 #define LONE_Z 6         /* pair sigmas below its next tier for two lone nodes to share a switch */
 
 struct tier_eval {
@@ -315,7 +315,7 @@ static int refine(struct tier_eval *e, double *theta)
 
 /* ---------------------------------------------------------------- the judgement */
 
-struct judge_state {
+struct tier_test {
 	int g, *alive, *near, *fwd;
 	float *b;       /* scratch: the groups' nearest means */
 	double ws, wc;  /* within sums and ordered counts */
@@ -329,7 +329,7 @@ static double mean_between(const struct tier_eval *e, int a, int b)
 	return e->gc[k] > 0 ? e->gg[k] / e->gc[k] : INFINITY;
 }
 
-static void find_near(const struct tier_eval *e, struct judge_state *j, int a)
+static void find_near(const struct tier_eval *e, struct tier_test *j, int a)
 {
 	double best = INFINITY;
 
@@ -342,7 +342,7 @@ static void find_near(const struct tier_eval *e, struct judge_state *j, int a)
 }
 
 /* Join group b into a: sums, the within level, the nearest neighbours. */
-static void join(struct tier_eval *e, struct judge_state *j, int a, int b)
+static void join(struct tier_eval *e, struct tier_test *j, int a, int b)
 {
 	int g = j->g;
 
@@ -371,7 +371,7 @@ static void join(struct tier_eval *e, struct judge_state *j, int a, int b)
 }
 
 /* Of the measured pairs between groups a and h, the share above mid. */
-static double share_above(const struct tier_eval *e, const struct judge_state *j, int a, int h, double mid)
+static double share_above(const struct tier_eval *e, const struct tier_test *j, int a, int h, double mid)
 {
 	int above = 0, all = 0;
 
@@ -393,7 +393,7 @@ static double share_above(const struct tier_eval *e, const struct judge_state *j
  * nearest mean) than W: a group whose nearest is just above W (one slow pair can do that) is
  * no switch of its own. Where either group holds a few nodes only, most pairs between them
  * must be nearer B than W too: a mean of two pairs can stand on one slow pair. */
-static int weakest(const struct tier_eval *e, const struct judge_state *j, struct tier_verdict *v)
+static int weakest(const struct tier_eval *e, const struct tier_test *j, struct tier_verdict *v)
 {
 	const struct infer_ctx *c = e->c;
 	double w = j->ws / j->wc, nw = j->wc / 2, worst = 1, mid;
@@ -412,7 +412,7 @@ static int weakest(const struct tier_eval *e, const struct judge_state *j, struc
 
 		stands(c, b, w, e->gc[kb], nw, &z);
 		score = fmin(fmin(z / c->o->sep_z, (b - w) / (c->o->sep_step * c->sigma)), (b - w) / (mid - w));
-		if (score >= 1 && (j->size[k] <= JUDGE_FEW || j->size[j->near[k]] <= JUDGE_FEW))
+		if (score >= 1 && (j->size[k] <= TIER_FEW || j->size[j->near[k]] <= TIER_FEW))
 			score = fmin(score, share_above(e, j, k, j->near[k], mid) / 0.5 - 1e-9);
 		if (score < worst) {
 			worst = score;
@@ -431,7 +431,7 @@ static int weakest(const struct tier_eval *e, const struct judge_state *j, struc
 
 /* Nodes in groups of two or more: at tier 0, most nodes share a switch with another, or the
  * "tier" is a handful of pairs that happen to be low (noise, a node's offset misjudged). */
-static int grouped(const struct judge_state *j)
+static int grouped(const struct tier_test *j)
 {
 	int k = 0;
 
@@ -443,9 +443,9 @@ static int grouped(const struct judge_state *j)
 /* Above the leaf: whether every pair the tier joins (between units of one group) has one
  * node in it. Such a "tier" is that node's offset, not a switch level: a node slower to its
  * leaf mates than they are to each other splits its leaf only when nothing else says so
- * (DESIGN.md §5: no tier rests on one pair, nor on one node's pairs). Counts nodes, not
+ * (docs/latency-map.md: no tier rests on one pair, nor on one node's pairs). Counts nodes, not
  * measured pairs. -1: out of memory. */
-static int rests_on_one_node(const struct tier_eval *e, const struct judge_state *j)
+static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *j)
 {
 	int n = e->n, *usize = calloc((size_t)e->nunit + 1, sizeof *usize);
 	double *sq = calloc((size_t)j->g + 1, sizeof *sq), total = 0, most = 0;
@@ -472,10 +472,10 @@ static int rests_on_one_node(const struct tier_eval *e, const struct judge_state
 	return total > 0 && most >= total;
 }
 
-static int judge(struct tier_eval *e, struct tier_verdict *v)
+static int tier_stands(struct tier_eval *e, struct tier_verdict *v)
 {
 	int g = e->g, joins = 0, alive = g;
-	struct judge_state j = { .g = g };
+	struct tier_test j = { .g = g };
 
 	v->ok = 0;
 	j.alive = malloc(sizeof *j.alive * (size_t)g);
@@ -521,7 +521,7 @@ static int judge(struct tier_eval *e, struct tier_verdict *v)
 		e->ug[u] = k;
 	}
 	/* at tier 0 most nodes share a switch; above it, no tier rests on one pair or on one
-	 * node's pairs (DESIGN.md §5: one pair between two lone nodes is a link, slow or not:
+	 * node's pairs (docs/latency-map.md: one pair between two lone nodes is a link, slow or not:
 	 * pair_lone decides; one node's pairs are its offset, a slow node) */
 	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) &&
 		(e->uu ? j.wc / 2 >= 2 && rests_on_one_node(e, &j) == 0 : grouped(&j) * 2 >= e->n);
@@ -639,7 +639,7 @@ static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers
 
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
-	if (!judge(e, &v))
+	if (!tier_stands(e, &v))
 		return 0;
 	for (int i = 0; i < e->n; i++)
 		group[i] = e->ug[e->unit[i]];

@@ -10,16 +10,16 @@
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
-#include "fabric/emit.h"
-#include "fabric/topo_csv.h"
+#include "fabric/emit/emit.h"
+#include "fabric/emit/topo_csv.h"
 
 #define STEP_OVERHEAD_S 0.05 /* a step's barrier, gather and write, for the estimate */
 #define CONTROLS_PER_TIER 2  /* control pairs per tier that holds a jittery-link candidate */
 #define CONFIRM_ROUNDS 3     /* measurements of a pair behind a link candidate (rounds apart) */
 
-static struct judge_matrices jm_of(const struct p2p_matrices *m)
+static struct susp_matrices jm_of(const struct p2p_matrices *m)
 {
-	return (struct judge_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL };
+	return (struct susp_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL };
 }
 
 static const struct infer_result *map_of(const struct run_path_map *p)
@@ -56,14 +56,14 @@ void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts
 int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels)
 {
 	struct infer_opts io;
-	struct judge_opts jo;
+	struct susp_opts jo;
 
 	infer_opts_default(&io);
-	judge_opts_default(&jo);
+	susp_opts_default(&jo);
 	memset(mp, 0, sizeof *mp);
 	for (int i = 0; i < res->npaths; i++) {
 		struct run_path_map *p = &mp->p[mp->npaths++];
-		struct judge_matrices jm = jm_of(&res->path[i]);
+		struct susp_matrices jm = jm_of(&res->path[i]);
 
 		p->m = &res->path[i];
 		if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r1))
@@ -71,7 +71,7 @@ int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *cons
 		p->have_r1 = 1;
 		p->retested = calloc((size_t)p->m->n * (size_t)p->m->n + 1, 1);
 		p->control = calloc((size_t)p->m->n * (size_t)p->m->n + 1, 1);
-		if (!p->retested || !p->control || judge_candidates(&p->r1, &jm, &jo, &p->first))
+		if (!p->retested || !p->control || susp_candidates(&p->r1, &jm, &jo, &p->first))
 			return FP_ERUNTIME;
 	}
 	return 0;
@@ -136,13 +136,13 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
 			     STEP_OVERHEAD_S;
 
-		got = cf->off ? 0 : judge_pairs(&p->first, n, buf + k, plan_room(n), &left);
+		got = cf->off ? 0 : susp_pairs(&p->first, n, buf + k, plan_room(n), &left);
 		if (got < 0) {
 			free(buf);
 			return NULL;
 		}
 		/* control pairs for the jitter candidates, measured with them (after them) */
-		int nc = got ? judge_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * got,
+		int nc = got ? susp_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * got,
 					      CONTROLS_PER_TIER * INFER_TIERS_MAX) : 0;
 		/* within the budget, in the order of the candidates, then the controls */
 		int keep = 0;
@@ -165,7 +165,7 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 			for (int c = 0; c < keep; c++) {
 				int a = buf[k + 2 * c], b = buf[k + 2 * c + 1];
 
-				if ((c < got && !judge_link_pair(&p->first, a, b)) || *est + per > cf->max_s)
+				if ((c < got && !susp_link_pair(&p->first, a, b)) || *est + per > cf->max_s)
 					continue;
 				*est += per;
 				buf[k + 2 * all] = a;
@@ -251,18 +251,18 @@ static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const 
 static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const char *const *labels)
 {
 	struct infer_opts io;
-	struct judge_opts jo;
+	struct susp_opts jo;
 
 	infer_opts_default(&io);
-	judge_opts_default(&jo);
+	susp_opts_default(&jo);
 	for (int i = 0; i < mp->npaths; i++) {
 		struct run_path_map *p = &mp->p[i];
-		struct judge_matrices jm = jm_of(p->m);
+		struct susp_matrices jm = jm_of(p->m);
 
 		/* after the re-test, a tier's jitter is what its controls showed alongside */
 		jm.ref = p->ncontrol ? p->control : NULL;
 		if (cf->off) {
-			if (judge_unconfirmed(&p->first, &p->held))
+			if (susp_unconfirmed(&p->first, &p->held))
 				return FP_ERUNTIME;
 			continue;
 		}
@@ -271,8 +271,8 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 				return FP_ERUNTIME;
 			p->have_r2 = 1;
 		}
-		if (judge_candidates(map_of(p), &jm, &jo, &p->after) ||
-		    judge_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held, &p->rest))
+		if (susp_candidates(map_of(p), &jm, &jo, &p->after) ||
+		    susp_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held, &p->rest))
 			return FP_ERUNTIME;
 	}
 	return 0;
@@ -463,7 +463,7 @@ static int write_one(const struct run_maps *mp, int i, const char *suffix, int s
 			int held = 0;
 
 			for (int k = 0; k < p->held.n; k++)
-				held += p->held.s[k].state == JUDGE_HELD;
+				held += p->held.s[k].state == SUSP_HELD;
 			printf("  re-tested %d candidate%s (%d pair%s alone, %d of them controls): %d held; the others "
 			       "are in retested%s.csv\n", p->first.n, p->first.n == 1 ? "" : "s", p->nretest,
 			       p->nretest == 1 ? "" : "s", p->ncontrol, held, suffix);
@@ -507,14 +507,14 @@ int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char 
 	size_t k = 0;
 
 	out[0] = 0;
-	for (int kind = 0; kind < JUDGE_NKINDS; kind++) {
+	for (int kind = 0; kind < SUSPECT_NKINDS; kind++) {
 		int count = 0;
 		char who[512] = "";
 		size_t wk = 0;
 
 		for (int i = 0; i < mp->npaths; i++)
 			for (int s = 0; s < mp->p[i].held.n; s++) {
-				const struct judge_suspect *x = &mp->p[i].held.s[s];
+				const struct suspect *x = &mp->p[i].held.s[s];
 				char name[600];
 
 				if (x->kind != kind)
@@ -528,7 +528,7 @@ int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char 
 			continue;
 		total += count;
 		if (k < len)
-			k += (size_t)snprintf(out + k, len - k, "%s%s %d (%s)", k ? ", " : "", judge_kind_name(kind), count, who);
+			k += (size_t)snprintf(out + k, len - k, "%s%s %d (%s)", k ? ", " : "", susp_kind_name(kind), count, who);
 	}
 	return total;
 }
@@ -542,10 +542,10 @@ void run_maps_free(struct run_maps *mp)
 			infer_result_free(&p->r1);
 		if (p->have_r2)
 			infer_result_free(&p->r2);
-		judge_list_free(&p->first);
-		judge_list_free(&p->after);
-		judge_list_free(&p->held);
-		judge_list_free(&p->rest);
+		susp_list_free(&p->first);
+		susp_list_free(&p->after);
+		susp_list_free(&p->held);
+		susp_list_free(&p->rest);
 		free(p->retested);
 		free(p->control);
 	}

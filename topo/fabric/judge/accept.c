@@ -211,7 +211,7 @@ static void not_judged(const struct exp_rule *r, const char *why, acc_sink sink,
 	sink(ctx, &row);
 }
 
-int acc_judge(const struct rundir *rd, const struct exp_set *s, acc_sink sink, void *ctx)
+int acc_evaluate(const struct rundir *rd, const struct exp_set *s, acc_sink sink, void *ctx)
 {
 	if (p2p_rows(rd, s, sink, ctx))
 		return FP_ERUNTIME;

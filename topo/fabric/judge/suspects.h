@@ -1,35 +1,35 @@
-/* judge.h — which findings count (DESIGN.md §6: "a finding is confirmed before it counts").
+/* suspects.h — which findings count (docs/judging.md: a finding is confirmed before it counts).
  * Pure: no MPI, no I/O.
  *
  * A latency map (infer.h) lists suspects: slow nodes and links, low-bandwidth nodes and
  * links, pairs never measured. On a real fabric (and more so on shared cores) one measurement
  * of one pair can be off for reasons that do not last: a cold TCP window, a preempted rank, a
  * route settling. So the map's suspects, and the jittery links found here, are *candidates*:
- *   1. judge_candidates: the map's suspects plus the jittery links (a pair whose p50 stands
+ *   1. susp_candidates: the map's suspects plus the jittery links (a pair whose p50 stands
  *      far above its own minimum, or whose p99 stands far above its p50, beyond what the other
  *      pairs of its tier show);
- *   2. judge_pairs: every pair behind them (a link: itself; a node: all of its pairs), which
+ *   2. susp_pairs: every pair behind them (a link: itself; a node: all of its pairs), which
  *      the caller re-measures alone, longer, both directions;
  *   3. the caller puts the confirming figures into the matrices and computes the map again;
- *      judge_candidates on it gives what the confirmed figures show;
- *   4. judge_decide: a candidate *held* when the same finding (kind and hosts) is there again
+ *      susp_candidates on it gives what the confirmed figures show;
+ *   4. susp_decide: a candidate *held* when the same finding (kind and hosts) is there again
  *      and every pair behind it was re-measured; the others did not hold (or were not
  *      re-tested, when the time budget ran out), and do not count.
  * Each suspect keeps the first and the confirming figure side by side. */
-#ifndef FP_JUDGE_H
-#define FP_JUDGE_H
+#ifndef FP_SUSPECTS_H
+#define FP_SUSPECTS_H
 
-#include "infer.h"
+#include "fabric/infer/infer.h"
 
 /* judge's own kind, after infer's */
-enum { JUDGE_JITTERY_LINK = SUSPECT_UNMEASURED + 1, JUDGE_NKINDS };
+enum { SUSPECT_JITTERY_LINK = SUSPECT_UNMEASURED + 1, SUSPECT_NKINDS };
 /* "slow_node", …, "jittery_link" */
-const char *judge_kind_name(int kind);
+const char *susp_kind_name(int kind);
 
 /* One path's figures: n x n, [src * n + dst], NAN where not measured. Latency (µs, half round
  * trip) at the smallest latency size; bandwidth (GB/s) at the largest bandwidth size. Any of
  * them may be NULL. */
-struct judge_matrices {
+struct susp_matrices {
 	int n;
 	const float *lat_min, *lat_p50, *lat_p99, *bw;
 	/* n x n or NULL: the pairs that show what a tier's jitter is (control pairs re-measured
@@ -37,22 +37,22 @@ struct judge_matrices {
 	const unsigned char *ref;
 };
 
-struct judge_opts {
+struct susp_opts {
 	/* jitter: p50 >= p50_ratio x min and p50 - min > excess x (the tier's median of p50 - min,
 	 * at least floor_frac x the tier's latency); the same for p99 over p50 with p99_ratio */
 	double p50_ratio, p99_ratio, excess, floor_frac;
 };
-void judge_opts_default(struct judge_opts *o);
+void susp_opts_default(struct susp_opts *o);
 
-enum judge_state { JUDGE_CANDIDATE, JUDGE_HELD, JUDGE_NOT_HELD, JUDGE_NOT_RETESTED, JUDGE_NEW };
+enum susp_state { SUSP_CANDIDATE, SUSP_HELD, SUSP_NOT_HELD, SUSP_NOT_RETESTED, SUSP_NEW };
 /* "candidate", "held", "did not hold", "not re-tested", "only on re-test" */
-const char *judge_state_name(int state);
+const char *susp_state_name(int state);
 
-struct judge_suspect {
+struct suspect {
 	int kind;
 	int a, b;             /* nodes; b = -1 for a node; a->b for a direction (low_bw_link) */
 	int tier;             /* tier of the pair in the map, -1 for a node */
-	int state;            /* enum judge_state */
+	int state;            /* enum susp_state */
 	/* first and confirming figure (NAN: none). value: what was measured (µs, GB/s, a ratio),
 	 * expected: what its tier gives; jittery_link: value = p50, expected = min, extra = p99 of
 	 * the worse direction */
@@ -60,28 +60,28 @@ struct judge_suspect {
 	double value2, expected2, extra2;
 };
 
-struct judge_list {
+struct susp_list {
 	int n, cap;
-	struct judge_suspect *s;
+	struct suspect *s;
 };
-void judge_list_free(struct judge_list *l);
+void susp_list_free(struct susp_list *l);
 
 /* The map's suspects, then the jittery links, into out (emptied first). 0 or FP_ERUNTIME. */
-int judge_candidates(const struct infer_result *r, const struct judge_matrices *m,
-		     const struct judge_opts *o, struct judge_list *out);
+int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
+		     const struct susp_opts *o, struct susp_list *out);
 
 /* The figure a finding of this kind reads (value, expected, extra) in map r and matrices m: a
  * slow node's offset (µs, expected 0); a low-bandwidth node's median ratio of its pairs'
  * bandwidth to their tier's (expected 1); a link's latency (the mean of both directions'
  * minimum, expected the tier's p50); a direction's bandwidth (expected the tier's p50); a
  * jittery link's worse direction. NAN where not measured. */
-void judge_value(int kind, int a, int b, const struct infer_result *r, const struct judge_matrices *m,
-		 const struct judge_opts *o, double *value, double *expected, double *extra);
+void susp_value(int kind, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
+		 const struct susp_opts *o, double *value, double *expected, double *extra);
 
-/* Every pair behind the suspects of l that are in state JUDGE_CANDIDATE, each once, a < b, in
+/* Every pair behind the suspects of l that are in state SUSP_CANDIDATE, each once, a < b, in
  * the order of l: pairs[2k], pairs[2k+1]. n endpoints; room for max pairs (more are left
  * out: *left counts them). Returns the count, or FP_ERUNTIME. */
-int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *left);
+int susp_pairs(const struct susp_list *l, int n, int *pairs, int max, int *left);
 
 /* Control pairs for the jittery-link candidates of l: per tier that holds one, up to per_tier
  * pairs of that tier that no candidate stands behind (a < b), into pairs (room for max).
@@ -89,26 +89,26 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
  * so that a host busy for everyone does not make a link look jittery. Returns the count. */
 /* 1 when (a, b) lies behind a candidate that rests on that one pair (a link kind), in either
  * direction: its figure is one measurement, so the confirmation measures it in rounds. */
-int judge_link_pair(const struct judge_list *l, int a, int b);
-int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
+int susp_link_pair(const struct susp_list *l, int a, int b);
+int susp_controls(const struct susp_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
 		   int max);
 
 /* 1 when every pair behind suspect s is set in retested (n x n bytes, symmetric). */
-int judge_retested(const struct judge_suspect *s, int n, const unsigned char *retested);
+int susp_retested(const struct suspect *s, int n, const unsigned char *retested);
 
-/* The decision. first: the candidates (figures from the first pass); after: judge_candidates
+/* The decision. first: the candidates (figures from the first pass); after: susp_candidates
  * on the map of the confirmed figures (r2, m2); retested: the pairs re-measured. held gets the
- * candidates that hold (state JUDGE_HELD, both figures); rest gets those that did not hold,
+ * candidates that hold (state SUSP_HELD, both figures); rest gets those that did not hold,
  * were not re-tested, or appeared only on re-test (both figures where there are two). Neither
  * of the latter counts in a verdict. 0 or FP_ERUNTIME. */
-int judge_decide(const struct judge_list *first, const struct judge_list *after, const unsigned char *retested,
-		 int n, const struct infer_result *r2, const struct judge_matrices *m2,
-		 const struct judge_opts *o, struct judge_list *held, struct judge_list *rest);
+int susp_decide(const struct susp_list *first, const struct susp_list *after, const unsigned char *retested,
+		 int n, const struct infer_result *r2, const struct susp_matrices *m2,
+		 const struct susp_opts *o, struct susp_list *held, struct susp_list *rest);
 
 /* The suspects of an unconfirmed map (`fabprobe topo` offline): every candidate as it is. */
-int judge_unconfirmed(const struct judge_list *first, struct judge_list *out);
+int susp_unconfirmed(const struct susp_list *first, struct susp_list *out);
 
-/* Count of suspects per kind in l (counts: JUDGE_NKINDS entries), in state `state`. */
-void judge_count(const struct judge_list *l, int state, int *counts);
+/* Count of suspects per kind in l (counts: SUSPECT_NKINDS entries), in state `state`. */
+void susp_count(const struct susp_list *l, int state, int *counts);
 
 #endif

@@ -1,5 +1,5 @@
-/* judge.c — see judge.h: the judging options, and the offline judges (files and summaries). */
-#include "judges.h"
+/* checks.c — see checks.h: the judging options, and the offline judges (files and summaries). */
+#include "checks.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,35 +13,35 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
-#include "fabric/accept.h"
-#include "fabric/declared.h"
-#include "fabric/expect.h"
+#include "fabric/judge/accept.h"
+#include "fabric/judge/declared.h"
+#include "fabric/judge/expect.h"
 
-void judges_usage(FILE *f, int with_baseline)
+void checks_usage(FILE *f, int with_baseline)
 {
 	if (with_baseline)
-		fputs("Judging (after the measurements; see README \"After a fabric change\"):\n"
+		fputs("Judging (after the measurements; docs/judging.md):\n"
 		      "      --baseline DIR      compare with an earlier run: compare.csv, compare_topology.csv;\n"
 		      "                          fails on anything worse or gone\n"
-		      "      --tolerance PCT     a change counts beyond PCT %% (default: from each run's noise, at least 5)\n"
+		      "      --tolerance PCT     a change counts beyond PCT % (default: from each run's noise, at least 5)\n"
 		      "      --retests N         confirmation rounds for suspected regressions and failed\n"
 		      "                          rules: such pairs are measured again (default 2; 0 = none)\n", f);
 	else
 		fputs("Judging:\n", f);
-	fputs("      --expect FILE       judge against expectations (key = value; README \"Expectations\"):\n"
+	fputs("      --expect FILE       judge against expectations (key = value; docs/judging.md):\n"
 	      "                          acceptance.csv; fails on any failed rule\n"
-	      "      --accept            the same with the default line-rate rules (RDMA >= 90%%, TCP >= 80%%)\n"
+	      "      --accept            the same with the default line-rate rules (RDMA >= 90%, TCP >= 80%)\n"
 	      "      --declared FILE     check the measured grouping against a Slurm topology.conf or a CSV\n"
 	      "                          host,leaf[,spine]: declared_mismatch.csv; fails on any mismatch\n", f);
 }
 
-int judges_wanted(const struct judges_opts *jo)
+int checks_wanted(const struct checks_opts *jo)
 {
 	return jo->baseline || jo->accept || jo->declared;
 }
 
 /* Read the files named (before anything is measured), once: a pipe cannot be read twice. */
-static int judge_read_files(struct judges_opts *jo, char *err)
+static int checks_read_files(struct checks_opts *jo, char *err)
 {
 	char why[DECL_ERR_MAX > EXPECT_ERR_MAX ? DECL_ERR_MAX : EXPECT_ERR_MAX];
 	struct stat st;
@@ -64,40 +64,40 @@ static int judge_read_files(struct judges_opts *jo, char *err)
 	return 0;
 }
 
-void judges_opts_free(struct judges_opts *jo)
+void checks_opts_free(struct checks_opts *jo)
 {
 	exp_free(&jo->rules);
 	decl_free(&jo->decl);
 }
 
-void judges_opts_init(struct judges_opts *jo)
+void checks_opts_init(struct checks_opts *jo)
 {
-	*jo = (struct judges_opts){ .retests = 2 };
+	*jo = (struct checks_opts){ .retests = 2 };
 }
 
-int judges_opt(struct judges_opts *jo, int opt, const char *arg, char *err)
+int checks_opt(struct checks_opts *jo, int opt, const char *arg, char *err)
 {
 	switch (opt) {
-	case JUDGES_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
-	case JUDGES_OPT_ACCEPT: jo->accept = 1; return 0;
-	case JUDGES_OPT_DECLARED: jo->declared = arg; return 0;
-	case JUDGES_OPT_BASELINE: jo->baseline = arg; return 0;
-	case JUDGES_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
-	case JUDGES_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
+	case CHECKS_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
+	case CHECKS_OPT_ACCEPT: jo->accept = 1; return 0;
+	case CHECKS_OPT_DECLARED: jo->declared = arg; return 0;
+	case CHECKS_OPT_BASELINE: jo->baseline = arg; return 0;
+	case CHECKS_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
+	case CHECKS_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
 	default: OPTS_FAIL("internal: option %d is not a judging one", opt);
 	}
 }
 
-int judges_opts_finish(struct judges_opts *jo, char *err)
+int checks_opts_finish(struct checks_opts *jo, char *err)
 {
 	if (jo->tolerance_pct > 0 && !jo->baseline)
 		OPTS_FAIL("--tolerance needs --baseline");
-	return judge_read_files(jo, err);
+	return checks_read_files(jo, err);
 }
 
 /* ---------------------------------------------------------------- comparing */
 
-int judges_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
+int checks_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
 	      struct cmp_report *rep, struct cmp_skip *sk)
 {
 	cmp_report_init(rep, csv, map);
@@ -131,13 +131,13 @@ static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int judges_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
+int checks_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen)
 {
 	FILE *csv = results_tmp_open(out, "compare.csv"), *map = results_tmp_open(out, "compare_topology.csv");
 	struct cmp_report rep;
 	struct cmp_skip sk;
-	int rc = csv && map ? judges_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
+	int rc = csv && map ? checks_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
 
 	if (rc) {
 		if (csv)
@@ -166,7 +166,7 @@ int judges_write_compare(const char *base_dir, const struct rundir *base, const 
 	return rc ? rc : failed;
 }
 
-int judges_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
+int checks_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
 		  const struct cmp_opts *co, char *verdict, size_t vlen)
 {
 	struct rundir base;
@@ -177,27 +177,27 @@ int judges_compare(const char *base_dir, const char *cur_dir, const struct rundi
 		fprintf(stderr, "fabprobe: baseline: %s\n", err);
 		return rc;
 	}
-	rc = judges_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
+	rc = checks_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
 	rundir_free(&base);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- expectations, declared */
 
-int judges_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep)
+int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep)
 {
-	if (acc_report_init(rep, s, csv) || acc_judge(cur, s, acc_report_row, rep) || rep->oom) {
+	if (acc_report_init(rep, s, csv) || acc_evaluate(cur, s, acc_report_row, rep) || rep->oom) {
 		LOG_ERROR("out of memory judging expectations");
 		return FP_ERUNTIME;
 	}
 	return 0;
 }
 
-int judges_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
+int checks_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
 {
 	FILE *csv = results_tmp_open(out, "acceptance.csv");
 	struct acc_report rep;
-	int rc = csv ? judges_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
+	int rc = csv ? checks_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
 
 	if (rc) {
 		if (csv)
@@ -245,7 +245,7 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 		       r->declared, r->measured, r->matches[0] ? r->matches : "no declared group", r->how);
 }
 
-int judges_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
+int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
 			 char *verdict, size_t vlen)
 {
 	struct decl_out o = { .csv = NULL };
@@ -269,16 +269,16 @@ int judges_write_declared(const char *file, const struct decl *d, const struct r
 	return rc ? rc : n > 0;
 }
 
-int judges_run(const struct judges_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
+int checks_run(const struct checks_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
 {
 	int rc = 0, r;
 
 	if (jo->accept) {
-		r = judges_write_accept(cur, &jo->rules, out, verdict, vlen);
+		r = checks_write_accept(cur, &jo->rules, out, verdict, vlen);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (jo->declared) {
-		r = judges_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
+		r = checks_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;

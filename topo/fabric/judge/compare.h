@@ -21,7 +21,7 @@
 #ifndef FP_COMPARE_H
 #define FP_COMPARE_H
 
-#include "rundir.h"
+#include "fabric/io/rundir.h"
 
 #define CMP_SIGMA_DEFAULT 0.05 /* relative noise assumed when a run has too few pairs */
 #define CMP_SIGMA_FLOOR 0.005  /* never less: figures are written to 3-4 digits */

@@ -1,5 +1,5 @@
-/* judge.c — see judge.h. */
-#include "judge.h"
+/* suspects.c — see suspects.h. */
+#include "suspects.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,35 +7,35 @@
 
 #include "core/log.h"
 
-void judge_opts_default(struct judge_opts *o)
+void susp_opts_default(struct susp_opts *o)
 {
-	*o = (struct judge_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1 };
+	*o = (struct susp_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1 };
 }
 
-const char *judge_kind_name(int kind)
+const char *susp_kind_name(int kind)
 {
-	return kind == JUDGE_JITTERY_LINK ? "jittery_link" : infer_suspect_kind_name(kind);
+	return kind == SUSPECT_JITTERY_LINK ? "jittery_link" : infer_suspect_kind_name(kind);
 }
 
-const char *judge_state_name(int state)
+const char *susp_state_name(int state)
 {
 	static const char *const names[] = { "candidate", "held", "did not hold", "not re-tested",
 					     "only on re-test" };
 
-	return state >= 0 && state <= JUDGE_NEW ? names[state] : "unknown";
+	return state >= 0 && state <= SUSP_NEW ? names[state] : "unknown";
 }
 
-void judge_list_free(struct judge_list *l)
+void susp_list_free(struct susp_list *l)
 {
 	free(l->s);
 	memset(l, 0, sizeof *l);
 }
 
-static int list_add(struct judge_list *l, const struct judge_suspect *s)
+static int list_add(struct susp_list *l, const struct suspect *s)
 {
 	if (l->n == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 16;
-		struct judge_suspect *p = realloc(l->s, sizeof *p * (size_t)cap);
+		struct suspect *p = realloc(l->s, sizeof *p * (size_t)cap);
 
 		if (!p) {
 			LOG_ERROR("out of memory for %d suspects", cap);
@@ -85,7 +85,7 @@ static double median_f(float *v, size_t k)
 /* ---------------------------------------------------------------- figures */
 
 /* a node's pairs' bandwidth over their tier's median, both directions: the median ratio */
-static double node_bw_ratio(int a, const struct infer_result *r, const struct judge_matrices *m)
+static double node_bw_ratio(int a, const struct infer_result *r, const struct susp_matrices *m)
 {
 	int n = m->n, k = 0;
 	float *v = malloc(sizeof *v * 2 * (size_t)n);
@@ -111,8 +111,8 @@ static double node_bw_ratio(int a, const struct infer_result *r, const struct ju
 	return med;
 }
 
-void judge_value(int kind, int a, int b, const struct infer_result *r, const struct judge_matrices *m,
-		 const struct judge_opts *o, double *value, double *expected, double *extra)
+void susp_value(int kind, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
+		 const struct susp_opts *o, double *value, double *expected, double *extra)
 {
 	int n = m->n, t = b >= 0 ? pair_tier(r, a, b) : r->ntiers;
 	float x, y;
@@ -138,7 +138,7 @@ void judge_value(int kind, int a, int b, const struct infer_result *r, const str
 		*value = cell(m->bw, n, a, b);
 		*expected = t < r->ntiers ? r->bw_p50_GBps[t] : NAN;
 		break;
-	case JUDGE_JITTERY_LINK: {
+	case SUSPECT_JITTERY_LINK: {
 		/* the worse direction: the higher p50 (then p99) */
 		int s = a, d = b;
 		float pa = cell(m->lat_p50, n, a, b), pb = cell(m->lat_p50, n, b, a);
@@ -162,7 +162,7 @@ struct jitter_ref {
 };
 
 /* Per tier, the excess p50 - min and p99 - p50 that makes a direction jittery. */
-static int jitter_refs(const struct infer_result *r, const struct judge_matrices *m, const struct judge_opts *o,
+static int jitter_refs(const struct infer_result *r, const struct susp_matrices *m, const struct susp_opts *o,
 		       struct jitter_ref *ref)
 {
 	int n = m->n;
@@ -204,7 +204,7 @@ static int jitter_refs(const struct infer_result *r, const struct judge_matrices
 	return 0;
 }
 
-static int direction_jittery(const struct judge_matrices *m, const struct judge_opts *o, const struct jitter_ref *ref,
+static int direction_jittery(const struct susp_matrices *m, const struct susp_opts *o, const struct jitter_ref *ref,
 			     int t, int i, int j)
 {
 	int n = m->n;
@@ -216,8 +216,8 @@ static int direction_jittery(const struct judge_matrices *m, const struct judge_
 	       (p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t]);
 }
 
-static int jittery_links(const struct infer_result *r, const struct judge_matrices *m, const struct judge_opts *o,
-			 struct judge_list *out)
+static int jittery_links(const struct infer_result *r, const struct susp_matrices *m, const struct susp_opts *o,
+			 struct susp_list *out)
 {
 	struct jitter_ref ref;
 	int n = m->n, rc;
@@ -229,13 +229,13 @@ static int jittery_links(const struct infer_result *r, const struct judge_matric
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++) {
 			int t = pair_tier(r, i, j);
-			struct judge_suspect s = { .kind = JUDGE_JITTERY_LINK, .a = i, .b = j, .tier = t,
-						   .state = JUDGE_CANDIDATE, .value2 = NAN, .expected2 = NAN,
+			struct suspect s = { .kind = SUSPECT_JITTERY_LINK, .a = i, .b = j, .tier = t,
+						   .state = SUSP_CANDIDATE, .value2 = NAN, .expected2 = NAN,
 						   .extra2 = NAN };
 
 			if (t >= r->ntiers || !(direction_jittery(m, o, &ref, t, i, j) || direction_jittery(m, o, &ref, t, j, i)))
 				continue;
-			judge_value(s.kind, i, j, r, m, o, &s.value, &s.expected, &s.extra);
+			susp_value(s.kind, i, j, r, m, o, &s.value, &s.expected, &s.extra);
 			if ((rc = list_add(out, &s)))
 				return rc;
 		}
@@ -244,16 +244,16 @@ static int jittery_links(const struct infer_result *r, const struct judge_matric
 
 /* ---------------------------------------------------------------- candidates */
 
-int judge_candidates(const struct infer_result *r, const struct judge_matrices *m,
-		     const struct judge_opts *o, struct judge_list *out)
+int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
+		     const struct susp_opts *o, struct susp_list *out)
 {
 	int rc;
 
 	out->n = 0;
 	for (int k = 0; k < r->nsuspects; k++) {
 		const struct infer_suspect *is = &r->suspects[k];
-		struct judge_suspect s = { .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
-					   .state = JUDGE_CANDIDATE, .value = is->value, .expected = is->expected,
+		struct suspect s = { .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
+					   .state = SUSP_CANDIDATE, .value = is->value, .expected = is->expected,
 					   .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
 
 		if ((rc = list_add(out, &s)))
@@ -281,7 +281,7 @@ static int pair_mark(unsigned char *seen, int n, int a, int b, int *pairs, int *
 	return 0;
 }
 
-int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *left)
+int susp_pairs(const struct susp_list *l, int n, int *pairs, int max, int *left)
 {
 	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
 	int k = 0;
@@ -292,9 +292,9 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
 		return FP_ERUNTIME;
 	}
 	for (int i = 0; i < l->n; i++) {
-		const struct judge_suspect *s = &l->s[i];
+		const struct suspect *s = &l->s[i];
 
-		if (s->state != JUDGE_CANDIDATE)
+		if (s->state != SUSP_CANDIDATE)
 			continue;
 		if (is_node_kind(s->kind))
 			for (int x = 0; x < n; x++)
@@ -306,19 +306,19 @@ int judge_pairs(const struct judge_list *l, int n, int *pairs, int max, int *lef
 	return k;
 }
 
-int judge_link_pair(const struct judge_list *l, int a, int b)
+int susp_link_pair(const struct susp_list *l, int a, int b)
 {
 	for (int i = 0; i < l->n; i++) {
-		const struct judge_suspect *s = &l->s[i];
+		const struct suspect *s = &l->s[i];
 
-		if (s->state == JUDGE_CANDIDATE && !is_node_kind(s->kind) &&
+		if (s->state == SUSP_CANDIDATE && !is_node_kind(s->kind) &&
 		    ((s->a == a && s->b == b) || (s->a == b && s->b == a)))
 			return 1;
 	}
 	return 0;
 }
 
-int judge_controls(const struct judge_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
+int susp_controls(const struct susp_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
 		   int max)
 {
 	unsigned char *behind = calloc((size_t)n * (size_t)n + 1, 1);
@@ -327,9 +327,9 @@ int judge_controls(const struct judge_list *l, const struct infer_result *r, int
 	if (!behind)
 		return 0; /* no controls: the whole tier is the reference */
 	for (int i = 0; i < l->n; i++) {
-		const struct judge_suspect *s = &l->s[i];
+		const struct suspect *s = &l->s[i];
 
-		if (s->kind == JUDGE_JITTERY_LINK && s->tier >= 0 && s->tier < r->ntiers)
+		if (s->kind == SUSPECT_JITTERY_LINK && s->tier >= 0 && s->tier < r->ntiers)
 			want[s->tier] = per_tier;
 		for (int x = 0; x < n; x++)
 			if (is_node_kind(s->kind) ? x != s->a : x == s->b)
@@ -350,7 +350,7 @@ int judge_controls(const struct judge_list *l, const struct infer_result *r, int
 	return k;
 }
 
-int judge_retested(const struct judge_suspect *s, int n, const unsigned char *retested)
+int susp_retested(const struct suspect *s, int n, const unsigned char *retested)
 {
 	if (!is_node_kind(s->kind))
 		return s->b >= 0 && retested[(size_t)s->a * n + s->b];
@@ -363,7 +363,7 @@ int judge_retested(const struct judge_suspect *s, int n, const unsigned char *re
 /* ---------------------------------------------------------------- the decision */
 
 /* the same finding: kind and node, or kind and pair (a direction for low_bw_link) */
-static int same_finding(const struct judge_suspect *x, const struct judge_suspect *y)
+static int same_finding(const struct suspect *x, const struct suspect *y)
 {
 	if (x->kind != y->kind)
 		return 0;
@@ -372,7 +372,7 @@ static int same_finding(const struct judge_suspect *x, const struct judge_suspec
 	return (x->a == y->a && x->b == y->b) || (x->a == y->b && x->b == y->a);
 }
 
-static int find(const struct judge_list *l, const struct judge_suspect *s)
+static int find(const struct susp_list *l, const struct suspect *s)
 {
 	for (int i = 0; i < l->n; i++)
 		if (same_finding(&l->s[i], s))
@@ -380,44 +380,44 @@ static int find(const struct judge_list *l, const struct judge_suspect *s)
 	return -1;
 }
 
-int judge_decide(const struct judge_list *first, const struct judge_list *after, const unsigned char *retested,
-		 int n, const struct infer_result *r2, const struct judge_matrices *m2,
-		 const struct judge_opts *o, struct judge_list *held, struct judge_list *rest)
+int susp_decide(const struct susp_list *first, const struct susp_list *after, const unsigned char *retested,
+		 int n, const struct infer_result *r2, const struct susp_matrices *m2,
+		 const struct susp_opts *o, struct susp_list *held, struct susp_list *rest)
 {
 	int rc;
 
 	held->n = rest->n = 0;
 	for (int i = 0; i < first->n; i++) {
-		struct judge_suspect s = first->s[i];
+		struct suspect s = first->s[i];
 		int again = find(after, &s);
 
-		judge_value(s.kind, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
-		if (!judge_retested(&s, n, retested))
-			s.state = JUDGE_NOT_RETESTED;
+		susp_value(s.kind, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
+		if (!susp_retested(&s, n, retested))
+			s.state = SUSP_NOT_RETESTED;
 		else
-			s.state = again >= 0 ? JUDGE_HELD : JUDGE_NOT_HELD;
-		if (again >= 0 && s.state == JUDGE_HELD)
+			s.state = again >= 0 ? SUSP_HELD : SUSP_NOT_HELD;
+		if (again >= 0 && s.state == SUSP_HELD)
 			s.tier = after->s[again].tier;
-		if ((rc = list_add(s.state == JUDGE_HELD ? held : rest, &s)))
+		if ((rc = list_add(s.state == SUSP_HELD ? held : rest, &s)))
 			return rc;
 	}
 	/* what the confirmed figures show that the first ones did not: not counted (it was not
 	 * seen twice), but said */
 	for (int i = 0; i < after->n; i++) {
-		struct judge_suspect s = after->s[i];
+		struct suspect s = after->s[i];
 
 		if (find(first, &s) >= 0)
 			continue;
 		s.value2 = s.value, s.expected2 = s.expected, s.extra2 = s.extra;
 		s.value = s.expected = s.extra = NAN;
-		s.state = JUDGE_NEW;
+		s.state = SUSP_NEW;
 		if ((rc = list_add(rest, &s)))
 			return rc;
 	}
 	return 0;
 }
 
-int judge_unconfirmed(const struct judge_list *first, struct judge_list *out)
+int susp_unconfirmed(const struct susp_list *first, struct susp_list *out)
 {
 	int rc;
 
@@ -428,10 +428,10 @@ int judge_unconfirmed(const struct judge_list *first, struct judge_list *out)
 	return 0;
 }
 
-void judge_count(const struct judge_list *l, int state, int *counts)
+void susp_count(const struct susp_list *l, int state, int *counts)
 {
-	memset(counts, 0, sizeof *counts * JUDGE_NKINDS);
+	memset(counts, 0, sizeof *counts * SUSPECT_NKINDS);
 	for (int i = 0; i < l->n; i++)
-		if (l->s[i].state == state && l->s[i].kind >= 0 && l->s[i].kind < JUDGE_NKINDS)
+		if (l->s[i].state == state && l->s[i].kind >= 0 && l->s[i].kind < SUSPECT_NKINDS)
 			counts[l->s[i].kind]++;
 }

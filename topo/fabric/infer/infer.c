@@ -1,6 +1,6 @@
 /* infer.c — see infer.h: the pipeline, the pair values, the node order. The noise and the
  * first offsets are in infer_near.c, average linkage in infer_link.c, tier boundaries in
- * infer_tier.c, the tier model and the suspects in infer_model.c; topo/INFER.md explains. */
+ * infer_tier.c, the tier model and the suspects in infer_model.c; docs/latency-map.md explains. */
 #include "infer.h"
 
 #include <stdint.h>

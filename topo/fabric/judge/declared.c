@@ -8,10 +8,10 @@
 #include <strings.h>
 
 #include "core/log.h"
-#include "csv_read.h"
+#include "fabric/io/csv_read.h"
 #include "groups.h"
-#include "hostlist.h"
-#include "strtab.h"
+#include "fabric/io/hostlist.h"
+#include "fabric/io/strtab.h"
 
 #define TIERS_MAX RUNDIR_TIERS_MAX
 

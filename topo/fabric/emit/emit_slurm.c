@@ -4,7 +4,7 @@
 
 #include "core/log.h"
 #include "emit.h"
-#include "hostlist.h"
+#include "fabric/io/hostlist.h"
 
 /* The members of group g at tier t, as a hostlist expression: its hosts at tier 0, else the
  * names of its child switches; tier = ntiers is a root above every top group. *out is
