@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/fp-docs-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cmds="run p2p coll inventory topo report compare"
+FP=${FABPROBE:-./fabprobe}
 
 # ---- 1: the README stays small
 size=$(wc -c < README.md)
@@ -88,12 +89,12 @@ help_block() {
 # help_same FILE NAME: FILE's block equals ./fabprobe NAME --help (and FILE has one block)
 help_same() {
 	[ "$(grep -c '^<!-- help: begin -->$' "$1")" = 1 ] && [ "$(grep -c '^<!-- help: end -->$' "$1")" = 1 ] || return 1
-	./fabprobe "$2" --help > "$tmp/help.$2" 2>/dev/null || return 1
+	"$FP" "$2" --help > "$tmp/help.$2" 2>/dev/null || return 1
 	help_block "$1" > "$tmp/block.$2"
 	cmp -s "$tmp/help.$2" "$tmp/block.$2"
 }
-if [ ! -x ./fabprobe ]; then
-	notok "help blocks of docs/commands/" "./fabprobe is not built (make fabprobe)"
+if [ ! -x "$FP" ]; then
+	notok "help blocks of docs/commands/" "$FP is not built (make fabprobe)"
 else
 	for c in $cmds; do
 		expect "docs/commands/$c.md holds './fabprobe $c --help' verbatim (scripts/gen-docs.sh refreshes it)" help_same "docs/commands/$c.md" "$c"
@@ -110,7 +111,7 @@ else
 	mkdir -p "$tmp/gen/scripts" "$tmp/gen/docs/commands"
 	cp scripts/gen-docs.sh "$tmp/gen/scripts/" && cp docs/commands/*.md "$tmp/gen/docs/commands/"
 	cp "$tmp/p2p.md" "$tmp/gen/docs/commands/p2p.md"
-	FABPROBE=$PWD/fabprobe bash "$tmp/gen/scripts/gen-docs.sh" > "$tmp/gen.out" 2>&1
+	FABPROBE=$(realpath "$FP") bash "$tmp/gen/scripts/gen-docs.sh" > "$tmp/gen.out" 2>&1
 	rc=$?
 	expect "gen-docs.sh rewrites the doctored page and names only it" \
 		sh -c "[ $rc -eq 0 ] && grep -qx 'changed: docs/commands/p2p.md' '$tmp/gen.out' && [ \$(grep -c '^changed: ' '$tmp/gen.out') -eq 1 ]"
