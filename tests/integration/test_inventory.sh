@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# fabprobe inventory on this machine (real hwloc and sysfs) and on the captured fixtures, alone
-# and combined under mpirun: counts, kinds, rates, classes, warnings, mismatches, exit codes.
+# fabprobe inventory on this machine (real hwloc and sysfs) and on the synthetic fixtures of
+# tests/fixtures/mkfixtures.sh, alone and combined under mpirun: counts, kinds, rates, classes,
+# warnings, mismatches, exit codes.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

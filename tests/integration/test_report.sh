@@ -38,7 +38,7 @@ else
 	notok "synthetic 512-node results" "$(tail -2 "$tmp/s512.topo.out" 2>/dev/null)"
 fi
 
-# ---- 1,024 nodes: time and size (README)
+# ---- 1,024 nodes: time and size (docs/figures.md)
 if synth 1024 "$tmp/s1024"; then
 	t0=$(date +%s%N)
 	$FP report -q "$tmp/s1024" > /dev/null 2>&1

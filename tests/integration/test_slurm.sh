@@ -90,7 +90,7 @@ for f in topology.conf topology-block.conf topology.yaml slurm-hostfile node-ord
 		"grep -q 'node0[1-8]\|node\[' '$tmp/run/$f' && ! grep -q 'cluster.example' '$tmp/run/$f'"
 done
 
-# why the README says --mpi=pmix: Debian's Open MPI has no PMI-1/PMI-2 support
+# why docs/schedulers.md says --mpi=pmix: Debian's Open MPI has no PMI-1/PMI-2 support
 for mpi in none pmi2; do
 	HEAD timeout 60 srun -N 2 --mpi=$mpi ./fabprobe p2p "${Q[@]}" -o "$tmp/mpi-$mpi" > "$tmp/mpi-$mpi.out" 2>&1
 	rc=$?

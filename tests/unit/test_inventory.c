@@ -1,4 +1,4 @@
-/* Inventory: verbs and sysfs decoding, RoCE v2 GID choice, path classes, and each captured
+/* Inventory: verbs and sysfs decoding, RoCE v2 GID choice, path classes, and each synthetic
  * node of tests/fixtures classified exactly (kinds, states, rates, classes, warnings). */
 #include <math.h>
 #include <signal.h>

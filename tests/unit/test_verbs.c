@@ -1,5 +1,5 @@
 /* The verbs transport's pure parts (verbs_wire.c), in every build: the path argument, what a
- * port offers, the RoCE v2 GID choice on a captured sysfs tree, the connection-info message
+ * port offers, the RoCE v2 GID choice on a synthetic sysfs tree, the connection-info message
  * and its checks, MTU, PSN, selective signalling, and the INIT/RTR/RTS attribute sets for
  * InfiniBand and RoCE. Whether the transport is registered follows the build. */
 #include <math.h>

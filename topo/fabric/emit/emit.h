@@ -32,7 +32,7 @@ struct emit_file {
 	const char *name;     /* file name in the results directory */
 	const char *absent;   /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary;
-	const char *install;  /* how the file is put to use, one line (README, report.html) */
+	const char *install;  /* how the file is put to use, one line (docs/schedulers.md, report.html) */
 	int (*write)(FILE *f, const struct emit_topo *t, char *err);
 };
 
