@@ -212,6 +212,27 @@ static void test_group_names_widen(void)
 	CHECK_STR(name, "core00");
 }
 
+/* tiers.csv's and suspects.csv's switch kind: above the third tier it keeps its number (it was
+ * cut at the first digit of the group name, so every tier above core read "tier") */
+static void test_tier_kinds(void)
+{
+	struct infer_result r = tree(4, 3);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	char name[EMIT_NAME_MAX];
+
+	emit_tier_kind(0, name);
+	CHECK_STR(name, "leaf");
+	emit_tier_kind(2, name);
+	CHECK_STR(name, "core");
+	emit_tier_kind(3, name);
+	CHECK_STR(name, "tier3");
+	emit_tier_kind(11, name);
+	CHECK_STR(name, "tier11");
+	r.ngroups[3] = 2;
+	emit_group_name(&t, 3, 1, name);
+	CHECK_STR(name, "tier3-01");
+}
+
 int main(void)
 {
 	RUN(test_three_tiers_tree_and_blocks);
@@ -221,5 +242,6 @@ int main(void)
 	RUN(test_name_policy_per_format);
 	RUN(test_name_rules);
 	RUN(test_group_names_widen);
+	RUN(test_tier_kinds);
 	CHECK_EXIT();
 }

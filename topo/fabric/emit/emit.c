@@ -100,17 +100,26 @@ const struct emit_file *const emit_registry[] = {
 	NULL,
 };
 
-void emit_group_name(const struct emit_topo *t, int tier, int g, char *out)
+void emit_tier_kind(int tier, char *out)
 {
 	static const char *const kind[] = { "leaf", "spine", "core" };
+
+	if (tier >= 0 && tier < 3)
+		snprintf(out, EMIT_NAME_MAX, "%s", kind[tier]);
+	else
+		snprintf(out, EMIT_NAME_MAX, "tier%d", tier);
+}
+
+void emit_group_name(const struct emit_topo *t, int tier, int g, char *out)
+{
+	char kind[EMIT_NAME_MAX];
 	int width = 2;
 
 	for (int x = t->tree->ngroups[tier] - 1; x >= 100; x /= 10)
 		width++;
-	if (tier < 3)
-		snprintf(out, EMIT_NAME_MAX, "%s%0*d", kind[tier], width, g);
-	else
-		snprintf(out, EMIT_NAME_MAX, "tier%d-%0*d", tier, width, g);
+	emit_tier_kind(tier, kind);
+	/* a digit after "tier3" would run into the group number: "tier3-07" */
+	snprintf(out, EMIT_NAME_MAX, tier < 3 ? "%s%0*d" : "%s-%0*d", kind, width, g);
 }
 
 /* RFC 1123 subdomain: dot-separated labels of [a-z0-9-], each starting and ending

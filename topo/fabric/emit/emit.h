@@ -65,6 +65,8 @@ void emit_comment(FILE *f, const char *text);
 
 /* "leaf03", "spine00", "core01", "tier3-02": the switch of group g at tier t. */
 void emit_group_name(const struct emit_topo *t, int tier, int g, char *out);
+/* "leaf", "spine", "core", "tier3", …: the kind of switch at tier t (EMIT_NAME_MAX bytes). */
+void emit_tier_kind(int tier, char *out);
 /* A name Kubernetes accepts as a node name (RFC 1123 subdomain, lower case)? */
 int emit_k8s_name_ok(const char *s);
 /* A label prefix (RFC 1123 subdomain) Kubernetes accepts? */

@@ -9,14 +9,6 @@
 #include "fabric/io/hostlist.h"
 #include "fabric/judge/suspects.h"
 
-static void tier_kind(const struct emit_topo *t, int tier, char *out)
-{
-	emit_group_name(t, tier, 0, out);
-	out[strcspn(out, "0123456789")] = 0;
-	if (out[strlen(out) - 1] == '-') /* "tier3-" */
-		out[strlen(out) - 1] = 0;
-}
-
 void topo_csv_topology(FILE *f, const struct emit_topo *t)
 {
 	const struct infer_result *r = t->tree;
@@ -58,7 +50,7 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 		char kind[EMIT_NAME_MAX];
 		int top = k == r->ntiers - 1;
 
-		tier_kind(t, k, kind);
+		emit_tier_kind(k, kind);
 		fprintf(f, "%d,%s,%d,%lld", k, kind, r->ngroups[k], r->npairs[k]);
 		num(f, r->lat_p50_us[k], 3);
 		num(f, r->bw_p50_GBps[k], 4);
@@ -95,7 +87,7 @@ static void suspect_text(const struct emit_topo *t, const struct suspect *s, cha
 
 	figures(s, &v, &e, &x, &fv, &fe);
 	if (s->tier >= 0 && s->tier < t->tree->ntiers)
-		tier_kind(t, s->tier, kind);
+		emit_tier_kind(s->tier, kind);
 	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
 	switch (s->kind) {
 	case SUSPECT_SLOW_NODE:
@@ -199,7 +191,7 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 
-		tier_kind(t, k, kind);
+		emit_tier_kind(k, kind);
 		fprintf(f, "  tier %d (%s): %d group%s, p50 %.2f us", k, kind, r->ngroups[k],
 			r->ngroups[k] == 1 ? "" : "s", r->lat_p50_us[k]);
 		if (isfinite(r->bw_p50_GBps[k]))
