@@ -3,7 +3,6 @@
 #ifndef FP_CMD_H
 #define FP_CMD_H
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "coll/coll.h"
@@ -52,19 +51,6 @@ struct cmd_stage {
  * MPI_Init (exit 2); otherwise the stage runs under run_command. Returns the exit code. */
 int cmd_measure(const struct cmd_stage *s, int argc, char **argv, int parse_rc, const char *err,
 		const struct results_where *where, int progress, void *opts);
-
-/* Options a command adds to those of p2p (`run`): its long options ({NULL}-terminated;
- * values >= CMD_EXT_OPT) and what takes them (0, or FP_EUSAGE with err). */
-enum { CMD_EXT_OPT = 0x2000 };
-struct opts_ext {
-	const struct option *longopts;
-	int (*take)(void *ctx, int opt, const char *arg, char *err);
-	void *ctx;
-};
-/* Parse `fabprobe p2p` options (argv[0] the command's name), with ext's (may be NULL).
- * Returns 0, 1 when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
-int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_ext *ext, char *err);
-void p2p_usage(FILE *f);
 
 /* `fabprobe run`: the options of every stage. */
 struct run_opts {

@@ -59,8 +59,8 @@ static void run_usage_all(FILE *f)
 
 /* ---------------------------------------------------------------- options */
 
-enum { O_SLOTS = CMD_EXT_OPT, O_LABEL_PREFIX, O_COLL_MAX, O_NO_COLL, O_NO_INVENTORY, O_CONFIRM_TIME,
-       O_CONFIRM_FACTOR, O_NO_CONFIRM };
+enum { O_SLOTS = 1, O_LABEL_PREFIX, O_COLL_MAX, O_NO_COLL, O_NO_INVENTORY, O_CONFIRM_TIME, O_CONFIRM_FACTOR,
+       O_NO_CONFIRM };
 
 static const struct option run_long_opts[] = {
 	{ "slots", required_argument, NULL, O_SLOTS },
@@ -71,10 +71,10 @@ static const struct option run_long_opts[] = {
 	{ "confirm-time", required_argument, NULL, O_CONFIRM_TIME },
 	{ "confirm-factor", required_argument, NULL, O_CONFIRM_FACTOR },
 	{ "no-confirm", no_argument, NULL, O_NO_CONFIRM },
-	CHECKS_LONG_OPTIONS_RUN,
 	{ NULL, 0, NULL, 0 },
 };
 
+/* One of run's own options into c. */
 static int run_take(void *ctx, int opt, const char *arg, char *err)
 {
 	struct run_opts *c = ctx;
@@ -93,28 +93,19 @@ static int run_take(void *ctx, int opt, const char *arg, char *err)
 	case O_CONFIRM_TIME: return opts_seconds("--confirm-time", arg, 86400, &c->confirm_time, err);
 	case O_CONFIRM_FACTOR: return opts_long("--confirm-factor", arg, 1, 100, &c->confirm_factor, err);
 	case O_NO_CONFIRM: c->no_confirm = 1; return 0;
-	default:
-		if (opt >= CHECKS_OPT_EXPECT && opt < CHECKS_OPT_END)
-			return checks_opt(&c->checks, opt, arg, err);
-		OPTS_FAIL("internal: option %d is not one of run's", opt);
+	default: OPTS_FAIL("internal: option %d is not one of run's", opt);
 	}
 }
 
-int run_opts_parse(int argc, char **argv, struct run_opts *c, char *err)
+/* After every option: the other stages' defaults; the collectives: a short all-reduce sweep,
+ * x4 per step. */
+static int run_finish(void *ctx, char *err)
 {
-	const struct opts_ext ext = { .longopts = run_long_opts, .take = run_take, .ctx = c };
-	int rc, n;
+	struct run_opts *c = ctx;
+	int n;
 
-	memset(c, 0, sizeof *c);
-	c->label_prefix = "fabprobe";
-	c->coll_max = 64ULL << 20;
-	c->confirm_time = 120;
-	c->confirm_factor = 2;
-	checks_opts_init(&c->checks);
-	if ((rc = p2p_opts_parse(argc, argv, &c->p2p, &ext, err)) || (rc = checks_opts_finish(&c->checks, err)))
-		return rc;
-	/* the stages' own defaults; the collectives: a short all-reduce sweep, x4 per step */
 	inv_opts_default(&c->inv);
+	c->inv.gpu_path = coll_gpu_backend();
 	coll_opts_default(&c->coll);
 	c->coll.maxbytes = c->coll_max;
 	c->coll.stepfactor = 4;
@@ -126,6 +117,22 @@ int run_opts_parse(int argc, char **argv, struct run_opts *c, char *err)
 		return n;
 	c->coll.nsizes = n;
 	return 0;
+}
+
+int run_opts_parse(int argc, char **argv, struct run_opts *c, char *err)
+{
+	struct opts_group g[4];
+	int n;
+
+	memset(c, 0, sizeof *c);
+	c->label_prefix = "fabprobe";
+	c->coll_max = 64ULL << 20;
+	c->confirm_time = 120;
+	c->confirm_factor = 2;
+	n = p2p_opts_groups(&c->p2p, g);
+	g[n++] = checks_opts_group(&c->checks, 1);
+	g[n++] = (struct opts_group){ .longopts = run_long_opts, .take = run_take, .finish = run_finish, .ctx = c };
+	return opts_parse(argc, argv, g, n, NULL, err);
 }
 
 /* ---------------------------------------------------------------- paths */
