@@ -8,6 +8,7 @@
 #include "coll/coll.h"
 #include "inventory/inv_stage.h"
 #include "p2p/p2p.h"
+#include "run/run_stage.h"
 #include "core/log.h"
 #include "core/nodename.h"
 #include "fabric/emit/emit.h"

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "cmd/cmd.h"
+#include "run/run_stage.h"
 #include "p2p/p2p.h"
 
 static char err[OPTS_ERR_MAX];
