@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "core/opts.h"
-
 #include "fabric/judge/compare.h"
 #include "fabric/judge/compare_out.h"
 #include "fabric/judge/declared.h"

@@ -175,6 +175,14 @@ static void test_run_options(void)
 	CHECK_EQ(o.coll.nsizes, 8);
 	CHECK_EQ(o.coll.sizes[0], 8);
 	CHECK_EQ(o.coll.sizes[7], 128 << 10);
+	/* every stage's defaults: the outputs', the judges' */
+	CHECK_STR(o.label_prefix, "fabprobe");
+	CHECK_EQ(o.checks.retests, 2);
+	CHECK(!checks_wanted(&o.checks));
+	char *judged[] = { "run", "--accept", "--retests", "0", "--no-coll", "--label-prefix", "x.y", NULL };
+	CHECK_EQ(run_opts_parse(7, judged, &o, err), 0);
+	CHECK(checks_wanted(&o.checks) && o.checks.retests == 0 && o.no_coll && !strcmp(o.label_prefix, "x.y"));
+	checks_opts_free(&o.checks);
 	CHECK_EQ(run_opts_parse(3, bad, &o, err), FP_EUSAGE);
 	CHECK_HAS(err, "--coll-max");
 	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, err), FP_EUSAGE);
