@@ -3,15 +3,7 @@
 #ifndef FP_CMD_H
 #define FP_CMD_H
 
-#include <getopt.h>
 #include <stdio.h>
-
-#include "coll/coll.h"
-#include "core/results.h"
-#include "fabric/emit/emit.h"
-#include "inventory/inv_stage.h"
-#include "run/checks.h"
-#include "p2p/p2p.h"
 
 /* A subcommand: registry shape (core/registry.h); main returns the process exit code. */
 struct command {
@@ -38,6 +30,7 @@ int cmd_compare(int argc, char **argv);
 
 struct world;
 struct run_out;
+struct results_where;
 /* A measuring subcommand: its usage, an optional check of the options once the ranks are
  * known, and its body (core/run.h's run_command). */
 struct cmd_stage {
@@ -53,34 +46,9 @@ struct cmd_stage {
 int cmd_measure(const struct cmd_stage *s, int argc, char **argv, int parse_rc, const char *err,
 		const struct results_where *where, int progress, void *opts);
 
-/* Options a command adds to those of p2p (`run`): its long options ({NULL}-terminated;
- * values >= CMD_EXT_OPT) and what takes them (0, or FP_EUSAGE with err). */
-enum { CMD_EXT_OPT = 0x2000 };
-struct opts_ext {
-	const struct option *longopts;
-	int (*take)(void *ctx, int opt, const char *arg, char *err);
-	void *ctx;
-};
-/* Parse `fabprobe p2p` options (argv[0] the command's name), with ext's (may be NULL).
- * Returns 0, 1 when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
-int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, const struct opts_ext *ext, char *err);
-void p2p_usage(FILE *f);
-
-/* `fabprobe run`: the options of every stage. */
-struct run_opts {
-	struct p2p_opts p2p;
-	struct inv_opts inv;
-	struct coll_opts coll;
-	long slots;                  /* ranks per node in host files; 0 = as in this job */
-	const char *label_prefix;    /* Kubernetes label prefix */
-	uint64_t coll_max;           /* largest all-reduce of the collectives stage */
-	int no_inventory, no_coll;   /* leave a stage out */
-	double confirm_time;         /* the confirmation pass: at most this long (s) */
-	long confirm_factor;         /* …with this many times the samples and windows */
-	int no_confirm;
-	struct checks_opts checks;    /* --baseline, --expect, --accept, --declared */
-};
-/* p2p's options with run's; the other stages' defaults. As p2p_opts_parse. */
+struct run_opts;
+/* Parse `fabprobe run`'s options, those of every stage of its list (run/run_stage.h). Returns
+ * 0, 1 when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o, char *err);
 
 #endif

@@ -1,6 +1,5 @@
 /* topo.c — `fabprobe topo`: the latency map offline, from a results directory or a
  * matrix file, with no MPI; and topo_outputs_write, which `run` shares. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,50 +45,46 @@ struct topo_opts {
 	double noise_us;
 };
 
+/* One of topo's own options into o. */
+static int topo_take(void *ctx, int c, const char *arg, char *err)
+{
+	struct topo_opts *o = ctx;
+
+	switch (c) {
+	case 'o': o->output = arg; return opts_value("-o/--output", arg, err);
+	case 'p': o->path = arg; return opts_value("--path", arg, err);
+	case 's': return opts_long("--slots", arg, 1, 4096, &o->slots, err);
+	case 'L':
+		o->label_prefix = arg;
+		if (!emit_label_prefix_ok(arg))
+			OPTS_FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, digits, '-' "
+				  "and '.')", arg);
+		return 0;
+	case 'N': return opts_seconds("--noise-us", arg, 1e6, &o->noise_us, err);
+	default: OPTS_FAIL("internal: option %d is not one of topo's", c);
+	}
+}
+
+/* topo's options and the offline judges'; one input. 0, 1 for --help, or FP_EUSAGE with err. */
 static int topo_parse(int argc, char **argv, struct topo_opts *o, struct checks_opts *jo, char *err)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
-		{ "noise-us", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
-		CHECKS_LONG_OPTIONS, { NULL, 0, NULL, 0 },
+		{ "noise-us", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	struct opts_group g[2] = { { .longopts = lo, .shortopts = "o:", .take = topo_take, .ctx = o },
+				   checks_opts_group(jo, 0) };
+	int rc, first;
 
 	*o = (struct topo_opts){ .label_prefix = "fabprobe", .slots = 1 };
-	checks_opts_init(jo);
-	optind = 0;
-	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; rc = opts_value("-o/--output", optarg, err); break;
-		case 'p': o->path = optarg; rc = opts_value("--path", optarg, err); break;
-		case 's': rc = opts_long("--slots", optarg, 1, 4096, &o->slots, err); break;
-		case 'L':
-			o->label_prefix = optarg;
-			if (!emit_label_prefix_ok(optarg)) {
-				snprintf(err, OPTS_ERR_MAX, "--label-prefix: '%.100s' is not a DNS subdomain "
-					 "(lower case letters, digits, '-' and '.')", optarg);
-				rc = FP_EUSAGE;
-			}
-			break;
-		case 'N': rc = opts_seconds("--noise-us", optarg, 1e6, &o->noise_us, err); break;
-		case CHECKS_OPT_EXPECT: case CHECKS_OPT_ACCEPT: case CHECKS_OPT_DECLARED:
-			rc = checks_opt(jo, c, optarg, err);
-			break;
-		case 'h': return 1;
-		case ':': snprintf(err, OPTS_ERR_MAX, "option %s needs a value", argv[optind - 1]); return FP_EUSAGE;
-		default: snprintf(err, OPTS_ERR_MAX, "unknown option %s (see fabprobe topo --help)", argv[optind - 1]); return FP_EUSAGE;
-		}
-	}
-	if (rc)
+	g[1].finish = NULL; /* the files are read once the input is known to be one */
+	if ((rc = opts_parse(argc, argv, g, 2, &first, err)))
 		return rc;
-	if (optind != argc - 1) {
-		snprintf(err, OPTS_ERR_MAX, optind >= argc ? "expected a results directory or a matrix file"
-			 : "expected one input, got '%s' too", argv[optind + 1 < argc ? optind + 1 : optind]);
-		return FP_EUSAGE;
-	}
-	o->input = argv[optind];
+	if (first != argc - 1)
+		OPTS_FAIL(first >= argc ? "expected a results directory or a matrix file" : "expected one input, got '%s' too",
+			  argv[first + 1 < argc ? first + 1 : first]);
+	o->input = argv[first];
 	return checks_opts_finish(jo, err);
 }
 

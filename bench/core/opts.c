@@ -156,3 +156,89 @@ int opts_name(const char *opt, const char *s, char *err)
 			OPTS_FAIL("%s: '%s' may hold only letters, digits, '.', '_' and '-'", opt, s);
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the parser */
+
+/* The command's whole table: every group's long options, each one's val replaced by
+ * OPTS_VAL_BASE + its index here, so that getopt_long's answer says which group owns it. */
+enum { OPTS_VAL_BASE = 256 };
+struct opts_table {
+	struct option all[OPTS_LONG_MAX + 2];
+	int owner[OPTS_LONG_MAX + 1], val[OPTS_LONG_MAX + 1], n;
+	char shorts[2 * 26 * 3 + 4];
+};
+
+/* The group that declared letter c, or -1. */
+static int opts_short_owner(const struct opts_group *g, int ng, int c)
+{
+	for (int i = 0; i < ng; i++)
+		if (c != ':' && g[i].shortopts && strchr(g[i].shortopts, c))
+			return i;
+	return -1;
+}
+
+/* Join the groups' tables into t, refusing a name or a letter declared twice. */
+static int opts_table_build(const struct opts_group *g, int ng, struct opts_table *t, char *err)
+{
+	static const struct option help = { "help", no_argument, NULL, 'h' };
+	size_t k = strlen(strcpy(t->shorts, ":h"));
+
+	t->n = 0;
+	for (int i = 0; i <= ng; i++)
+		for (const struct option *o = i < ng ? g[i].longopts : &help; o && o->name; o++) {
+			for (int j = 0; j < t->n; j++)
+				if (!strcmp(t->all[j].name, o->name))
+					OPTS_FAIL("internal: option --%s is declared twice", o->name);
+			if (t->n == OPTS_LONG_MAX)
+				OPTS_FAIL("internal: more than %d long options", OPTS_LONG_MAX);
+			t->all[t->n] = (struct option){ o->name, o->has_arg, NULL, OPTS_VAL_BASE + t->n };
+			t->owner[t->n] = i;
+			t->val[t->n++] = o->val;
+			if (i == ng)
+				break;
+		}
+	t->all[t->n] = (struct option){ NULL, 0, NULL, 0 };
+	for (int i = 0; i < ng; i++)
+		for (const char *p = g[i].shortopts; p && *p; p++) {
+			if (*p != ':' && (*p == 'h' || opts_short_owner(g, i, *p) >= 0))
+				OPTS_FAIL("internal: option -%c is declared twice", *p);
+			if (k + 1 >= sizeof t->shorts)
+				OPTS_FAIL("internal: too many short options");
+			t->shorts[k++] = *p;
+			t->shorts[k] = 0;
+		}
+	return 0;
+}
+
+int opts_parse(int argc, char **argv, const struct opts_group *g, int ng, int *args, char *err)
+{
+	struct opts_table t;
+	int c, rc = opts_table_build(g, ng, &t, err), i;
+
+	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, t.shorts, t.all, NULL)) != -1) {
+		int k = c - OPTS_VAL_BASE; /* a long option's index in t, if it is one */
+
+		if (c == 'h' || (k >= 0 && k < t.n && t.owner[k] == ng))
+			return 1;
+		if (c == ':')
+			OPTS_FAIL("option %s needs a value", argv[optind - 1]);
+		if (k >= 0 && k < t.n)
+			rc = g[t.owner[k]].take(g[t.owner[k]].ctx, t.val[k], optarg, err);
+		else if ((i = opts_short_owner(g, ng, c)) >= 0)
+			rc = g[i].take(g[i].ctx, c, optarg, err);
+		else
+			OPTS_FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
+	}
+	if (rc)
+		return rc;
+	if (args)
+		*args = optind;
+	else if (optind < argc)
+		OPTS_FAIL("unexpected argument '%s' (see fabprobe %s --help)", argv[optind], argv[0]);
+	for (i = 0; i < ng; i++)
+		if (g[i].finish && (rc = g[i].finish(g[i].ctx, err)))
+			return rc;
+	return 0;
+}

@@ -287,9 +287,14 @@ void results_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int results_where_opt(struct results_where *w, int opt, const char *arg, char *err)
+enum { RESULTS_OPT_OUTPUT = 1, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
+
+/* One of the options of results_where_group (ctx: struct results_where *; -o is --output). */
+static int results_where_take(void *ctx, int opt, const char *arg, char *err)
 {
-	switch (opt) {
+	struct results_where *w = ctx;
+
+	switch (opt == 'o' ? RESULTS_OPT_OUTPUT : opt) {
 	case RESULTS_OPT_OUTPUT: w->output = arg; return opts_value("-o/--output", arg, err);
 	case RESULTS_OPT_ROOT: w->root = arg; return opts_value("--results-root", arg, err);
 	case RESULTS_OPT_NAME:
@@ -301,6 +306,19 @@ int results_where_opt(struct results_where *w, int opt, const char *arg, char *e
 		return 0;
 	default: OPTS_FAIL("internal: option %d is not a results option", opt);
 	}
+}
+
+struct opts_group results_where_group(struct results_where *w, int with_o)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },
+		{ "name", required_argument, NULL, RESULTS_OPT_NAME },
+		{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT },
+		{ "node-names", required_argument, NULL, RESULTS_OPT_NODE_NAMES },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return (struct opts_group){ .longopts = lo, .shortopts = with_o ? "o:" : NULL, .take = results_where_take, .ctx = w };
 }
 
 int results_where_check(struct results_where *w, char *err)

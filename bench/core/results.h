@@ -6,9 +6,10 @@
 #ifndef FP_RESULTS_H
 #define FP_RESULTS_H
 
-#include <getopt.h>
 #include <stdio.h>
 #include <time.h>
+
+#include "opts.h"
 
 #define RESULTS_PATH_MAX 4096
 
@@ -20,16 +21,6 @@ struct results_where {
 	const char *output, *name, *root;
 	int node_names;
 };
-enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
-#define RESULTS_LONG_OPTIONS                                                   \
-	{ "output", required_argument, NULL, RESULTS_OPT_OUTPUT },            \
-	{ "name", required_argument, NULL, RESULTS_OPT_NAME },                \
-	{ "results-root", required_argument, NULL, RESULTS_OPT_ROOT },        \
-	{ "node-names", required_argument, NULL, RESULTS_OPT_NODE_NAMES }
-/* The case labels of a parser's switch that go to results_where_opt. */
-#define RESULTS_OPT_CASES                                                      \
-	case RESULTS_OPT_OUTPUT: case RESULTS_OPT_NAME: case RESULTS_OPT_ROOT: \
-	case RESULTS_OPT_NODE_NAMES
 #define RESULTS_HELP_NAME_ROOT                                                      \
 	"      --name NAME         add -NAME to the default directory name\n"          \
 	"      --results-root DIR  where default directories go (default results)\n"   \
@@ -40,8 +31,9 @@ enum { RESULTS_OPT_OUTPUT = 0x1000, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_
 #define RESULTS_HELP "  -o, --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
 /* for a command whose -o means something else (coll: the operation) */
 #define RESULTS_HELP_LONG "      --output DIR        write into DIR (new or empty)\n" RESULTS_HELP_NAME_ROOT
-/* Record one of the options (opt: RESULTS_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
-int results_where_opt(struct results_where *w, int opt, const char *arg, char *err);
+/* --output, --name, --results-root, --node-names (and -o for --output when with_o) as a group
+ * of a command's parser (core/opts.h) over w; the command's finish calls results_where_check. */
+struct opts_group results_where_group(struct results_where *w, int with_o);
 /* After parsing: --output excludes the other two; no empty names; root defaults to "results". */
 int results_where_check(struct results_where *w, char *err);
 

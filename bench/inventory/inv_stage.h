@@ -20,7 +20,7 @@ struct inv_opts {
 /* Parse `fabprobe inventory` options (argv[0] is "inventory"). Returns 0, 1 for --help, or
  * FP_EUSAGE with a one-line reason in err. Pure. */
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err);
-/* The defaults inv_opts_parse starts from. */
+/* The defaults inv_opts_parse starts from (gpu_path NULL: the caller knows it). */
 void inv_opts_default(struct inv_opts *o);
 void inv_usage(FILE *f);
 /* Expand %h → host, %r → rank, %% → % in pattern. Returns 0, or FP_EUSAGE when another %

@@ -37,7 +37,17 @@ struct p2p_opts {
 	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
 	long test_fault_rank;
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
+	uint64_t lat_list[OPTS_LIST_MAX], bw_list[OPTS_LIST_MAX]; /* -l, -s as given (sizes: both) */
+	int nlat, nbw;
 };
+
+/* p2p's options as groups of a command's parser (core/opts.h): o's defaults; into g (room for
+ * 2) p2p's own and the results directory's. Returns the count of groups. */
+int p2p_opts_groups(struct p2p_opts *o, struct opts_group *g);
+/* Parse `fabprobe p2p` options (argv[0] the command's name). Returns 0, 1 when --help was
+ * asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
+int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err);
+void p2p_usage(FILE *f);
 
 /* Seconds one pair (both directions, every size) takes at the given half round trip (µs)
  * and bandwidth (GB/s), counting warm-up. */

@@ -70,13 +70,14 @@ void checks_opts_free(struct checks_opts *jo)
 	decl_free(&jo->decl);
 }
 
-void checks_opts_init(struct checks_opts *jo)
-{
-	*jo = (struct checks_opts){ .retests = 2 };
-}
+enum { CHECKS_OPT_EXPECT = 1, CHECKS_OPT_ACCEPT, CHECKS_OPT_DECLARED, CHECKS_OPT_BASELINE, CHECKS_OPT_TOLERANCE,
+       CHECKS_OPT_RETESTS };
 
-int checks_opt(struct checks_opts *jo, int opt, const char *arg, char *err)
+/* One judging option (ctx: struct checks_opts *). 0, or FP_EUSAGE with err. */
+static int checks_take(void *ctx, int opt, const char *arg, char *err)
 {
+	struct checks_opts *jo = ctx;
+
 	switch (opt) {
 	case CHECKS_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
 	case CHECKS_OPT_ACCEPT: jo->accept = 1; return 0;
@@ -93,6 +94,29 @@ int checks_opts_finish(struct checks_opts *jo, char *err)
 	if (jo->tolerance_pct > 0 && !jo->baseline)
 		OPTS_FAIL("--tolerance needs --baseline");
 	return checks_read_files(jo, err);
+}
+
+/* checks_opts_finish as a group's finish. */
+static int checks_finish(void *ctx, char *err)
+{
+	return checks_opts_finish(ctx, err);
+}
+
+struct opts_group checks_opts_group(struct checks_opts *jo, int with_baseline)
+{
+	static const struct option lo[] = { /* run's three first, then the offline three */
+		{ "baseline", required_argument, NULL, CHECKS_OPT_BASELINE },
+		{ "tolerance", required_argument, NULL, CHECKS_OPT_TOLERANCE },
+		{ "retests", required_argument, NULL, CHECKS_OPT_RETESTS },
+		{ "expect", required_argument, NULL, CHECKS_OPT_EXPECT },
+		{ "accept", no_argument, NULL, CHECKS_OPT_ACCEPT },
+		{ "declared", required_argument, NULL, CHECKS_OPT_DECLARED },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	*jo = (struct checks_opts){ .retests = 2 };
+	return (struct opts_group){ .longopts = with_baseline ? lo : lo + 3, .take = checks_take,
+				    .finish = checks_finish, .ctx = jo };
 }
 
 /* ---------------------------------------------------------------- comparing */

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "core/opts.h"
 #include "fabric/judge/compare.h"
 #include "fabric/judge/compare_out.h"
 #include "fabric/judge/declared.h"
@@ -26,22 +27,10 @@ struct checks_opts {
 	struct decl decl;       /* --declared, read once (a pipe can be read only once) */
 };
 
-/* The judging options, as getopt_long entries: every one (run), or the offline three (topo).
- * Their values stand above CMD_EXT_OPT (cmd.h), so that `run` adds them to p2p's. */
-enum { CHECKS_OPT_EXPECT = 0x3000, CHECKS_OPT_ACCEPT, CHECKS_OPT_DECLARED, CHECKS_OPT_BASELINE, CHECKS_OPT_TOLERANCE,
-       CHECKS_OPT_RETESTS, CHECKS_OPT_END };
-#define CHECKS_LONG_OPTIONS                                                                    \
-	{ "expect", required_argument, NULL, CHECKS_OPT_EXPECT },                             \
-	{ "accept", no_argument, NULL, CHECKS_OPT_ACCEPT },                                   \
-	{ "declared", required_argument, NULL, CHECKS_OPT_DECLARED }
-#define CHECKS_LONG_OPTIONS_RUN                                                                \
-	CHECKS_LONG_OPTIONS, { "baseline", required_argument, NULL, CHECKS_OPT_BASELINE },     \
-	{ "tolerance", required_argument, NULL, CHECKS_OPT_TOLERANCE },                       \
-	{ "retests", required_argument, NULL, CHECKS_OPT_RETESTS }
-
-void checks_opts_init(struct checks_opts *jo);
-/* One judging option (opt: CHECKS_OPT_*). 0, or FP_EUSAGE with err (OPTS_ERR_MAX). */
-int checks_opt(struct checks_opts *jo, int opt, const char *arg, char *err);
+/* The judging options as a group of a command's parser (core/opts.h) over jo, from jo's
+ * defaults: every one (run: with_baseline), or the offline three (topo). Its finish is
+ * checks_opts_finish. */
+struct opts_group checks_opts_group(struct checks_opts *jo, int with_baseline);
 /* After parsing: the options agree, and the files are read (once: a pipe cannot be read
  * twice), before anything is measured. 0, or FP_EUSAGE with err naming file, line and key. */
 int checks_opts_finish(struct checks_opts *jo, char *err);

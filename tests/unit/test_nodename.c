@@ -5,6 +5,10 @@
 
 #include "check.h"
 #include "cmd/cmd.h"
+#include "coll/coll.h"
+#include "inventory/inv_stage.h"
+#include "p2p/p2p.h"
+#include "run/run_stage.h"
 #include "core/log.h"
 #include "core/nodename.h"
 #include "fabric/emit/emit.h"
@@ -143,8 +147,8 @@ static void test_option_in_every_command(void)
 	char *coll_ok[] = { "coll", "--node-names", "hostname" }, *coll_bad[] = { "coll", "--node-names" };
 	char *inv_ok[] = { "inventory", "--node-names", "slurm" }, *inv_bad[] = { "inventory", "--node-names", "" };
 
-	CHECK(p2p_opts_parse(3, p2p_ok, &po, NULL, e) == 0 && po.where.node_names == NODENAME_SHORT);
-	CHECK(p2p_opts_parse(2, p2p_bad, &po, NULL, e) == FP_EUSAGE && strstr(e, "--node-names: 'fqdn'"));
+	CHECK(p2p_opts_parse(3, p2p_ok, &po, e) == 0 && po.where.node_names == NODENAME_SHORT);
+	CHECK(p2p_opts_parse(2, p2p_bad, &po, e) == FP_EUSAGE && strstr(e, "--node-names: 'fqdn'"));
 	CHECK(run_opts_parse(3, run_ok, &ro, e) == 0 && ro.p2p.where.node_names == NODENAME_SLURM);
 	CHECK(run_opts_parse(1, dflt, &ro, e) == 0 && ro.p2p.where.node_names == NODENAME_AUTO);
 	CHECK(coll_opts_parse(3, coll_ok, &co, e) == 0 && co.where.node_names == NODENAME_HOSTNAME);

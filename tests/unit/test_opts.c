@@ -1,10 +1,12 @@
-/* Option values and `fabprobe p2p` option parsing: what is accepted, what is refused. */
+/* Option values, the parser composed of groups (opts_parse), and `fabprobe p2p`/`run` option
+ * parsing: what is accepted, what is refused. */
 #include <stdint.h>
 
 #include "check.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "cmd/cmd.h"
+#include "run/run_stage.h"
 #include "p2p/p2p.h"
 
 static char err[OPTS_ERR_MAX];
@@ -89,7 +91,7 @@ static int parse(const char *line, struct p2p_opts *o)
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
-	return p2p_opts_parse(argc, argv, o, NULL, err);
+	return p2p_opts_parse(argc, argv, o, err);
 }
 
 static void test_p2p_defaults_and_merge(void)
@@ -173,9 +175,17 @@ static void test_run_options(void)
 	CHECK_EQ(o.coll.nsizes, 8);
 	CHECK_EQ(o.coll.sizes[0], 8);
 	CHECK_EQ(o.coll.sizes[7], 128 << 10);
+	/* every stage's defaults: the outputs', the judges' */
+	CHECK_STR(o.label_prefix, "fabprobe");
+	CHECK_EQ(o.checks.retests, 2);
+	CHECK(!checks_wanted(&o.checks));
+	char *judged[] = { "run", "--accept", "--retests", "0", "--no-coll", "--label-prefix", "x.y", NULL };
+	CHECK_EQ(run_opts_parse(7, judged, &o, err), 0);
+	CHECK(checks_wanted(&o.checks) && o.checks.retests == 0 && o.no_coll && !strcmp(o.label_prefix, "x.y"));
+	checks_opts_free(&o.checks);
 	CHECK_EQ(run_opts_parse(3, bad, &o, err), FP_EUSAGE);
 	CHECK_HAS(err, "--coll-max");
-	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, NULL, err), FP_EUSAGE);
+	CHECK_EQ(p2p_opts_parse(3, p2p_only, &po, err), FP_EUSAGE);
 	/* paths: p2p measures mpi unless told; run takes the inventory's unless told (-p) */
 	CHECK(o.p2p.npaths == 1);
 	CHECK(!strcmp(o.p2p.paths[0], "mpi"));
@@ -197,9 +207,76 @@ static void test_run_options(void)
 	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE);
 	CHECK(strstr(err, "--confirm-factor"));
 	char *p2p_plain[] = { "p2p", NULL };
-	CHECK(p2p_opts_parse(1, p2p_plain, &po, NULL, err) == 0);
+	CHECK(p2p_opts_parse(1, p2p_plain, &po, err) == 0);
 	CHECK(po.npaths == 1);
 	CHECK(!strcmp(po.paths[0], "mpi"));
+}
+
+/* opts_parse's test groups: each records the last option it took, by its own code */
+struct took {
+	int val, n, finished;
+	const char *arg;
+};
+
+static int took_take(void *ctx, int val, const char *arg, char *e)
+{
+	struct took *t = ctx;
+
+	(void)e;
+	t->val = val;
+	t->arg = arg;
+	t->n++;
+	return 0;
+}
+
+static int took_finish(void *ctx, char *e)
+{
+	(void)e;
+	((struct took *)ctx)->finished = 1;
+	return 0;
+}
+
+/* two groups with the same codes: each option reaches the group that declared it */
+static void test_opts_parse_groups(void)
+{
+	static const struct option a_lo[] = { { "alpha", required_argument, NULL, 1 }, { "flag", no_argument, NULL, 2 },
+					      { NULL, 0, NULL, 0 } };
+	static const struct option b_lo[] = { { "beta", required_argument, NULL, 1 }, { NULL, 0, NULL, 0 } };
+	static const struct option dup_lo[] = { { "alpha", no_argument, NULL, 7 }, { NULL, 0, NULL, 0 } };
+	struct took a = { 0 }, b = { 0 };
+	struct opts_group g[2] = { { a_lo, "x:", took_take, took_finish, &a }, { b_lo, "y", took_take, NULL, &b } };
+	char *ok[] = { "cmd", "--beta", "7", "--alpha=3", "-y", NULL };
+	char *shorts[] = { "cmd", "-x", "5", NULL };
+	char *unknown[] = { "cmd", "--gamma", NULL };
+	char *novalue[] = { "cmd", "--alpha", NULL };
+	char *help[] = { "cmd", "--flag", "-h", "--gamma", NULL };
+	char *args[] = { "cmd", "in", "--flag", "out", NULL };
+	int first = -1;
+
+	CHECK_EQ(opts_parse(5, ok, g, 2, NULL, err), 0);
+	CHECK(a.n == 1 && a.val == 1 && !strcmp(a.arg, "3") && a.finished);
+	CHECK(b.n == 2 && b.val == 'y'); /* --beta 7 then -y, both b's */
+	CHECK_EQ(opts_parse(3, shorts, g, 2, NULL, err), 0);
+	CHECK(a.val == 'x' && !strcmp(a.arg, "5"));
+	CHECK_EQ(opts_parse(2, unknown, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "unknown option --gamma (see fabprobe cmd --help)");
+	CHECK_EQ(opts_parse(2, novalue, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "option --alpha needs a value");
+	CHECK_EQ(opts_parse(4, help, g, 2, NULL, err), 1);
+	CHECK_EQ(opts_parse(4, args, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "unexpected argument 'in'");
+	CHECK_EQ(opts_parse(4, args, g, 2, &first, err), 0);
+	CHECK(first == 2 && !strcmp(args[first], "in") && !strcmp(args[first + 1], "out"));
+	/* a name or a letter declared by two groups is refused, named */
+	g[1].longopts = dup_lo;
+	CHECK_EQ(opts_parse(1, ok, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "--alpha is declared twice");
+	g[1] = (struct opts_group){ b_lo, "x", took_take, NULL, &b };
+	CHECK_EQ(opts_parse(1, ok, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "-x is declared twice");
+	g[1].shortopts = "h";
+	CHECK_EQ(opts_parse(1, ok, g, 2, NULL, err), FP_EUSAGE);
+	CHECK_HAS(err, "-h is declared twice");
 }
 
 static void test_estimate(void)
@@ -232,6 +309,7 @@ int main(void)
 	RUN(test_integers_and_seconds);
 	RUN(test_size_lists);
 	RUN(test_names);
+	RUN(test_opts_parse_groups);
 	RUN(test_p2p_defaults_and_merge);
 	RUN(test_p2p_rejects);
 	RUN(test_run_options);

@@ -388,7 +388,7 @@ static void test_registry(void)
 	struct p2p_opts o;
 	char err[OPTS_ERR_MAX];
 	char *argv[] = { "p2p", "-p", "verbs:mlx5_0:1", NULL };
-	int rc = p2p_opts_parse(3, argv, &o, NULL, err);
+	int rc = p2p_opts_parse(3, argv, &o, err);
 
 #if HAVE_IBVERBS
 	CHECK(transport_find("verbs:mlx5_0:1") == &transport_verbs);

@@ -1,0 +1,220 @@
+/* p2p_opts.c — the options of the point-to-point stage (p2p.h): `fabprobe p2p`'s, which `run`
+ * takes too; their usage, defaults and validation. */
+#include <getopt.h>
+#include <string.h>
+
+#include "p2p.h"
+
+#define SIZE_MAX_B (1ULL << 30) /* one message at most 1 GiB: the buffers are 2 of these */
+
+/* `fabprobe p2p --help`, which `run` prints after its own options. */
+void p2p_usage(FILE *f)
+{
+	fputs("usage: mpirun [...] fabprobe p2p [options]\n"
+	      "\n"
+	      "Latency and bandwidth between every pair of nodes (one leader rank per node; every rank\n"
+	      "when the job is on one node). Pairs run in rounds of disjoint pairs (circle method);\n"
+	      "each ordered pair gives a ping-pong latency and a windowed-stream bandwidth.\n"
+	      "\n"
+	      "Measurement:\n"
+	      "  -l, --lat-sizes LIST    ping-pong sizes, e.g. 8,64,4K (default 8; 'none' to skip)\n"
+	      "  -s, --bw-sizes LIST     stream message sizes (default 4M; 'none' to skip)\n"
+	      "  -n, --lat-iters N       timed ping-pongs per size (default 1000)\n"
+	      "      --lat-warmup N      untimed ping-pongs before them (default 100)\n"
+	      "      --bw-iters N        timed windows per size (default 8)\n"
+	      "      --bw-warmup N       warm-up windows at least (default 2; 0: none); the warm-up goes\n"
+	      "                          on until two consecutive windows agree within --bw-tolerance\n"
+	      "      --bw-tolerance PCT  (default 5) or --bw-warmup-time SEC is spent (default 2; the\n"
+	      "                          row then says 'not converged'); bw_GBps is the median window\n"
+	      "                          rate, bw_GBps_total total bytes / total time\n"
+	      "  -W, --window N          messages per window, acknowledged by the receiver (default 64)\n"
+	      "  -p, --paths LIST        paths to test: mpi, tcp:<netdev>, verbs:<dev>:<port> (default\n"
+	      "                          mpi; `run`: every path the inventory found)\n"
+	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
+	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
+	      "Output:\n"
+	      RESULTS_HELP
+	      "      --progress, --no-progress  progress line on stderr (default: when a terminal)\n"
+	      "Testing:\n"
+	      "      --test-stall RANK   world rank RANK stalls past the deadline in its first pair\n"
+	      "      --test-fault F:RANK world rank RANK acts out a transport fault F: bad-token,\n"
+	      "                          no-connect, reset, stranger (tcp)\n"
+	      "  -h, --help\n"
+	      "\n"
+	      "Sizes take K, M, G suffixes (powers of 1024). Rates are reported in GB/s (10^9 B/s).\n"
+	      "Writes results/<UTC time>[-NAME]/: p2p.csv, latency_<path>.csv, bandwidth_<path>.csv,\n"
+	      "meta.json. Exit: 0 all pairs ok, 1 a pair failed, 2 usage error, 3 runtime error.\n",
+	      f);
+}
+
+enum { O_LAT_WARMUP = 256, O_BW_ITERS, O_BW_WARMUP, O_BW_TOL, O_BW_WARMUP_TIME, O_PROGRESS, O_NO_PROGRESS,
+       O_STALL, O_FAULT };
+
+static const struct option p2p_long_opts[] = {
+	{ "lat-sizes", required_argument, NULL, 'l' },
+	{ "bw-sizes", required_argument, NULL, 's' },
+	{ "lat-iters", required_argument, NULL, 'n' },
+	{ "lat-warmup", required_argument, NULL, O_LAT_WARMUP },
+	{ "bw-iters", required_argument, NULL, O_BW_ITERS },
+	{ "bw-warmup", required_argument, NULL, O_BW_WARMUP },
+	{ "bw-tolerance", required_argument, NULL, O_BW_TOL },
+	{ "bw-warmup-time", required_argument, NULL, O_BW_WARMUP_TIME },
+	{ "window", required_argument, NULL, 'W' },
+	{ "paths", required_argument, NULL, 'p' },
+	{ "concurrency", required_argument, NULL, 'c' },
+	{ "pair-timeout", required_argument, NULL, 't' },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
+	{ "test-stall", required_argument, NULL, O_STALL },
+	{ "test-fault", required_argument, NULL, O_FAULT },
+	{ NULL, 0, NULL, 0 },
+};
+/* -p: known, measurable, well-formed paths, each once. */
+static int parse_paths(const char *s, struct p2p_opts *o, char *err)
+{
+	char buf[P2P_PATHS_MAX * P2P_PATH_MAX], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof buf)
+		OPTS_FAIL("--paths: list is too long");
+	strcpy(buf, s);
+	o->npaths = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->npaths == P2P_PATHS_MAX)
+			OPTS_FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
+		if (strlen(tok) >= P2P_PATH_MAX)
+			OPTS_FAIL("--paths: '%.60s…' is too long", tok);
+		const struct transport_ops *tr = transport_find(tok);
+		const char *arg = strchr(tok, ':') ? strchr(tok, ':') + 1 : NULL;
+		char why[TR_WHY_MAX];
+
+		if (!tr) {
+			char known[128] = "";
+
+			for (int i = 0; transport_registry[i]; i++)
+				snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+					 i ? ", " : "", transport_registry[i]->name);
+			OPTS_FAIL("--paths: unknown path '%s' (known: %s)", tok, known);
+		}
+		if (tr->absent)
+			OPTS_FAIL("--paths: '%s': %.180s", tok, tr->absent);
+		/* a malformed spec is refused here, before any rank starts */
+		if (tr->check && tr->check(arg, why))
+			OPTS_FAIL("--paths: '%s': %.180s", tok, why);
+		for (int i = 0; i < o->npaths; i++)
+			if (!strcmp(o->paths[i], tok))
+				OPTS_FAIL("--paths: '%s' is given twice", tok);
+		strcpy(o->paths[o->npaths++], tok);
+	}
+	if (o->npaths == 0)
+		OPTS_FAIL("--paths: expected a comma-separated list of paths");
+	return 0;
+}
+
+/* --test-fault KIND:RANK. */
+static int parse_fault(const char *s, struct p2p_opts *o, char *err)
+{
+	static const char *const kinds[] = { "", "bad-token", "no-connect", "reset", "stranger" };
+	const char *colon = strchr(s, ':');
+
+	for (int k = 1; colon && k <= TR_FAULT_STRANGER; k++)
+		if (strlen(kinds[k]) == (size_t)(colon - s) && !strncmp(s, kinds[k], (size_t)(colon - s))) {
+			o->test_fault = k;
+			return opts_long("--test-fault", colon + 1, 0, 10000000, &o->test_fault_rank, err);
+		}
+	OPTS_FAIL("--test-fault: expected bad-token:RANK, no-connect:RANK, reset:RANK or stranger:RANK, got '%.100s'", s);
+}
+
+/* The merged, sorted size sweep from the two lists. */
+static void merge_sizes(struct p2p_opts *o, const uint64_t *lat, int nlat, const uint64_t *bw, int nbw)
+{
+	int i = 0, j = 0;
+
+	o->nsizes = 0;
+	while (i < nlat || j < nbw) {
+		struct p2p_size *z = &o->sizes[o->nsizes++];
+		uint64_t next = i < nlat && (j >= nbw || lat[i] <= bw[j]) ? lat[i] : bw[j];
+
+		z->bytes = next;
+		z->lat = i < nlat && lat[i] == next;
+		z->bw = j < nbw && bw[j] == next;
+		i += z->lat;
+		j += z->bw;
+	}
+}
+
+/* -l or -s: a list of sizes, or none. */
+static int size_list(const char *opt, const char *s, uint64_t *out, int *n, char *err)
+{
+	if (!strcmp(s, "none")) {
+		*n = 0;
+		return 0;
+	}
+	return opts_size_list(opt, s, 1, SIZE_MAX_B, out, n, err);
+}
+
+/* One option of p2p_long_opts (or its letter) into o. */
+static int p2p_opts_take(void *ctx, int c, const char *arg, char *err)
+{
+	struct p2p_opts *o = ctx;
+	double pct;
+	int rc;
+
+	switch (c) {
+	case 'l': return size_list("--lat-sizes", arg, o->lat_list, &o->nlat, err);
+	case 's': return size_list("--bw-sizes", arg, o->bw_list, &o->nbw, err);
+	case 'n': return opts_long("--lat-iters", arg, 1, 10000000, &o->lat_iters, err);
+	case O_LAT_WARMUP: return opts_long("--lat-warmup", arg, 0, 10000000, &o->lat_warmup, err);
+	case O_BW_ITERS: return opts_long("--bw-iters", arg, 1, 1000000, &o->bw_iters, err);
+	case O_BW_WARMUP: return opts_long("--bw-warmup", arg, 0, 1000000, &o->bw_warmup, err);
+	case O_BW_TOL:
+		if ((rc = opts_percent("--bw-tolerance", arg, 100, &pct, err)) == 0)
+			o->bw_tolerance = pct / 100;
+		return rc;
+	case O_BW_WARMUP_TIME: return opts_seconds("--bw-warmup-time", arg, 3600, &o->bw_warmup_time, err);
+	case 'W': return opts_long("--window", arg, 1, 4096, &o->window, err);
+	case 'p': o->paths_given = 1; return parse_paths(arg, o, err);
+	case 'c': return opts_long("--concurrency", arg, 1, 1000000, &o->concurrency, err);
+	case 't': return opts_seconds("--pair-timeout", arg, 86400, &o->pair_timeout, err);
+	case O_PROGRESS: o->progress = 1; return 0;
+	case O_NO_PROGRESS: o->progress = 0; return 0;
+	case O_STALL: return opts_long("--test-stall", arg, 0, 10000000, &o->test_stall_rank, err);
+	case O_FAULT: return parse_fault(arg, o, err);
+	default: OPTS_FAIL("internal: option %d is not one of p2p's", c);
+	}
+}
+
+/* After every option: something to measure, the results directory, the size sweep. */
+static int p2p_opts_finish(void *ctx, char *err)
+{
+	struct p2p_opts *o = ctx;
+	int rc;
+
+	if (o->nlat == 0 && o->nbw == 0)
+		OPTS_FAIL("--lat-sizes none and --bw-sizes none: nothing left to measure");
+	if ((rc = results_where_check(&o->where, err)))
+		return rc;
+	merge_sizes(o, o->lat_list, o->nlat, o->bw_list, o->nbw);
+	return 0;
+}
+
+int p2p_opts_groups(struct p2p_opts *o, struct opts_group *g)
+{
+	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .bw_iters = 8, .bw_warmup = 2,
+				.bw_warmup_time = 2, .bw_tolerance = 5.0 / 100, .window = 64, .test_stall_rank = -1,
+				.progress = -1, .test_fault_rank = -1, .lat_list = { 8 }, .nlat = 1,
+				.bw_list = { 4ULL << 20 }, .nbw = 1 };
+	strcpy(o->paths[0], "mpi");
+	o->npaths = 1;
+	g[0] = (struct opts_group){ .longopts = p2p_long_opts, .shortopts = "l:s:n:W:p:c:t:", .take = p2p_opts_take,
+				    .finish = p2p_opts_finish, .ctx = o };
+	g[1] = results_where_group(&o->where, 1);
+	return 2;
+}
+
+int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
+{
+	struct opts_group g[2];
+	int n = p2p_opts_groups(o, g);
+
+	return opts_parse(argc, argv, g, n, NULL, err);
+}

@@ -1,0 +1,216 @@
+/* run_map_stages.c — `run`'s stages over the latency maps (run_stage.h): map (each path's first
+ * map and its candidates), confirm (the candidates re-measured alone), outputs (the maps'
+ * files, the scheduler files, meta.json's members) and checks (the judges, which may draw the
+ * map again from the figures they confirmed). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mpi_util.h"
+#include "core/results.h"
+#include "fabric/emit/emit.h"
+#include "run_stage.h"
+
+/* ---------------------------------------------------------------- map */
+
+/* rank 0: each path's first map and its candidates, agreed by every rank (asleep). */
+static int run_map_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	int mrc = 0;
+
+	(void)ro;
+	if (w->rank == 0 && (st->res.npaths == 0 || (mrc = run_maps_first(&st->mp, &st->res, w->labels))))
+		mrc = mrc ? mrc : FP_ERUNTIME;
+	if (mpi_allreduce_sleepy(&mrc, MPI_MIN, MPI_COMM_WORLD) || mrc)
+		return st->mrc = FP_ERUNTIME;
+	return 0;
+}
+
+const struct run_stage run_stage_map = { .name = "map", .step = run_map_step };
+
+/* ---------------------------------------------------------------- confirm */
+
+enum { O_CONFIRM_TIME = 1, O_CONFIRM_FACTOR, O_NO_CONFIRM };
+
+/* --confirm-time, --confirm-factor, --no-confirm. */
+static int run_confirm_take(void *ctx, int val, const char *arg, char *err)
+{
+	struct run_opts *c = ctx;
+
+	switch (val) {
+	case O_CONFIRM_TIME: return opts_seconds("--confirm-time", arg, 86400, &c->confirm_time, err);
+	case O_CONFIRM_FACTOR: return opts_long("--confirm-factor", arg, 1, 100, &c->confirm_factor, err);
+	case O_NO_CONFIRM: c->no_confirm = 1; return 0;
+	default: OPTS_FAIL("internal: option %d is not one of the confirmation pass's", val);
+	}
+}
+
+/* The confirmation pass's options into g. */
+static int run_confirm_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = {
+		{ "confirm-time", required_argument, NULL, O_CONFIRM_TIME },
+		{ "confirm-factor", required_argument, NULL, O_CONFIRM_FACTOR },
+		{ "no-confirm", no_argument, NULL, O_NO_CONFIRM },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	c->confirm_time = 120;
+	c->confirm_factor = 2;
+	*g = (struct opts_group){ .longopts = lo, .take = run_confirm_take, .ctx = c };
+	return 1;
+}
+
+/* Every rank: the candidates re-measured alone (with --no-confirm: counted as found, said). */
+static int run_confirm_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	const struct run_opts *c = st->c;
+	struct run_confirm_opts cf = { .off = c->no_confirm, .max_s = c->confirm_time, .factor = c->confirm_factor };
+
+	return st->krc = run_confirm(&cf, &c->p2p, w, ro, &st->mp);
+}
+
+const struct run_stage run_stage_confirm = { .name = "confirm", .opts = run_confirm_options, .step = run_confirm_step };
+
+/* ---------------------------------------------------------------- outputs */
+
+enum { O_SLOTS = 1, O_LABEL_PREFIX };
+
+/* --slots, --label-prefix. */
+static int run_outputs_take(void *ctx, int val, const char *arg, char *err)
+{
+	struct run_opts *c = ctx;
+
+	if (val == O_SLOTS)
+		return opts_long("--slots", arg, 1, 4096, &c->slots, err);
+	if (!emit_label_prefix_ok(arg))
+		OPTS_FAIL("--label-prefix: '%.100s' is not a DNS subdomain (lower case letters, "
+			  "digits, '-' and '.')", arg);
+	c->label_prefix = arg;
+	return 0;
+}
+
+/* The outputs' options into g. */
+static int run_outputs_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = {
+		{ "slots", required_argument, NULL, O_SLOTS },
+		{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	c->label_prefix = "fabprobe";
+	*g = (struct opts_group){ .longopts = lo, .take = run_outputs_take, .ctx = c };
+	return 1;
+}
+
+/* meta.json's members about the maps: the paths, the compute path and why */
+static void run_meta_maps(struct run_out *ro, const struct run_maps *mp, int nsuspects)
+{
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	fputs("\"paths\": [", f);
+	for (int i = 0; i < mp->npaths; i++) {
+		fputs(i ? ", " : "", f);
+		results_json_string(f, mp->p[i].m->path);
+	}
+	fputs("],\n  \"compute_path\": ", f);
+	results_json_string(f, mp->npaths ? mp->p[mp->compute].m->path : "");
+	fputs(",\n  \"compute_path_why\": ", f);
+	results_json_string(f, mp->compute_why);
+	fprintf(f, ",\n  \"confirmed_suspects\": %d", nsuspects);
+	if (fclose(f) == 0 && len < sizeof ro->meta_extra)
+		memcpy(ro->meta_extra, text, len + 1);
+	free(text);
+}
+
+/* rank 0: the maps' files and summaries; the confirmed suspects (total, and per kind in
+ * `which`). Returns 0, 1 when suspects count, or FP_E* */
+static int run_maps_out(const struct run_opts *c, const struct world *w, struct run_out *ro, struct run_maps *mp,
+		    char *which, size_t wl)
+{
+	char how[512], when[32];
+	int rc, n;
+
+	run_maps_compute(mp);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&ro->started));
+	snprintf(how, sizeof how, "fabprobe %s run %s, path %s, started %s", FP_VERSION, ro->run_id,
+		 mp->p[mp->compute].m->path, when);
+	struct emit_topo t = { .n = w->nep, .hosts = w->labels,
+			       .slots = (int)(c->slots ? c->slots : (w->size + w->nnodes - 1) / w->nnodes),
+			       .label_prefix = c->label_prefix, .how = how };
+	rc = run_maps_write(mp, w, ro, &t);
+	if (rc == FP_EUSAGE)
+		rc = 0; /* a format that cannot hold these names was said on stderr; the run stands */
+	n = run_maps_verdict(mp, w->labels, which, wl);
+	run_meta_maps(ro, mp, w->single_node ? 0 : n);
+	/* on one node the map is of ranks (sockets, caches): informative, not a verdict */
+	return rc ? rc : n && !w->single_node;
+}
+
+/* rank 0, once maps were drawn: their files. */
+static int run_outputs_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	if (w->rank != 0 || !st->mp.npaths)
+		return 0;
+	return st->trc = run_maps_out(st->c, w, ro, &st->mp, st->which, sizeof st->which);
+}
+
+const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outputs_options, .step = run_outputs_step };
+
+/* ---------------------------------------------------------------- checks */
+
+/* checks_stage's remap: the maps again from every pair's best figure once the judges measured
+ * suspected regressions again (a stall during one pair can misplace a node). */
+struct run_remap {
+	struct run_state *st;
+	int rc, done;
+};
+
+/* rank 0: the maps from res, their files; the outputs' result in rm->rc. */
+static int run_remap(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res)
+{
+	struct run_remap *rm = arg;
+	struct run_maps mp = { 0 };
+	int rc = run_maps_first(&mp, (struct p2p_result *)res, w->labels);
+
+	if (rc == 0)
+		rc = rm->rc = run_maps_out(rm->st->c, w, ro, &mp, rm->st->which, sizeof rm->st->which);
+	rm->done = rc >= 0;
+	run_maps_free(&mp);
+	return rc;
+}
+
+/* The judging options (checks.c) into g. */
+static int run_checks_options(struct run_opts *c, struct opts_group *g)
+{
+	*g = checks_opts_group(&c->checks, 1);
+	return 1;
+}
+
+/* Left in when --baseline, --expect, --accept or --declared asks for a judge. */
+static int run_checks_on(const struct run_opts *c)
+{
+	return checks_wanted(&c->checks);
+}
+
+/* Every rank: the judges on the files written so far (nothing when an earlier stage failed);
+ * what they find is re-tested before it counts, and the map drawn again. */
+static int run_checks_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	struct run_remap rm = { st, st->trc, 0 };
+	struct checks_remap remap = { run_remap, &rm };
+
+	st->jrc = checks_stage(w, ro, &st->c->checks, &st->c->p2p, w->rank == 0 && st->res.npaths ? &remap : NULL,
+			       st->failed != 0, st->verdict, sizeof st->verdict);
+	if (rm.done)
+		st->trc = rm.rc;
+	return st->jrc;
+}
+
+const struct run_stage run_stage_checks = { .name = "checks", .opts = run_checks_options, .on = run_checks_on,
+					     .step = run_checks_step, .after_failure = 1 };

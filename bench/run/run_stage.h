@@ -1,0 +1,78 @@
+/* run_stage.h — the stages of `fabprobe run`: inventory, pairs, map, confirm, coll, outputs,
+ * checks. Each exports its options (a group of the command's parser, with their defaults and
+ * validation) and its step over the shared run state; the command lists them, and
+ * run_stages_parse / run_stages_check / run_stages_run compose the list in order. */
+#ifndef FP_RUN_STAGE_H
+#define FP_RUN_STAGE_H
+
+#include <stdint.h>
+
+#include "coll/coll.h"
+#include "core/opts.h"
+#include "core/run.h"
+#include "core/world.h"
+#include "inventory/inv_stage.h"
+#include "node/inventory.h"
+#include "p2p/p2p.h"
+#include "run/checks.h"
+#include "run/run_map.h"
+
+/* `fabprobe run`: the options of every stage. */
+struct run_opts {
+	struct p2p_opts p2p;
+	struct inv_opts inv;
+	struct coll_opts coll;
+	long slots;                  /* ranks per node in host files; 0 = as in this job */
+	const char *label_prefix;    /* Kubernetes label prefix */
+	uint64_t coll_max;           /* largest all-reduce of the collectives stage */
+	int no_inventory, no_coll;   /* leave a stage out */
+	double confirm_time;         /* the confirmation pass: at most this long (s) */
+	long confirm_factor;         /* …with this many times the samples and windows */
+	int no_confirm;
+	struct checks_opts checks;   /* --baseline, --expect, --accept, --declared */
+};
+
+/* One run, as the stages hand it on. Each stage's result: 0, 1 when it found something (a
+ * node that differs, a failed pair, a wrong result, a suspect), or FP_E* when it failed at
+ * run time (then the stages after it do nothing, but for the checks, which must be told). */
+struct run_state {
+	struct run_opts *c;
+	struct inv_path paths[INV_PATHS_MAX]; /* rank 0: the paths the inventory found */
+	int np, nn;                  /* …their count, and the nodes inventoried */
+	struct p2p_result res;       /* rank 0: the pairs' figures */
+	struct run_maps mp;          /* rank 0: the latency maps */
+	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
+	char verdict[CHECKS_VERDICT_MAX]; /* rank 0: the judges' clauses */
+	int irc, prc, mrc, krc, crc, trc, jrc; /* inventory, pairs, map, confirm, coll, outputs, checks */
+	int failed;                  /* the first stage result < 0 (this rank's), else 0 */
+};
+
+/* A stage of `run`. */
+struct run_stage {
+	const char *name;
+	/* its options' defaults into c, and their groups into g (room for 2): the count, 0 for none */
+	int (*opts)(struct run_opts *c, struct opts_group *g);
+	/* whether the options leave it in (NULL: always) */
+	int (*on)(const struct run_opts *c);
+	/* before the run, collective: options that depend on the ranks. 0, or FP_EUSAGE (NULL: none) */
+	int (*check)(struct world *w, struct run_opts *c);
+	/* its work, every rank: the stage's result (as run_state), also written into st */
+	int (*step)(struct world *w, struct run_out *ro, struct run_state *st);
+	int after_failure;           /* runs even after an earlier stage failed (and is told) */
+};
+
+extern const struct run_stage run_stage_inventory, run_stage_pairs, run_stage_map, run_stage_confirm, run_stage_coll,
+	run_stage_outputs, run_stage_checks;
+
+/* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1
+ * when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
+int run_stages_parse(const struct run_stage *const *stages, int argc, char **argv, struct run_opts *c, char *err);
+/* Every listed stage's check, of those the options leave in. 0 or FP_EUSAGE (collective). */
+int run_stages_check(const struct run_stage *const *stages, struct world *w, struct run_opts *c);
+/* The stages in order, every one even when an earlier one found something, as the verdict lists
+ * them all; a stage that fails at run time ends the work (its error was logged), and an
+ * endpoint that hung (FP_ETIMEDOUT) ends the run at once. Rank 0 says the verdict. Returns 0,
+ * 1 when anything was found, or FP_E*. */
+int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c);
+
+#endif

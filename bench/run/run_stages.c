@@ -1,0 +1,292 @@
+/* run_stages.c — see run_stage.h: the composition of `run`'s stages (parse, check, run, the
+ * verdict), and the stages before the latency map: inventory, pairs, collectives. */
+#include "run_stage.h"
+
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mpi_util.h"
+
+/* ---------------------------------------------------------------- composition */
+
+int run_stages_parse(const struct run_stage *const *stages, int argc, char **argv, struct run_opts *c, char *err)
+{
+	struct opts_group g[OPTS_GROUPS_MAX];
+	int n = 0;
+
+	memset(c, 0, sizeof *c);
+	for (int i = 0; stages[i]; i++)
+		if (stages[i]->opts) {
+			if (n + 2 > OPTS_GROUPS_MAX)
+				OPTS_FAIL("internal: more than %d option groups", OPTS_GROUPS_MAX);
+			n += stages[i]->opts(c, g + n);
+		}
+	return opts_parse(argc, argv, g, n, NULL, err);
+}
+
+int run_stages_check(const struct run_stage *const *stages, struct world *w, struct run_opts *c)
+{
+	int rc = 0;
+
+	for (int i = 0; rc == 0 && stages[i]; i++)
+		if (stages[i]->check && (!stages[i]->on || stages[i]->on(c)))
+			rc = stages[i]->check(w, c);
+	return rc;
+}
+
+/* rank 0: the verdict line, once every stage ran without a run-time failure. */
+static void run_verdict_say(const struct world *w, const struct run_state *st)
+{
+	const struct run_opts *c = st->c;
+	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->jrc;
+
+	printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)\n", found ? "FAIL" : "PASS",
+	       c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
+	       st->prc || st->krc ? "some failed" : "all measured",
+	       c->no_coll ? "not run" : st->crc ? "WRONG RESULTS" : "correct",
+	       st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
+				  : c->no_confirm ? "none" : "none confirmed",
+	       st->verdict[0] ? "; " : "", st->verdict);
+}
+
+int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c)
+{
+	struct run_state st = { .c = c };
+	int rc = 0;
+
+	for (int i = 0; stages[i]; i++) {
+		const struct run_stage *s = stages[i];
+
+		if ((s->on && !s->on(c)) || (st.failed && !s->after_failure))
+			continue;
+		if ((rc = s->step(w, ro, &st)) == FP_ETIMEDOUT)
+			break; /* an endpoint hung: the job cannot go on together */
+		if (rc < 0 && !st.failed)
+			st.failed = rc;
+	}
+	run_maps_free(&st.mp);
+	p2p_result_free(&st.res);
+	if (rc == FP_ETIMEDOUT)
+		return rc;
+	if (st.failed)
+		return st.failed;
+	if (w->rank == 0)
+		run_verdict_say(w, &st);
+	return st.irc || st.prc || st.krc || st.crc || st.trc || st.jrc;
+}
+
+/* ---------------------------------------------------------------- inventory */
+
+/* --no-inventory; the inventory's defaults (the GPU path: this build's collective backend). */
+static int run_inventory_take(void *ctx, int val, const char *arg, char *err)
+{
+	(void)val, (void)arg, (void)err;
+	((struct run_opts *)ctx)->no_inventory = 1;
+	return 0;
+}
+
+/* The inventory stage's options into g. */
+static int run_inventory_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = { { "no-inventory", no_argument, NULL, 1 }, { NULL, 0, NULL, 0 } };
+
+	inv_opts_default(&c->inv);
+	c->inv.gpu_path = coll_gpu_backend();
+	*g = (struct opts_group){ .longopts = lo, .take = run_inventory_take, .ctx = c };
+	return 1;
+}
+
+/* Left in unless --no-inventory. */
+static int run_inventory_on(const struct run_opts *c)
+{
+	return !c->no_inventory;
+}
+
+/* The captured sources are there (inventory_check). */
+static int run_inventory_check(struct world *w, struct run_opts *c)
+{
+	return inventory_check(w, &c->inv);
+}
+
+/* Every rank: the inventory; rank 0 keeps the paths found. */
+static int run_inventory_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	return st->irc = inventory_run(w, ro, &st->c->inv, st->paths, &st->np, &st->nn);
+}
+
+const struct run_stage run_stage_inventory = { .name = "inventory", .opts = run_inventory_options, .on = run_inventory_on,
+						.check = run_inventory_check, .step = run_inventory_step };
+
+/* ---------------------------------------------------------------- pairs */
+
+/* rank 0: the paths to measure when -p was not given: those of the inventory that
+ * inv_paths_default takes and this build can measure; said on the terminal */
+static void run_paths_pick(struct run_opts *c, const struct inv_path *paths, int np, int nnodes)
+{
+	int take[INV_PATHS_MAX];
+	char why[INV_PATHS_MAX][INV_WHY_MAX], out[1024] = "";
+	size_t k = 0;
+
+	if (c->no_inventory || np == 0) {
+		printf("run: paths: mpi (%s; -p to choose)\n", c->no_inventory ? "no inventory" : "the inventory found no other");
+		return;
+	}
+	inv_paths_default(paths, np, nnodes, take, why);
+	c->p2p.npaths = 0;
+	for (int i = 0; i < np; i++) {
+		const struct transport_ops *tr = transport_find(paths[i].name);
+
+		if (take[i] && (!tr || tr->absent)) {
+			take[i] = 0;
+			snprintf(why[i], INV_WHY_MAX, "%s", tr ? tr->absent : "no transport for it");
+		}
+		if (take[i] && c->p2p.npaths < P2P_PATHS_MAX && strlen(paths[i].name) < P2P_PATH_MAX)
+			strcpy(c->p2p.paths[c->p2p.npaths++], paths[i].name);
+		else if (!take[i] && k < sizeof out)
+			k += (size_t)snprintf(out + k, sizeof out - k, "; %s: %s", paths[i].name, why[i]);
+	}
+	printf("run: paths:");
+	for (int i = 0; i < c->p2p.npaths; i++)
+		printf("%s %s", i ? "," : "", c->p2p.paths[i]);
+	printf(" (every path the inventory found; -p to choose)%s%s\n", k ? "\n  left out" : "", k ? out : "");
+}
+
+/* rank 0: the time the pairs and their confirmation will take, up front */
+static void run_estimate_say(const struct run_opts *c, const struct world *w)
+{
+	int per_round = w->nep / 2, k = c->p2p.concurrency > 0 && c->p2p.concurrency < per_round ?
+					   (int)c->p2p.concurrency : per_round;
+	long steps = k > 0 ? (long)sched_rounds(w->nep) * ((per_round + k - 1) / k) : 0;
+	double est = (double)steps * p2p_pair_estimate(&c->p2p, 20, 1.25) * c->p2p.npaths;
+
+	char conf[64] = "off (--no-confirm)";
+
+	if (!c->no_confirm)
+		snprintf(conf, sizeof conf, "at most %.0f s more (--confirm-time)", c->confirm_time);
+	printf("run: estimate: pairs ~%.0f s on %d path%s (at 20 us and 1.25 GB/s); confirming suspects: %s\n",
+	       est, c->p2p.npaths, c->p2p.npaths == 1 ? "" : "s", conf);
+	fflush(stdout);
+}
+
+/* Every rank: the paths to measure, decided by rank 0 from the inventory, shared asleep. */
+static int run_paths_share(struct run_opts *c, const struct world *w, const struct inv_path *paths, int np, int nnodes)
+{
+	struct {
+		int n;
+		char p[P2P_PATHS_MAX][P2P_PATH_MAX];
+	} msg;
+
+	if (c->p2p.paths_given) {
+		if (w->rank == 0)
+			run_estimate_say(c, w);
+		return 0;
+	}
+	if (w->rank == 0) {
+		run_paths_pick(c, paths, np, nnodes);
+		run_estimate_say(c, w);
+		msg.n = c->p2p.npaths;
+		memcpy(msg.p, c->p2p.paths, sizeof msg.p);
+		fflush(stdout);
+	}
+	if (mpi_bcast_sleepy(&msg, sizeof msg, 0, MPI_COMM_WORLD))
+		return FP_ERUNTIME;
+	c->p2p.npaths = msg.n;
+	memcpy(c->p2p.paths, msg.p, sizeof msg.p);
+	return 0;
+}
+
+/* The point-to-point options (p2p_opts.c) and the results directory's. */
+static int run_pairs_options(struct run_opts *c, struct opts_group *g)
+{
+	return p2p_opts_groups(&c->p2p, g);
+}
+
+/* Every rank: the paths, then every pair over each (rank 0 keeps the figures); a run-time
+ * error anywhere is learnt by every rank, asleep (ranks that are no endpoint waited here all
+ * along); failed pairs are rank 0's to report. */
+static int run_pairs_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	int perr;
+
+	if (run_paths_share(st->c, w, st->paths, st->np, st->nn))
+		return st->prc = FP_ERUNTIME;
+	if (w->my_ep >= 0)
+		st->prc = p2p_main(&st->c->p2p, w, ro, w->rank == 0 ? &st->res : NULL);
+	if (st->prc == FP_ETIMEDOUT)
+		return st->prc;
+	perr = st->prc < 0 ? st->prc : 0;
+	if (mpi_allreduce_sleepy(&perr, MPI_MIN, MPI_COMM_WORLD))
+		perr = FP_ERUNTIME;
+	return perr < 0 ? (st->prc = perr) : st->prc;
+}
+
+const struct run_stage run_stage_pairs = { .name = "pairs", .opts = run_pairs_options, .step = run_pairs_step };
+
+/* ---------------------------------------------------------------- collectives */
+
+enum { O_COLL_MAX = 1, O_NO_COLL };
+
+/* --coll-max, --no-coll. */
+static int run_coll_take(void *ctx, int val, const char *arg, char *err)
+{
+	struct run_opts *c = ctx;
+
+	if (val == O_NO_COLL) {
+		c->no_coll = 1;
+		return 0;
+	}
+	return opts_size("--coll-max", arg, 8, 1ULL << 34, &c->coll_max, err);
+}
+
+/* After every option: the collectives stage's sweep, a short all-reduce one, x4 per step. */
+static int run_coll_finish(void *ctx, char *err)
+{
+	struct run_opts *c = ctx;
+	int n;
+
+	coll_opts_default(&c->coll);
+	c->coll.maxbytes = c->coll_max;
+	c->coll.stepfactor = 4;
+	c->coll.iters = 10;
+	c->coll.warmup = 2;
+	n = coll_sweep(c->coll.minbytes, c->coll.maxbytes, c->coll.stepfactor, 0, c->coll.sizes, COLL_SIZES_MAX, err);
+	if (n < 0)
+		return n;
+	c->coll.nsizes = n;
+	return 0;
+}
+
+/* The collectives stage's options into g. */
+static int run_coll_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = {
+		{ "coll-max", required_argument, NULL, O_COLL_MAX },
+		{ "no-coll", no_argument, NULL, O_NO_COLL },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	c->coll_max = 64ULL << 20;
+	*g = (struct opts_group){ .longopts = lo, .take = run_coll_take, .finish = run_coll_finish, .ctx = c };
+	return 1;
+}
+
+/* Left in unless --no-coll. */
+static int run_coll_on(const struct run_opts *c)
+{
+	return !c->no_coll;
+}
+
+/* The roots and ranks the sweep names exist (coll_check). */
+static int run_coll_check(struct world *w, struct run_opts *c)
+{
+	return coll_check(w, &c->coll);
+}
+
+/* Every rank: the all-reduce sweep (coll_stage: a failure on one rank alone ends the job). */
+static int run_coll_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	return st->crc = coll_stage(w, ro, &st->c->coll);
+}
+
+const struct run_stage run_stage_coll = { .name = "coll", .opts = run_coll_options, .on = run_coll_on, .check = run_coll_check,
+					   .step = run_coll_step };
