@@ -1,6 +1,6 @@
 /* checks_stage.c — `run`'s last stage (checks.h): the baseline comparison, the expectations and
  * the declared cabling, with every suspected regression or failed pair measured again before
- * it counts (DESIGN §6: a finding is confirmed before it is reported). Rank 0 judges; every
+ * it counts (docs/judging.md: a finding is confirmed before it is reported). Rank 0 judges; every
  * endpoint takes part in the retests; ranks that wait sleep. */
 #include <math.h>
 #include <stdlib.h>

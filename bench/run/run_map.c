@@ -487,7 +487,7 @@ int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_
 	/* the compute path's map again, un-suffixed, with the scheduler files */
 	if ((wrc = write_one(mp, mp->compute, "", !w->single_node, ro->dir, base, 0)) && rc != FP_ERUNTIME)
 		rc = wrc;
-	/* every path's matrices, once, in the compute map's tree order (DESIGN §4) */
+	/* every path's matrices, once, in the compute map's tree order (docs/formats.md) */
 	for (int i = 0; i < mp->npaths; i++)
 		if (p2p_matrices_write(ro->dir, mp->p[i].m, w->labels, order))
 			rc = FP_ERUNTIME;

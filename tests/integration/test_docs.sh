@@ -121,7 +121,7 @@ fi
 # ---- 4: no citation of a document outside the repository, no issue number
 # (the pattern is built from pieces, so that this file does not match it)
 pat=''
-for d in DESIGN REFERENCE MEASURING STYLE; do pat+="$d""[.]md\\|"; done
+for d in DESIGN REFERENCE MEASURING STYLE; do pat+="$d""[.]md\\|$d"" §\\|"; done
 pat+='[Ii]ssue #\?[0-9]'
 grep -rnI "$pat" README.md docs bench topo tests scripts > "$tmp/cites" 2>&1
 expect "no file of README.md, docs/, bench/, topo/, tests/, scripts/ cites an outside document or an issue number" [ ! -s "$tmp/cites" ]
@@ -129,7 +129,8 @@ expect "no file of README.md, docs/, bench/, topo/, tests/, scripts/ cites an ou
 mkdir -p "$tmp/cite"
 printf '/* as %s says */\n' "MEASURING"".md" > "$tmp/cite/a.c"
 printf '# fixed in issue %d\n' 13 > "$tmp/cite/b.sh"
-expect "... the same grep finds both citations planted in a scratch tree" sh -c "[ \$(grep -rnI '$pat' '$tmp/cite' | wc -l) -eq 2 ]"
+printf '/* (%s 6: a finding) */\n' "DESIGN"" §" > "$tmp/cite/c.c"
+expect "... the same grep finds the three citations planted in a scratch tree" sh -c "[ \$(grep -rnI '$pat' '$tmp/cite' | wc -l) -eq 3 ]"
 
 # ---- 5: docs/formats.md names every column of p2p.csv (from topo/fabric/io/p2p_csv.c's table)
 cols_missing() { # FORMATS NAME...: prints each NAME that FORMATS does not hold as `NAME`
