@@ -52,8 +52,7 @@ static void header(FILE *f, const struct emit_topo *t, const char *what)
 	for (int k = 0; k < r->ntiers; k++) {
 		char name[EMIT_NAME_MAX];
 
-		emit_group_name(t, k, 0, name);
-		name[strcspn(name, "0123456789")] = 0;
+		emit_tier_kind(k, name);
 		fprintf(f, "# tier %d (%s): %d switch%s, p50 latency %.2f us between nodes that meet here\n", k,
 			name, r->ngroups[k], r->ngroups[k] == 1 ? "" : "es", r->lat_p50_us[k]);
 	}
