@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "core/log.h"
@@ -37,25 +36,21 @@ static int report_render(const char *dir, int quiet)
 {
 	struct report_notes notes = { 0 };
 	char err[RESULTS_PATH_MAX + 256];
-	FILE *f = results_tmp_open(dir, "report.html");
+	struct results_file out;
 	int rc;
 
-	if (!f)
+	if (results_tmp_open(&out, dir, "report.html"))
 		return FP_ERUNTIME;
-	rc = report_write(f, dir, &notes, err, sizeof err);
+	rc = report_write(out.f, dir, &notes, err, sizeof err);
 	for (int i = 0; !quiet && i < notes.n; i++)
 		fprintf(stderr, "fabprobe report: %s\n", notes.msg[i]);
 	report_notes_free(&notes);
 	if (rc) {
-		char tmp[RESULTS_PATH_MAX + 32];
-
-		fclose(f);
-		snprintf(tmp, sizeof tmp, "%s/report.html.tmp", dir);
-		unlink(tmp);
+		results_tmp_abort(&out);
 		fprintf(stderr, "fabprobe report: %s\n", err);
 		return rc;
 	}
-	return results_tmp_commit(f, dir, "report.html");
+	return results_tmp_commit(&out);
 }
 
 void cmd_report_after(const char *dir)

@@ -306,12 +306,12 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 /* rank 0: coll_meta.json, written before measuring so that a crash keeps it */
 static int meta_write(struct coll_run *run, const struct coll_be_status *st, int nst)
 {
-	FILE *f = results_tmp_open(run->dir, "coll_meta.json");
+	struct results_file out;
 
-	if (!f)
+	if (results_tmp_open(&out, run->dir, "coll_meta.json"))
 		return FP_ERUNTIME;
-	coll_meta_write(f, run->o, st, nst, run->w->size, run->w->nnodes, environ);
-	return results_tmp_commit(f, run->dir, "coll_meta.json") ? FP_ERUNTIME : 0;
+	coll_meta_write(out.f, run->o, st, nst, run->w->size, run->w->nnodes, environ);
+	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }
 
 /* Which backends run: every one of the registry that is selected, in this build, and usable

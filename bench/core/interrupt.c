@@ -90,7 +90,9 @@ static void meta_interrupted(int sig)
 	strcat(tmp, "/meta.json.interrupted");
 	strcpy(path, dir);
 	strcat(path, "/meta.json");
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+	/* async-signal-safe, so not results_tmp_open; but never through what was planted there */
+	unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
 		return;
 	put(fd, head);
 	put(fd, "  \"finished_utc\": \"");

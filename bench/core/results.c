@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,15 +34,20 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-/* 1 when dir exists and holds nothing but . and .., 0 when it holds something, -errno. */
-static int dir_is_empty(const char *dir)
+/* 1 when the directory open as fd (taken and closed) holds nothing but . and .., 0 when it
+ * holds something, -errno. */
+static int dir_is_empty(int fd)
 {
-	DIR *d = opendir(dir);
+	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	int empty = 1;
 
-	if (!d)
-		return -errno;
+	if (!d) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 			empty = 0;
@@ -49,6 +55,41 @@ static int dir_is_empty(const char *dir)
 		}
 	closedir(d);
 	return empty;
+}
+
+/* 1 when path itself (its last component) is a symbolic link; errno kept. */
+static int is_link(const char *path)
+{
+	struct stat st;
+	int e = errno, link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+
+	errno = e;
+	return link;
+}
+
+/* -o DIR: created if missing, then opened once as a directory that is not a symbolic link,
+ * and refused unless empty. 0, FP_EUSAGE or FP_ERUNTIME with err filled. */
+static int dir_given(const char *dir, char *err, size_t errlen)
+{
+	int rc = mkdir_p(dir), fd = rc < 0 ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = rc < 0 ? -rc : errno, link = is_link(dir);
+		/* a file or a link where the directory should be (or on its way) is a usage error */
+		int usage = link || e == ENOTDIR || e == EEXIST || e == ELOOP;
+
+		snprintf(err, errlen, "cannot create results directory %s: %s", dir,
+			 link ? "it is a symbolic link (give the directory it points to)"
+			 : usage ? "a file of that name exists" : strerror(e));
+		return usage ? FP_EUSAGE : FP_ERUNTIME;
+	}
+	if ((rc = dir_is_empty(fd)) <= 0) {
+		snprintf(err, errlen, rc == 0 ? "results directory %s is not empty: refusing to "
+			 "overwrite an earlier run (choose a new -o DIR)"
+			 : "cannot read results directory %s: %s", dir, strerror(-rc));
+		return rc == 0 ? FP_EUSAGE : FP_ERUNTIME;
+	}
+	return 0;
 }
 
 int results_dir_create(const char *root, const char *name, const char *dir, time_t now,
@@ -59,22 +100,8 @@ int results_dir_create(const char *root, const char *name, const char *dir, time
 	int rc;
 
 	if (dir) {
-		struct stat st;
-
-		if ((rc = mkdir_p(dir)) < 0 || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-			/* a file where the directory should be (or on its way) is a usage error */
-			int usage = rc == -ENOTDIR || rc == -EEXIST || rc == 0;
-
-			snprintf(err, errlen, "cannot create results directory %s: %s", dir,
-				 rc == 0 || rc == -EEXIST ? "a file of that name exists" : strerror(-rc));
-			return usage ? FP_EUSAGE : FP_ERUNTIME;
-		}
-		if ((rc = dir_is_empty(dir)) <= 0) {
-			snprintf(err, errlen, rc == 0 ? "results directory %s is not empty: refusing to "
-				 "overwrite an earlier run (choose a new -o DIR)"
-				 : "cannot read results directory %s: %s", dir, strerror(-rc));
-			return rc == 0 ? FP_EUSAGE : FP_ERUNTIME;
-		}
+		if ((rc = dir_given(dir, err, errlen)))
+			return rc;
 		if (snprintf(out, outlen, "%s", dir) >= (int)outlen)
 			goto too_long;
 		return 0;
@@ -106,15 +133,99 @@ too_long:
 	return FP_EUSAGE;
 }
 
-static FILE *open_path(const char *dir, const char *file, const char *suffix, const char *mode)
-{
-	char path[RESULTS_PATH_MAX];
-	FILE *f;
+/* ---------------------------------------------------------------- writing into a directory */
 
-	snprintf(path, sizeof path, "%s/%s%s", dir, file, suffix);
-	if (!(f = fopen(path, mode)))
-		LOG_ERROR("cannot open %s: %s", path, strerror(errno));
-	return f;
+/* dir opened once to write file into it (by name, openat): file one name (no '/', not . or
+ * ..), dir a directory and not a symbolic link. The fd, or -1 after logging. */
+static int dir_open(const char *dir, const char *file)
+{
+	int fd;
+
+	if (!*file || strchr(file, '/') || !strcmp(file, ".") || !strcmp(file, "..") || strlen(file) > 200) {
+		LOG_ERROR("internal: cannot write %s/%s: not a file name of its own", dir, file);
+		return -1;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		LOG_ERROR("cannot write %s into %s: %s", file, dir, is_link(dir)
+			  ? "it is a symbolic link (give the directory it points to)" : strerror(errno));
+	return fd;
+}
+
+/* A new temporary for w->name in w->dirfd, named w->tmp: ".<name>.<pid>.<random>.tmp", created
+ * exclusively, so that whatever was planted under any name is never opened. fd, or -1 (errno). */
+static int tmp_create(struct results_file *w)
+{
+	for (unsigned int k = 0; k < 32; k++) {
+		unsigned int r = 0;
+		struct timespec ts;
+		int fd;
+
+		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r = (unsigned int)ts.tv_nsec ^ k * 2654435761u;
+		}
+		snprintf(w->tmp, sizeof w->tmp, ".%.200s.%ld.%08x.tmp", w->name, (long)getpid(), r);
+		fd = openat(w->dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int results_tmp_open(struct results_file *w, const char *dir, const char *file)
+{
+	int fd = -1;
+
+	w->f = NULL;
+	w->tmp[0] = 0;
+	snprintf(w->dir, sizeof w->dir, "%s", dir);
+	snprintf(w->name, sizeof w->name, "%s", file);
+	if ((w->dirfd = dir_open(dir, file)) < 0)
+		return FP_ERUNTIME;
+	if ((fd = tmp_create(w)) < 0 || !(w->f = fdopen(fd, "w"))) {
+		LOG_ERROR("cannot create a temporary for %s/%s: %s", dir, file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		else
+			w->tmp[0] = 0; /* not ours: never removed */
+		results_tmp_abort(w);
+		return FP_ERUNTIME;
+	}
+	return 0;
+}
+
+int results_tmp_commit(struct results_file *w)
+{
+	int rc;
+
+	if (!w->f) {
+		results_tmp_abort(w);
+		return FP_ERUNTIME;
+	}
+	rc = results_close(w->f, w->dir, w->name);
+	w->f = NULL;
+	if (rc == 0 && renameat(w->dirfd, w->tmp, w->dirfd, w->name) != 0) {
+		LOG_ERROR("renaming %s/%s to %s: %s", w->dir, w->tmp, w->name, strerror(errno));
+		rc = FP_ERUNTIME;
+	} else if (rc == 0) {
+		w->tmp[0] = 0; /* published: nothing to remove */
+	}
+	results_tmp_abort(w);
+	return rc;
+}
+
+void results_tmp_abort(struct results_file *w)
+{
+	if (w->f)
+		fclose(w->f);
+	if (w->dirfd >= 0 && w->tmp[0])
+		unlinkat(w->dirfd, w->tmp, 0);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->f = NULL;
+	w->dirfd = -1;
+	w->tmp[0] = 0;
 }
 
 /* ---------------------------------------------------------------- streamed files: whole rows */
@@ -213,28 +324,31 @@ static int rows_close(void *cookie)
 FILE *results_open(const char *dir, const char *file)
 {
 	static const cookie_io_functions_t io = { .write = rows_write, .close = rows_close };
-	char path[RESULTS_PATH_MAX];
 	struct rows *r = calloc(1, sizeof *r);
+	int dfd = r ? dir_open(dir, file) : -1;
 	FILE *f = NULL;
 
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	/* O_EXCL: the run directory is new, so an existing file here is a bug, never overwritten */
-	if (!r || (r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0) {
-		LOG_ERROR("cannot open %s: %s", path, r ? strerror(errno) : "out of memory");
+	if (!r || dfd < 0) {
+		if (!r)
+			LOG_ERROR("cannot open %s/%s: out of memory", dir, file);
 		free(r);
 		return NULL;
 	}
-	if (!(f = fopencookie(r, "w", io))) {
-		LOG_ERROR("cannot open %s: out of memory", path);
+	/* O_EXCL: the run directory is new, so an entry here was planted or is a bug: never
+	 * overwritten, nor followed */
+	r->fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (r->fd < 0)
+		LOG_ERROR("cannot create %s/%s: %s", dir, file, errno == EEXIST
+			  ? "an entry of that name exists (a run's files are created new, never overwritten)"
+			  : strerror(errno));
+	close(dfd);
+	if (r->fd >= 0 && !(f = fopencookie(r, "w", io))) {
+		LOG_ERROR("cannot open %s/%s: out of memory", dir, file);
 		close(r->fd);
-		free(r);
 	}
+	if (!f)
+		free(r);
 	return f;
-}
-
-FILE *results_tmp_open(const char *dir, const char *file)
-{
-	return open_path(dir, file, ".tmp", "w");
 }
 
 int results_close(FILE *f, const char *dir, const char *file)
@@ -251,22 +365,6 @@ int results_close(FILE *f, const char *dir, const char *file)
 		return FP_ERUNTIME;
 	}
 	return 0;
-}
-
-int results_tmp_commit(FILE *f, const char *dir, const char *file)
-{
-	char tmp[RESULTS_PATH_MAX], path[RESULTS_PATH_MAX];
-	int rc = results_close(f, dir, file);
-
-	snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, file);
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if (rc == 0 && rename(tmp, path) != 0) {
-		LOG_ERROR("renaming %s to %s: %s", tmp, path, strerror(errno));
-		rc = FP_ERUNTIME;
-	}
-	if (rc)
-		unlink(tmp);
-	return rc;
 }
 
 void results_json_string(FILE *f, const char *s)

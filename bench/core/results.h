@@ -1,8 +1,13 @@
 /* results.h — the results directory of one run, and safe file writing into it.
  *
  * Every run writes into a new directory; an existing one is never written into unless it is
- * empty. Streamed files (CSV rows) are appended and flushed as they are measured; derived
- * files are written to "<name>.tmp" and renamed into place, so a reader never sees half. */
+ * empty. Every file fabprobe writes into a directory is written here (but for the interrupt
+ * handler's meta.json, core/interrupt.c), by its name inside the directory (opened once, never
+ * through a symbolic link): streamed files (CSV rows) are created new (an existing entry of
+ * that name is refused) and appended and flushed as they are measured; derived files are
+ * written to a new temporary of a name no one can have planted and renamed over the target,
+ * so that a reader never sees half and a planted link, FIFO or directory is never opened or
+ * followed. */
 #ifndef FP_RESULTS_H
 #define FP_RESULTS_H
 
@@ -44,15 +49,30 @@ int results_where_check(struct results_where *w, char *err);
 int results_dir_create(const char *root, const char *name, const char *dir, time_t now,
 		       char *out, size_t outlen, char *err, size_t errlen);
 
-/* Open "<dir>/<file>" for writing: for a streamed file use results_open; for a derived file
- * write to the stream from results_tmp_open and publish it with results_tmp_commit (which
- * checks every write error). Both return NULL / FP_ERUNTIME after logging.
- * A streamed file's rows reach the disk whole or not at all: a row (ended by an LF outside
- * quotes) is written only once it is complete, and a failed write (a full disk) cuts the file
- * back to its last whole row, so that a reader never meets a torn row. */
+/* A derived file being written: write to f, then results_tmp_commit (publish) or
+ * results_tmp_abort (drop). The fields are the helpers' own. */
+struct results_file {
+	FILE *f;
+	int dirfd;
+	char dir[RESULTS_PATH_MAX], name[256], tmp[256];
+};
+/* Begin dir/file (file: one name, no '/'): a new temporary ".<file>.<pid>.<random>.tmp" in dir,
+ * created exclusively (O_EXCL|O_NOFOLLOW). 0, or FP_ERUNTIME after logging (w->f NULL; abort
+ * and commit are still safe to call). */
+int results_tmp_open(struct results_file *w, const char *dir, const char *file);
+/* Publish w: every write checked (flush, error flag, close), then the temporary renamed over
+ * dir/file (a link there is replaced, never followed); on any failure the temporary is removed.
+ * 0, or FP_ERUNTIME after logging (also when w was never opened). */
+int results_tmp_commit(struct results_file *w);
+/* Drop w: the temporary closed and removed, dir/file untouched. Safe after a failed open. */
+void results_tmp_abort(struct results_file *w);
+
+/* A streamed file, dir/file, created new (an existing entry of that name, planted or left by a
+ * bug, is an error naming it). NULL after logging.
+ * Its rows reach the disk whole or not at all: a row (ended by an LF outside quotes) is
+ * written only once it is complete, and a failed write (a full disk) cuts the file back to
+ * its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
-FILE *results_tmp_open(const char *dir, const char *file);
-int results_tmp_commit(FILE *f, const char *dir, const char *file);
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 

@@ -62,10 +62,12 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 {
 	char end[32];
 	time_t now = time(NULL);
+	struct results_file out;
 	FILE *f;
 
-	if (!ro->meta_head || !ro->meta_tail || !(f = results_tmp_open(ro->dir, "meta.json")))
+	if (!ro->meta_head || !ro->meta_tail || results_tmp_open(&out, ro->dir, "meta.json"))
 		return;
+	f = out.f;
 	strftime(end, sizeof end, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	fputs(ro->meta_head, f);
 	if (strcmp(status, "running"))
@@ -79,7 +81,7 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 	} else {
 		fputs(ro->meta_tail, f);
 	}
-	results_tmp_commit(f, ro->dir, "meta.json");
+	results_tmp_commit(&out);
 }
 
 static void meta_free(struct run_out *ro)

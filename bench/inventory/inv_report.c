@@ -209,14 +209,14 @@ int inv_report_write(const struct inv_report *r)
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		FILE *f = results_tmp_open(r->dir, files[i].file);
+		struct results_file out;
 
-		if (!f) {
+		if (results_tmp_open(&out, r->dir, files[i].file)) {
 			rc = FP_ERUNTIME;
 			continue;
 		}
-		files[i].write(f, r);
-		if (results_tmp_commit(f, r->dir, files[i].file))
+		files[i].write(out.f, r);
+		if (results_tmp_commit(&out))
 			rc = FP_ERUNTIME;
 	}
 	return rc;

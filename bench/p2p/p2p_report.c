@@ -202,15 +202,15 @@ int p2p_matrices_write(const char *dir, const struct p2p_matrices *m, const char
 	int rc = 0;
 
 	for (int k = 0; k < 2; k++) {
-		FILE *f;
+		struct results_file out;
 
 		p2p_matrix_name(name, sizeof name, k ? "bandwidth" : "latency", m->path);
-		if (!(f = results_tmp_open(dir, name))) {
+		if (results_tmp_open(&out, dir, name)) {
 			rc = FP_ERUNTIME;
 			continue;
 		}
-		p2p_matrix_write(f, m->n, labels, order, k ? m->bw : m->lat_p50, k ? 4 : 3);
-		if (results_tmp_commit(f, dir, name))
+		p2p_matrix_write(out.f, m->n, labels, order, k ? m->bw : m->lat_p50, k ? 4 : 3);
+		if (results_tmp_commit(&out))
 			rc = FP_ERUNTIME;
 	}
 	return rc;

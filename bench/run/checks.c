@@ -134,12 +134,6 @@ int checks_cmp(const struct rundir *base, const struct rundir *cur, const struct
 	return 0;
 }
 
-/* Commit a derived file opened with results_tmp_open (f may be NULL: it failed to open). */
-static int commit(FILE *f, const char *dir, const char *name)
-{
-	return f ? results_tmp_commit(f, dir, name) : FP_ERUNTIME;
-}
-
 static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
 {
@@ -158,19 +152,18 @@ static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
 int checks_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen)
 {
-	FILE *csv = results_tmp_open(out, "compare.csv"), *map = results_tmp_open(out, "compare_topology.csv");
+	struct results_file csv, map;
 	struct cmp_report rep;
 	struct cmp_skip sk;
-	int rc = csv && map ? checks_cmp(base, cur, co, csv, map, &rep, &sk) : FP_ERUNTIME, failed;
+	int rc = results_tmp_open(&csv, out, "compare.csv") | results_tmp_open(&map, out, "compare_topology.csv")
+		 ? FP_ERUNTIME : 0, failed;
 
-	if (rc) {
-		if (csv)
-			fclose(csv);
-		if (map)
-			fclose(map);
+	if (rc || (rc = checks_cmp(base, cur, co, csv.f, map.f, &rep, &sk))) {
+		results_tmp_abort(&csv);
+		results_tmp_abort(&map);
 		return rc;
 	}
-	if (commit(csv, out, "compare.csv") | commit(map, out, "compare_topology.csv"))
+	if (results_tmp_commit(&csv) | results_tmp_commit(&map))
 		rc = FP_ERUNTIME;
 	cmp_report_print(stdout, &rep, &sk, base_dir, cur_dir);
 	if (!base->has_topo || !cur->has_topo)
@@ -219,16 +212,15 @@ int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, str
 
 int checks_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
 {
-	FILE *csv = results_tmp_open(out, "acceptance.csv");
+	struct results_file csv;
 	struct acc_report rep;
-	int rc = csv ? checks_acc(cur, s, csv, &rep) : FP_ERUNTIME, failed;
+	int rc = results_tmp_open(&csv, out, "acceptance.csv"), failed;
 
-	if (rc) {
-		if (csv)
-			fclose(csv);
+	if (rc || (rc = checks_acc(cur, s, csv.f, &rep))) {
+		results_tmp_abort(&csv);
 		return rc;
 	}
-	rc = commit(csv, out, "acceptance.csv");
+	rc = results_tmp_commit(&csv);
 	acc_report_print(stdout, &rep);
 	failed = acc_report_failed_rules(&rep);
 	verdict_add(verdict, vlen, "acceptance: %d of %d rules failed", failed, s->n);
@@ -272,6 +264,7 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
 			 char *verdict, size_t vlen)
 {
+	struct results_file csv;
 	struct decl_out o = { .csv = NULL };
 	int n, rc;
 
@@ -279,13 +272,14 @@ int checks_write_declared(const char *file, const struct decl *d, const struct r
 		fprintf(stderr, "fabprobe: --declared: this run has no topology.csv (no latency map) to check\n");
 		return FP_EUSAGE;
 	}
-	if (!(o.csv = results_tmp_open(out, "declared_mismatch.csv")))
+	if (results_tmp_open(&csv, out, "declared_mismatch.csv"))
 		return FP_ERUNTIME;
+	o.csv = csv.f;
 	fputs("host,tier,switch,problem,declared,measured,measured_matches,how\n", o.csv);
 	printf("\ndeclared topology (%s, %s: %d nodes, %d tier%s):\n", file, d->format, d->n, d->ntiers,
 	       d->ntiers == 1 ? "" : "s");
 	n = decl_check(d, cur, decl_row_out, &o);
-	rc = commit(o.csv, out, "declared_mismatch.csv");
+	rc = results_tmp_commit(&csv);
 	if (n < 0)
 		rc = n;
 	printf("declared: %s (%d mismatch%s; declared_mismatch.csv)\n", n ? "FAIL" : "PASS", n, n == 1 ? "" : "es");

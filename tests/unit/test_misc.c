@@ -86,11 +86,14 @@ static void test_results_dirs(void)
 	snprintf(path, sizeof path, "%s/new/deeper", root);
 	CHECK(results_dir_create(root, NULL, path, t, out2, sizeof out2, err, sizeof err) == 0);
 	/* a derived file appears only when committed */
-	f = results_tmp_open(path, "m.csv");
-	fputs("x\n", f);
+	struct results_file w;
+
+	CHECK(results_tmp_open(&w, path, "m.csv") == 0);
+	if (w.f)
+		fputs("x\n", w.f);
 	snprintf(file, sizeof file, "%s/m.csv", path);
 	CHECK(access(file, F_OK) != 0);
-	CHECK(results_tmp_commit(f, path, "m.csv") == 0);
+	CHECK(results_tmp_commit(&w) == 0);
 	CHECK(access(file, F_OK) == 0);
 	/* -o naming a file (or a path through one) is a usage error */
 	CHECK(results_dir_create(root, NULL, file, t, out2, sizeof out2, err, sizeof err) == FP_EUSAGE);

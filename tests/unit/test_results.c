@@ -1,6 +1,10 @@
 /* Results directories under faults: a full disk never leaves a torn row in a
  * streamed CSV, and a run whose meta.json says "running" while its
- * process is gone is told apart from one that still runs. */
+ * process is gone is told apart from one that still runs. And hostile directories: what was
+ * planted (a link, a FIFO, a directory, a file) at a target or at the old temporary's name is
+ * never followed or opened, and a full disk leaves the target as it was. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -132,6 +136,170 @@ static void test_run_state(void)
 	CHECK_STR(results_run_state(path, why, sizeof why), "unknown");
 }
 
+/* dir/name as text ("" when unreadable), through links: what a victim holds */
+static void slurp(const char *name, char *out, size_t len)
+{
+	char path[256];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "r"))) {
+		n = fread(out, 1, len - 1, f);
+		fclose(f);
+	}
+	out[n] = 0;
+}
+
+/* mkdir dir/sub afresh, with dir/victim (outside sub) holding "victim\n" */
+static void hostile_dir(char *sub, size_t len, const char *name)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(sub, len, "%s/%s", dir, name);
+	CHECK(mkdir(sub, 0777) == 0);
+	snprintf(path, sizeof path, "%s/victim", dir);
+	if ((f = fopen(path, "w"))) {
+		fputs("victim\n", f);
+		fclose(f);
+	}
+}
+
+/* how many entries of dir/sub start with '.' (left-over temporaries), . and .. aside */
+static int hidden_entries(const char *sub)
+{
+	DIR *d = opendir(sub);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* publish "new\n" as sub/file: 0 or FP_ERUNTIME */
+static int write_new(const char *sub, const char *file)
+{
+	struct results_file w;
+
+	if (results_tmp_open(&w, sub, file))
+		return results_tmp_commit(&w);
+	fputs("new\n", w.f);
+	return results_tmp_commit(&w);
+}
+
+static void test_links_never_followed(void)
+{
+	char sub[256], path[300], victim[300], text[64];
+	struct stat st;
+
+	hostile_dir(sub, sizeof sub, "links");
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	/* a link at the target: replaced by a regular file, the victim unchanged */
+	snprintf(path, sizeof path, "%s/report.html", sub);
+	CHECK(symlink(victim, path) == 0);
+	CHECK(write_new(sub, "report.html") == 0);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	slurp("victim", text, sizeof text);
+	CHECK_STR(text, "victim\n");
+	slurp("links/report.html", text, sizeof text);
+	CHECK_STR(text, "new\n");
+	/* a link at the old temporary's name: neither followed nor touched */
+	snprintf(path, sizeof path, "%s/topology.conf.tmp", sub);
+	CHECK(symlink(victim, path) == 0);
+	CHECK(write_new(sub, "topology.conf") == 0);
+	slurp("victim", text, sizeof text);
+	CHECK_STR(text, "victim\n");
+	CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+	/* a streamed file over a planted link: refused, the victim unchanged */
+	snprintf(path, sizeof path, "%s/p2p.csv", sub);
+	CHECK(symlink(victim, path) == 0);
+	CHECK(results_open(sub, "p2p.csv") == NULL);
+	slurp("victim", text, sizeof text);
+	CHECK_STR(text, "victim\n");
+	/* the directory itself a link: refused, nothing written where it points */
+	snprintf(path, sizeof path, "%s/links-link", dir);
+	CHECK(symlink(sub, path) == 0);
+	CHECK(write_new(path, "x.csv") == FP_ERUNTIME);
+	snprintf(path, sizeof path, "%s/x.csv", sub);
+	CHECK(access(path, F_OK) != 0);
+	CHECK(results_open(dir, "../victim") == NULL); /* one name, never a path */
+	CHECK_EQ(hidden_entries(sub), 0);
+}
+
+static void test_planted_tmp_names(void)
+{
+	char sub[256], path[300], text[64];
+	FILE *f;
+
+	hostile_dir(sub, sizeof sub, "planted");
+	/* a file, a FIFO and a directory at the old temporaries' names: no hang, written, kept */
+	snprintf(path, sizeof path, "%s/a.csv.tmp", sub);
+	if ((f = fopen(path, "w"))) {
+		fputs("mine\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/b.csv.tmp", sub);
+	CHECK(mkfifo(path, 0666) == 0);
+	snprintf(path, sizeof path, "%s/c.csv.tmp", sub);
+	CHECK(mkdir(path, 0777) == 0);
+	CHECK(write_new(sub, "a.csv") == 0);
+	CHECK(write_new(sub, "b.csv") == 0);
+	CHECK(write_new(sub, "c.csv") == 0);
+	slurp("planted/a.csv.tmp", text, sizeof text);
+	CHECK_STR(text, "mine\n");
+	slurp("planted/c.csv", text, sizeof text);
+	CHECK_STR(text, "new\n");
+	/* a directory at the target itself: an error, the temporary removed */
+	snprintf(path, sizeof path, "%s/d.csv", sub);
+	CHECK(mkdir(path, 0777) == 0);
+	CHECK(write_new(sub, "d.csv") == FP_ERUNTIME);
+	/* dropped: the target untouched */
+	struct results_file w;
+
+	CHECK(results_tmp_open(&w, sub, "a.csv") == 0);
+	if (w.f)
+		fputs("half", w.f);
+	results_tmp_abort(&w);
+	slurp("planted/a.csv", text, sizeof text);
+	CHECK_STR(text, "new\n");
+	CHECK_EQ(hidden_entries(sub), 0);
+}
+
+/* a child whose files may not grow past 1000 bytes writes 5000 into sub/file */
+static void commit_when_full(const char *sub, const char *file)
+{
+	struct rlimit rl = { 1000, 1000 };
+	struct results_file w;
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &rl) || results_tmp_open(&w, sub, file))
+		_exit(2);
+	for (int i = 0; i < 500; i++)
+		fputs("123456789\n", w.f);
+	_exit(results_tmp_commit(&w) == FP_ERUNTIME ? 0 : 1);
+}
+
+static void test_full_disk_keeps_target(void)
+{
+	char sub[256], text[64];
+	int status = 0;
+	pid_t pid;
+
+	hostile_dir(sub, sizeof sub, "full");
+	CHECK(write_new(sub, "meta.json") == 0);
+	if ((pid = fork()) == 0)
+		commit_when_full(sub, "meta.json");
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	slurp("full/meta.json", text, sizeof text);
+	CHECK_STR(text, "new\n");
+	CHECK_EQ(hidden_entries(sub), 0);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -140,6 +308,9 @@ int main(void)
 	}
 	RUN(test_full_disk_keeps_whole_rows);
 	RUN(test_run_state);
+	RUN(test_links_never_followed);
+	RUN(test_planted_tmp_names);
+	RUN(test_full_disk_keeps_target);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd))

@@ -1,7 +1,5 @@
 /* topo_out.c — the latency map's files in a results directory: its own CSVs and every
  * scheduler file (emit.h's registry). */
-#include <unistd.h>
-
 #include "core/log.h"
 #include "core/results.h"
 #include "topo_csv.h"
@@ -13,8 +11,8 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 		void (*write)(FILE *, const struct emit_topo *);
 	} own[] = { { "topology", topo_csv_topology }, { "tiers", topo_csv_tiers },
 		    { "suspects", topo_csv_suspects }, { "retested", topo_csv_retested } };
+	struct results_file out;
 	int rc = 0;
-	FILE *f;
 
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
 		char name[128];
@@ -22,35 +20,32 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 		if (own[i].write == topo_csv_retested && !t->rest)
 			continue;
 		snprintf(name, sizeof name, "%s%.64s.csv", own[i].name, t->suffix ? t->suffix : "");
-		if (!(f = results_tmp_open(dir, name)))
+		if (results_tmp_open(&out, dir, name))
 			return FP_ERUNTIME;
-		own[i].write(f, t);
-		if (results_tmp_commit(f, dir, name))
+		own[i].write(out.f, t);
+		if (results_tmp_commit(&out))
 			return FP_ERUNTIME;
 	}
 	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
 		char err[EMIT_ERR_MAX] = "";
 
-		if (!(f = results_tmp_open(dir, emit_registry[i]->name)))
+		if (results_tmp_open(&out, dir, emit_registry[i]->name))
 			return FP_ERUNTIME;
-		int wrc = emit_registry[i]->write(f, t, err);
+		int wrc = emit_registry[i]->write(out.f, t, err);
 
 		if (wrc == FP_ERUNTIME) {
-			fclose(f);
+			results_tmp_abort(&out);
 			LOG_ERROR("%s: %s", emit_registry[i]->name, err);
 			return FP_ERUNTIME;
 		}
 		if (wrc) {
 			/* a name this format cannot hold: no file rather than a corrupt one */
-			fclose(f);
+			results_tmp_abort(&out);
 			fprintf(stderr, "fabprobe: %s not written: %s\n", emit_registry[i]->name, err);
-			char tmp[RESULTS_PATH_MAX + 64];
-			snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, emit_registry[i]->name);
-			unlink(tmp);
 			rc = FP_EUSAGE;
 			continue;
 		}
-		if (results_tmp_commit(f, dir, emit_registry[i]->name))
+		if (results_tmp_commit(&out))
 			return FP_ERUNTIME;
 	}
 	return rc;
