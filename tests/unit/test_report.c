@@ -2,6 +2,7 @@
  * and JSON readers on hostile input, the colour ramp, and a whole page from a tiny directory. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -11,7 +12,7 @@
 #include "report/png.h"
 #include "report/rtab.h"
 #include "report/report.h"
-#include "fabric/io/rjson.h"
+#include "core/rjson.h"
 
 static char *render(void (*fn)(FILE *, const char *), const char *arg)
 {
@@ -191,6 +192,34 @@ static void test_rjson(void)
 	CHECK_HAS(err, "deep");
 }
 
+/* a file: absent (1), a FIFO (refused, not waited on), larger than max, not an object */
+static void test_rjson_load(void)
+{
+	char dir[] = "/tmp/fp-test-rjson-XXXXXX", path[64], err[128];
+	struct rjson v;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof path, "%s/m.json", dir);
+	CHECK_EQ(rjson_load(path, 100, &v, err, sizeof err), 1);
+	CHECK_HAS(err, "not in this directory");
+	file_with(path, "{\"a\": [1, 2]}");
+	CHECK_EQ(rjson_load(path, 100, &v, err, sizeof err), 0);
+	CHECK_EQ(rjson_get(&v, "a")->n, 2);
+	rjson_free(&v);
+	CHECK_EQ(rjson_load(path, 5, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "larger than");
+	file_with(path, "[1]");
+	CHECK_EQ(rjson_load(path, 100, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "malformed (not an object)");
+	unlink(path);
+	CHECK_EQ(mkfifo(path, 0600), 0);
+	CHECK_EQ(rjson_load(path, 100, &v, err, sizeof err), FP_EUSAGE);
+	CHECK_HAS(err, "not a regular file");
+	unlink(path);
+	rmdir(dir);
+}
+
 static double luminance(enum hm_scale s, double t)
 {
 	unsigned char c[3];
@@ -259,6 +288,7 @@ int main(void)
 	RUN(test_escaping);
 	RUN(test_rtab);
 	RUN(test_rjson);
+	RUN(test_rjson_load);
 	RUN(test_ramp);
 	RUN(test_page);
 	CHECK_EXIT();

@@ -6,7 +6,7 @@
 
 #include "rtab.h"
 #include "report.h"
-#include "fabric/io/rjson.h"
+#include "core/rjson.h"
 
 #define RPT_PATHS_MAX 32
 #define RPT_SIZES_MAX 64

@@ -140,36 +140,18 @@ int rpt_blocks(const struct rpt *r, int n, const char *const *shown, struct hm_b
 
 /* ---------------------------------------------------------------- JSON files */
 
+/* name of the directory into *v: 0, or -1 after a note naming why and what that costs */
 static int json_load(struct rpt *r, const char *name, struct rjson *v, const char *costs)
 {
-	char path[4096], err[256];
-	FILE *f;
-	char *buf;
-	size_t n;
+	char path[4096], err[320];
+	int rc;
 
 	rpt_file(r, name, path, sizeof path);
-	if (!(f = fopen(path, "r"))) {
-		rpt_note(r, "%s: %s: %s", name, errno == ENOENT ? "not in this directory" : strerror(errno), costs);
-		return -1;
-	}
-	r->found++;
-	buf = malloc(JSON_MAX + 1);
-	n = buf ? fread(buf, 1, JSON_MAX + 1, f) : 0;
-	fclose(f);
-	if (!buf || n > JSON_MAX) {
-		rpt_note(r, "%s: %s: %s", name, buf ? "larger than 16 MiB" : "out of memory", costs);
-		free(buf);
-		return -1;
-	}
-	buf[n] = 0;
-	if (rjson_parse(buf, n, v, err, sizeof err) || v->type != RJSON_OBJ) {
-		rpt_note(r, "%s: malformed (%s): %s", name, v->type != RJSON_OBJ && !err[0] ? "not an object" : err, costs);
-		rjson_free(v);
-		free(buf);
-		return -1;
-	}
-	free(buf);
-	return 0;
+	if ((rc = rjson_load(path, JSON_MAX, v, err, sizeof err)) != 1)
+		r->found++;
+	if (rc)
+		rpt_note(r, "%s: %s: %s", name, err, costs);
+	return rc ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- topology.csv */
