@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "fabric/io/csv_read.h"
+#include "fabric/io/p2p_csv.h"
 #include "heatmap.h"
 #include "report_int.h"
 
@@ -276,10 +278,11 @@ static int p2p_row(struct rpt *r, const struct csv_read *c, const int *col)
 
 static void p2p_load(struct rpt *r)
 {
-	static const char *const need[P_N] = { "path", "size_B", "lat_us_p50", "lat_us_min", "bw_GBps", "status" };
+	static const int used[P_N] = { P2P_COL_PATH, P2P_COL_SIZE, P2P_COL_LAT_P50, P2P_COL_LAT_MIN, P2P_COL_BW_GBPS,
+				       P2P_COL_STATUS };
 	struct csv_read c;
 	char path[4096], err[CSV_READ_ERR_MAX];
-	int col[P_N], k;
+	int at[P2P_NCOLS], col[P_N], k;
 	long bad = 0, first_bad = 0;
 
 	rpt_file(r, "p2p.csv", path, sizeof path);
@@ -292,8 +295,9 @@ static void p2p_load(struct rpt *r)
 		return;
 	}
 	r->found++;
+	csv_read_cols(&c, p2p_csv_cols, P2P_NCOLS, at);
 	for (int i = 0; i < P_N; i++)
-		col[i] = csv_read_col(&c, need[i]);
+		col[i] = at[used[i]];
 	if (col[P_PATH] < 0 || col[P_SIZE] < 0 || col[P_STATUS] < 0) {
 		rpt_note(r, "p2p.csv:1: no 'path', 'size_B' or 'status' column: not a fabprobe p2p.csv; no pair counts or size sweeps");
 		csv_read_close(&c);

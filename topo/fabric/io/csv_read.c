@@ -191,6 +191,26 @@ int csv_read_col(const struct csv_read *r, const char *name)
 	return -1;
 }
 
+void csv_cols_find(char *const *head, int nhead, const struct csv_col *cols, int n, int *idx)
+{
+	for (int k = 0; k < n; k++) {
+		idx[k] = -1;
+		for (int i = nhead - 1; i >= 0; i--) { /* the first of two alike, as csv_read_col */
+			const char *h = head[i];
+
+			if (i == 0 && !strncmp(h, "\xef\xbb\xbf", 3))
+				h += 3;
+			if (!strcmp(h, cols[k].name))
+				idx[k] = i;
+		}
+	}
+}
+
+void csv_read_cols(const struct csv_read *r, const struct csv_col *cols, int n, int *idx)
+{
+	csv_cols_find(r->head, r->nhead, cols, n, idx);
+}
+
 const char *csv_read_get(const struct csv_read *r, int c)
 {
 	return c >= 0 && c < r->nfield ? r->field[c] : "";

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/csv.h"
+
 #define CSV_READ_ERR_MAX 512
 
 struct csv_read {
@@ -36,6 +38,12 @@ int csv_read_open(struct csv_read *r, const char *file, char *err);
 int csv_read_next(struct csv_read *r, char *err);
 /* The header index of column name, or -1. */
 int csv_read_col(const struct csv_read *r, const char *name);
+/* Where each column of a writer's table (cols[0..n), core/csv.h) is in a header of nhead
+ * names: idx[k] is the index of cols[k].name, -1 when the header lacks it. A byte order mark
+ * before the first name is not part of it. The one way a reader finds a file's columns. */
+void csv_cols_find(char *const *head, int nhead, const struct csv_col *cols, int n, int *idx);
+/* csv_cols_find over r's header. */
+void csv_read_cols(const struct csv_read *r, const struct csv_col *cols, int n, int *idx);
 /* Field c of the current row ("" when c < 0 or the row is short). */
 const char *csv_read_get(const struct csv_read *r, int c);
 void csv_read_close(struct csv_read *r);

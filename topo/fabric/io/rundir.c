@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "csv_read.h"
+#include "p2p_csv.h"
 #include "strtab.h"
 
 /* ---------------------------------------------------------------- interned strings */
@@ -163,6 +164,27 @@ static int columns(struct rd_reader *x, const char *const *names, int *idx, int 
 	return 0;
 }
 
+/* Find the columns of a writer's table (cols, ncols) that a reader uses (used[0..n), their
+ * indices in cols) into idx, or say which of the first required is missing. */
+static int table_columns(struct rd_reader *x, const struct csv_col *cols, int ncols, const int *used, int *idx,
+			 int n, int required)
+{
+	int at[64];
+
+	if (ncols > 64) { /* every table is narrower */
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s: internal: a table of %d columns", x->r.file, ncols);
+		return FP_EUSAGE;
+	}
+	csv_read_cols(&x->r, cols, ncols, at);
+	for (int i = 0; i < n; i++)
+		if ((idx[i] = at[used[i]]) < 0 && i < required) {
+			snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: no column '%s': not a file fabprobe wrote",
+				 x->r.file, cols[used[i]].name);
+			return FP_EUSAGE;
+		}
+	return 0;
+}
+
 static int open_file(struct rd_reader *x, const char *dir, const char *name, char *path, size_t plen, int *present)
 {
 	snprintf(path, plen, "%s/%s", dir, name);
@@ -206,8 +228,17 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	return 0;
 }
 
-static const char *const p2p_cols[] = { "path", "kind", "src_host", "dst_host", "status", "size_B", "lat_us_min",
-					"lat_us_p50", "bw_GBps", "line_rate_Gbps", NULL };
+/* the columns p2p_row reads, in its order; all but the last are required */
+static const int p2p_used[] = { P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_STATUS,
+				P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_LAT_P50, P2P_COL_BW_GBPS, P2P_COL_LINE_RATE };
+
+const char *rundir_metric_name(int metric)
+{
+	static const int col[RD_NMETRIC] = { [RD_LAT_MIN] = P2P_COL_LAT_MIN, [RD_LAT_P50] = P2P_COL_LAT_P50,
+					     [RD_BW] = P2P_COL_BW_GBPS };
+
+	return metric >= 0 && metric < RD_NMETRIC ? p2p_csv_cols[col[metric]].name : "?";
+}
 
 /* Read one p2p file into *rows (grown), n rows so far. */
 static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
@@ -215,7 +246,7 @@ static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
 	size_t cap = *n;
 	int c[10], rc;
 
-	if (columns(x, p2p_cols, c, 9))
+	if (table_columns(x, p2p_csv_cols, P2P_NCOLS, p2p_used, c, 10, 9))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		if (*n == cap) {

@@ -83,6 +83,8 @@ static inline const char *rundir_str(const struct rundir *rd, int id)
 {
 	return rd->tab.str[id];
 }
+/* The p2p.csv column a metric (RD_LAT_MIN…) is read from, by its name (lat_us_min…) */
+const char *rundir_metric_name(int metric);
 /* The id of s, or -1 when the run never names it. */
 int rundir_find(const struct rundir *rd, const char *s);
 /* The lowest tier whose group both hosts share (string ids), ntiers when none does, -1 when

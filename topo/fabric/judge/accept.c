@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "core/log.h"
+#include "fabric/io/p2p_csv.h"
 
 /* ---------------------------------------------------------------- p2p rows */
 
@@ -95,13 +96,13 @@ static int p2p_rows(const struct rundir *rd, const struct exp_set *s, acc_sink s
 
 		if (p->size == bw_size[p->path]) {
 			if ((r = rule_for(s, EXP_MIN_PCT_LINE_RATE, kind, path, tier)))
-				p2p_judge(rd, p, r, p->line_rate > 0 ? bw * 8 / p->line_rate * 100 : NAN, "pct_line_rate",
+				p2p_judge(rd, p, r, p->line_rate > 0 ? bw * 8 / p->line_rate * 100 : NAN, p2p_csv_cols[P2P_COL_PCT_LINE_RATE].name,
 					  tier, sink, ctx);
 			if ((r = rule_for(s, EXP_MIN_BW, kind, path, tier)))
-				p2p_judge(rd, p, r, bw, "bw_GBps", tier, sink, ctx);
+				p2p_judge(rd, p, r, bw, rundir_metric_name(RD_BW), tier, sink, ctx);
 		}
 		if (p->size == lat_size[p->path] && (r = rule_for(s, EXP_MAX_LAT, kind, path, tier)))
-			p2p_judge(rd, p, r, lat, "lat_us_p50", tier, sink, ctx);
+			p2p_judge(rd, p, r, lat, rundir_metric_name(RD_LAT_P50), tier, sink, ctx);
 	}
 	free(bw_size);
 	return 0;

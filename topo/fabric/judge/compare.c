@@ -80,8 +80,6 @@ static void one_side(struct cmp_item *it, int in_base)
 	snprintf(it->note, sizeof it->note, "only in %s", in_base ? "BASE" : "NEW");
 }
 
-static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", "bw_GBps" };
-
 static int cmp_rows(const struct rundir *a, const struct rd_p2p *x, const struct rundir *b, const struct rd_p2p *y)
 {
 	int c = strcmp(a->tab.str[x->path], b->tab.str[y->path]);
@@ -185,7 +183,7 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 
 		if (!ps->has[m]) /* not measured at this size (bandwidth at a latency size) */
 			continue;
-		it.metric = p2p_metric[m];
+		it.metric = rundir_metric_name(m);
 		it.before = x ? x->v[m] : NAN;
 		it.after = y ? y->v[m] : NAN;
 		it.retest = y ? y->retest[m] : NAN;

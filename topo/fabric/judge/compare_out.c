@@ -72,7 +72,7 @@ static double badness(const struct cmp_item *it)
 		return INFINITY;
 	double after = it->before * (1 + it->change_pct / 100);
 	double d = after > 0 && it->before > 0 ? log(after / it->before) : INFINITY;
-	int higher_better = !strcmp(it->metric, "bw_GBps") || !strcmp(it->metric, "busbw_GBps");
+	int higher_better = !strcmp(it->metric, rundir_metric_name(RD_BW)) || !strcmp(it->metric, "busbw_GBps");
 
 	return higher_better ? -d : d;
 }
