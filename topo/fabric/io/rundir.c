@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "coll_csv.h"
 #include "csv_read.h"
 #include "p2p_csv.h"
 #include "strtab.h"
@@ -409,8 +410,10 @@ static int topo_read(struct rd_reader *x)
 	return 0;
 }
 
-static const char *const coll_cols[] = { "backend", "op", "dtype", "redop", "status", "size_B", "in_place",
-					 "nranks", "busbw_GBps", "wrong", "root", NULL };
+/* the columns coll_read reads, in its order; all but the last are required */
+static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, COLL_COL_REDOP, COLL_COL_STATUS,
+				 COLL_COL_SIZE, COLL_COL_IN_PLACE, COLL_COL_NRANKS, COLL_COL_BUSBW, COLL_COL_WRONG,
+				 COLL_COL_ROOT };
 static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
 
 static int coll_read(struct rd_reader *x)
@@ -418,7 +421,7 @@ static int coll_read(struct rd_reader *x)
 	struct rundir *rd = x->rd;
 	int c[11], rc, cap = 0;
 
-	if (columns(x, coll_cols, c, 10))
+	if (table_columns(x, coll_csv_cols, COLL_NCOLS, coll_used, c, 11, 10))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_coll *q;

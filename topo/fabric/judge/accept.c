@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "core/log.h"
+#include "fabric/io/coll_csv.h"
 #include "fabric/io/p2p_csv.h"
 
 /* ---------------------------------------------------------------- p2p rows */
@@ -129,7 +130,7 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 		for (int i = 0; i < rd->ncoll; i++) {
 			const struct rd_coll *c = &rd->coll[i];
 			struct acc_row row = { .rule = r, .path = backends[b], .src = "allreduce", .size = size,
-					       .metric = "busbw_GBps", .value = c->busbw };
+					       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .value = c->busbw };
 
 			if (strcmp(rd->tab.str[c->backend], backends[b]) || strcmp(rd->tab.str[c->op], "allreduce") ||
 			    c->in_place || c->size != size)
@@ -146,7 +147,8 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 		/* asked for one backend, or the backend ran at all: a missing size is a failure */
 		if (!found && (r->scope[0] || size > 0)) {
 			struct acc_row row = { .rule = r, .path = backends[b], .src = "allreduce", .dst = "",
-					       .size = r->size ? r->size : -1, .metric = "busbw_GBps", .value = NAN };
+					       .size = r->size ? r->size : -1, .metric = coll_csv_cols[COLL_COL_BUSBW].name,
+					       .value = NAN };
 
 			snprintf(row.note, sizeof row.note, "%s all-reduce not measured%s", backends[b],
 				 r->size ? " at this size" : "");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "fabric/io/coll_csv.h"
 
 const char *cmp_class_name(int cls)
 {
@@ -287,7 +288,7 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 	const struct rundir *rr = x ? a : b;
 	const struct rd_coll *r = x ? x : y;
 	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
-			       .metric = "busbw_GBps", .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
+			       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
 			       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
 
 	snprintf(it.dstbuf, sizeof it.dstbuf, "%s %s%s", rr->tab.str[r->dtype], rr->tab.str[r->redop],
