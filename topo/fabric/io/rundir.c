@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "coll_csv.h"
 #include "csv_read.h"
+#include "inv_csv.h"
 #include "p2p_csv.h"
 #include "strtab.h"
 
@@ -151,18 +152,6 @@ static int cell_fig(struct rd_reader *x, int col, double *out)
 	snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: column '%s': '%.60s' is not a figure in 0..1e30", x->r.file, x->r.line,
 		 x->r.head[col], csv_read_get(&x->r, col));
 	return FP_EUSAGE;
-}
-
-/* Find the named columns (NULL-terminated names) or say which is missing. */
-static int columns(struct rd_reader *x, const char *const *names, int *idx, int required)
-{
-	for (int i = 0; names[i]; i++)
-		if ((idx[i] = csv_read_col(&x->r, names[i])) < 0 && i < required) {
-			snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: no column '%s': not a file fabprobe wrote",
-				 x->r.file, names[i]);
-			return FP_EUSAGE;
-		}
-	return 0;
 }
 
 /* Find the columns of a writer's table (cols, ncols) that a reader uses (used[0..n), their
@@ -456,14 +445,16 @@ static int coll_read(struct rd_reader *x)
 	return rc;
 }
 
-static const char *const node_cols[] = { "host", "gpus", "nics", "kernel", "mpi_version", "cpu_model", NULL };
+/* the columns nodes_read reads, in its order; the first is required */
+static const int node_used[] = { INV_CSV_NODE_HOST, INV_CSV_NODE_GPUS, INV_CSV_NODE_NICS, INV_CSV_NODE_KERNEL,
+				 INV_CSV_NODE_MPI_VERSION, INV_CSV_NODE_CPU_MODEL };
 
 static int nodes_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
 	int c[6], rc, cap = 0;
 
-	if (columns(x, node_cols, c, 1))
+	if (table_columns(x, inv_csv_node_cols, INV_CSV_NODE_NCOLS, node_used, c, 6, 1))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_node *q;
@@ -485,15 +476,17 @@ static int nodes_read(struct rd_reader *x)
 	return rc;
 }
 
-static const char *const nic_cols[] = { "host", "device", "port", "netdev", "kind", "state", "virtual", "fw_ver",
-					"rate_Gbps", "width_lanes", "mtu_B", NULL };
+/* the columns nics_read reads, in its order; the first six are required */
+static const int nic_used[] = { INV_CSV_NIC_HOST, INV_CSV_NIC_DEVICE, INV_CSV_NIC_PORT, INV_CSV_NIC_NETDEV,
+				INV_CSV_NIC_KIND, INV_CSV_NIC_STATE, INV_CSV_NIC_VIRTUAL, INV_CSV_NIC_FW_VER,
+				INV_CSV_NIC_RATE, INV_CSV_NIC_WIDTH, INV_CSV_NIC_MTU };
 
 static int nics_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
 	int c[11], rc, cap = 0;
 
-	if (columns(x, nic_cols, c, 6))
+	if (table_columns(x, inv_csv_nic_cols, INV_CSV_NIC_NCOLS, nic_used, c, 11, 6))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_nic *q;

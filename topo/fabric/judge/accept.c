@@ -8,6 +8,7 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "fabric/io/coll_csv.h"
+#include "fabric/io/inv_csv.h"
 #include "fabric/io/p2p_csv.h"
 
 /* ---------------------------------------------------------------- p2p rows */
@@ -172,7 +173,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 		int count = 0;
 
 		if (r->what == EXP_GPUS) {
-			row.metric = "gpus";
+			row.metric = inv_csv_node_cols[INV_CSV_NODE_GPUS].name;
 			row.value = nd->gpus < 0 ? NAN : (double)nd->gpus;
 			row.pass = exp_meets(r, row.value);
 			sink(ctx, &row);
@@ -186,7 +187,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 			count++;
 			if (r->what == EXP_NIC_RATE) {
 				row.dst = rd->tab.str[n->name];
-				row.metric = "rate_Gbps";
+				row.metric = inv_csv_nic_cols[INV_CSV_NIC_RATE].name;
 				row.value = n->rate;
 				row.pass = exp_meets(r, n->rate);
 				sink(ctx, &row);
@@ -194,7 +195,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 		}
 		if (r->what == EXP_NICS || !count) {
 			row.dst = "";
-			row.metric = "nics";
+			row.metric = inv_csv_node_cols[INV_CSV_NODE_NICS].name;
 			row.value = count;
 			row.pass = r->what == EXP_NICS ? exp_meets(r, count) : 0;
 			if (!count)

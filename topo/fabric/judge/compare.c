@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "fabric/io/coll_csv.h"
+#include "fabric/io/inv_csv.h"
 
 const char *cmp_class_name(int cls)
 {
@@ -411,16 +412,16 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 				sink(ctx, &it);
 				continue;
 			}
-			it.metric = "state";
+			it.metric = inv_csv_nic_cols[INV_CSV_NIC_STATE].name;
 			it.before = it.after = NAN;
 			it.before_s = x->up ? "up" : "down";
 			it.after_s = y->up ? "up" : "down";
 			it.cls = x->up == y->up ? CMP_SAME : y->up ? CMP_BETTER : CMP_WORSE;
 			sink(ctx, &it);
-			inv_num(sink, ctx, &it, "rate_Gbps", x->rate, y->rate);
-			inv_num(sink, ctx, &it, "width_lanes", x->width, y->width);
-			inv_num(sink, ctx, &it, "mtu_B", x->mtu, y->mtu);
-			inv_text(sink, ctx, &it, "fw_ver", a->tab.str[x->fw], b->tab.str[y->fw]);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_RATE].name, x->rate, y->rate);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_WIDTH].name, x->width, y->width);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_MTU].name, x->mtu, y->mtu);
+			inv_text(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_FW_VER].name, a->tab.str[x->fw], b->tab.str[y->fw]);
 		}
 	}
 }
@@ -445,10 +446,13 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 				sink(ctx, &it);
 				continue;
 			}
-			inv_num(sink, ctx, &it, "gpus", x->gpus < 0 ? NAN : (double)x->gpus, y->gpus < 0 ? NAN : (double)y->gpus);
-			inv_num(sink, ctx, &it, "nics", x->nics < 0 ? NAN : (double)x->nics, y->nics < 0 ? NAN : (double)y->nics);
-			inv_text(sink, ctx, &it, "kernel", base->tab.str[x->kernel], cur->tab.str[y->kernel]);
-			inv_text(sink, ctx, &it, "mpi_version", base->tab.str[x->mpi], cur->tab.str[y->mpi]);
+			const struct csv_col *nc = inv_csv_node_cols;
+			inv_num(sink, ctx, &it, nc[INV_CSV_NODE_GPUS].name, x->gpus < 0 ? NAN : (double)x->gpus,
+				y->gpus < 0 ? NAN : (double)y->gpus);
+			inv_num(sink, ctx, &it, nc[INV_CSV_NODE_NICS].name, x->nics < 0 ? NAN : (double)x->nics,
+				y->nics < 0 ? NAN : (double)y->nics);
+			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_KERNEL].name, base->tab.str[x->kernel], cur->tab.str[y->kernel]);
+			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_MPI_VERSION].name, base->tab.str[x->mpi], cur->tab.str[y->mpi]);
 			inv_nics(base, cur, host, sink, ctx);
 		}
 	}
