@@ -1,15 +1,13 @@
 /* report_load.c — the files every section leans on: meta.json, coll_meta.json, topology.csv,
  * suspects.csv, and p2p.csv's rows summarised per path and size; name look-ups and the
  * display order of hosts. */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/log.h"
-#include "fabric/io/csv_read.h"
-#include "fabric/io/p2p_csv.h"
+#include "fabric/io/rundir.h"
 #include "heatmap.h"
 #include "report_int.h"
 
@@ -209,8 +207,6 @@ static int topo_load(struct rpt *r, struct rtab *t)
 
 /* ---------------------------------------------------------------- p2p.csv */
 
-enum { P_PATH, P_SIZE, P_LAT, P_LMIN, P_BW, P_STATUS, P_N };
-
 static struct rpt_path *path_of(struct rpt *r, const char *name)
 {
 	for (int i = 0; i < r->npaths; i++)
@@ -246,75 +242,70 @@ static int push(float **v, int *n, int *cap, float x)
 	return 0;
 }
 
-/* one row: count its status, keep its figures; 1 when a figure is malformed */
-static int p2p_row(struct rpt *r, const struct csv_read *c, const int *col)
+/* one row: count its status, keep its figures (p50 latency, else the minimum); 0 or FP_ERUNTIME */
+static int p2p_row(struct rpt *r, const struct rundir *rd, const struct rd_p2p *q)
 {
-	struct rpt_path *p = path_of(r, csv_read_get(c, col[P_PATH]));
-	const char *st = csv_read_get(c, col[P_STATUS]), *lat = csv_read_get(c, col[P_LAT]);
-	char *end;
-	double size = strtod(csv_read_get(c, col[P_SIZE]), &end), v;
+	struct rpt_path *p = path_of(r, rundir_str(rd, q->path));
+	const char *st = rundir_str(rd, q->status);
+	float lat = isnan(q->v[RD_LAT_P50]) ? q->v[RD_LAT_MIN] : q->v[RD_LAT_P50];
 	struct rpt_size *z;
 
 	if (!p)
 		return 0;
 	p->rows++;
-	p->ok += !strcmp(st, "ok");
+	p->ok += q->ok;
 	p->timeout += !strcmp(st, "timeout");
 	p->error += !strcmp(st, "error");
 	p->skipped += !strcmp(st, "skipped");
-	if (strcmp(st, "ok"))
+	if (!q->ok || !(z = size_of(p, (double)q->size)))
 		return 0;
-	if (*end || !(size > 0) || !(z = size_of(p, size)))
-		return *end || !(size > 0);
-	if (!*lat)
-		lat = csv_read_get(c, col[P_LMIN]);
-	if (*lat && ((v = strtod(lat, &end)), *end || !(v >= 0) || push(&z->lat, &z->nlat, &z->caplat, (float)v)))
-		return 1;
-	const char *bw = csv_read_get(c, col[P_BW]);
-	if (*bw && ((v = strtod(bw, &end)), *end || !(v >= 0) || push(&z->bw, &z->nbw, &z->capbw, (float)v)))
-		return 1;
+	if (!isnan(lat) && push(&z->lat, &z->nlat, &z->caplat, lat))
+		return FP_ERUNTIME;
+	if (!isnan(q->v[RD_BW]) && push(&z->bw, &z->nbw, &z->capbw, q->v[RD_BW]))
+		return FP_ERUNTIME;
 	return 0;
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	const struct rd_p2p *x = *(const struct rd_p2p *const *)a, *y = *(const struct rd_p2p *const *)b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* p2p.csv as the judges read it (fabric/io/rundir.h), summarised per path and size; paths and
+ * sizes in the order the file first names them */
 static void p2p_load(struct rpt *r)
 {
-	static const int used[P_N] = { P2P_COL_PATH, P2P_COL_SIZE, P2P_COL_LAT_P50, P2P_COL_LAT_MIN, P2P_COL_BW_GBPS,
-				       P2P_COL_STATUS };
-	struct csv_read c;
-	char path[4096], err[CSV_READ_ERR_MAX];
-	int at[P2P_NCOLS], col[P_N], k;
-	long bad = 0, first_bad = 0;
+	struct rundir rd;
+	char path[4096], err[RUNDIR_ERR_MAX];
+	const struct rd_p2p **rows;
 
 	rpt_file(r, "p2p.csv", path, sizeof path);
-	if (access(path, F_OK)) {
-		rpt_note(r, "p2p.csv: %s: no pair counts or size sweeps", errno == ENOENT ? "not in this directory" : strerror(errno));
-		return;
-	}
-	if (csv_read_open(&c, path, err)) {
+	if (rundir_load_files(r->dir, RD_FILE_P2P, &rd, err)) {
+		r->found += access(path, F_OK) == 0;
 		rpt_note(r, "%s: no pair counts or size sweeps", err);
 		return;
 	}
+	if (!rd.has_p2p) {
+		rpt_note(r, "p2p.csv: not in this directory: no pair counts or size sweeps");
+		rundir_free(&rd);
+		return;
+	}
 	r->found++;
-	csv_read_cols(&c, p2p_csv_cols, P2P_NCOLS, at);
-	for (int i = 0; i < P_N; i++)
-		col[i] = at[used[i]];
-	if (col[P_PATH] < 0 || col[P_SIZE] < 0 || col[P_STATUS] < 0) {
-		rpt_note(r, "p2p.csv:1: no 'path', 'size_B' or 'status' column: not a fabprobe p2p.csv; no pair counts or size sweeps");
-		csv_read_close(&c);
-		return;
+	rows = malloc(sizeof *rows * (rd.np2p ? rd.np2p : 1));
+	if (rows && (r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
+		for (size_t i = 0; i < rd.np2p; i++)
+			rows[i] = &rd.p2p[i];
+		qsort(rows, rd.np2p, sizeof *rows, cmp_line);
+		r->have_p2p = 1;
+		for (size_t i = 0; i < rd.np2p && r->have_p2p; i++)
+			r->have_p2p = p2p_row(r, &rd, rows[i]) == 0;
 	}
-	if (!(r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
-		csv_read_close(&c);
-		return;
-	}
-	while ((k = csv_read_next(&c, err)) != 0 && k != FP_ERUNTIME)
-		if (p2p_row(r, &c, col) && !bad++)
-			first_bad = c.line;
-	if (bad)
-		rpt_note(r, "p2p.csv:%ld: a size or figure that is not a non-negative number (%ld rows like it left out)",
-			 first_bad, bad);
-	r->have_p2p = 1;
-	csv_read_close(&c);
+	if (!r->have_p2p)
+		rpt_note(r, "p2p.csv: out of memory: no pair counts or size sweeps");
+	free(rows);
+	rundir_free(&rd);
 }
 
 /* ---------------------------------------------------------------- all */

@@ -197,6 +197,7 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	p->dst = cell_str(x, c[3]);
 	p->status = cell_str(x, c[4]);
 	p->ok = !strcmp(csv_read_get(&x->r, c[4]), "ok");
+	p->line = x->r.line;
 	for (int i = 1; i < 5; i++)
 		if (cell_fig(x, c[numeric[i]], &v[i]))
 			return FP_EUSAGE;
@@ -593,11 +594,11 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
 	return rc;
 }
 
-int rundir_load(const char *dir, struct rundir *rd, char *err)
+int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err)
 {
 	struct retests rt = { 0 };
 	struct stat st;
-	int rc, has_rt = 0;
+	int rc = 0, has_rt = 0;
 
 	memset(rd, 0, sizeof *rd);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -607,24 +608,20 @@ int rundir_load(const char *dir, struct rundir *rd, char *err)
 	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
 	if (rundir_intern(rd, "") != 0)
 		goto oom;
-	rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
-	if (!rc)
+	if (files & RD_FILE_P2P)
+		rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
+	if (!rc && (files & RD_FILE_RETESTS))
 		rc = part(rd, err, "p2p_retest.csv", NULL, &rt, &has_rt);
-	if (!rc) /* run's confirmation pass: pairs behind suspects, measured alone (same columns) */
+	if (!rc && (files & RD_FILE_RETESTS)) /* run's confirmation pass: pairs behind suspects, measured alone */
 		rc = part(rd, err, "p2p_confirm.csv", NULL, &rt, &has_rt);
-	if (!rc)
+	if (!rc && (files & RD_FILE_TOPO))
 		rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
-	if (!rc)
+	if (!rc && (files & RD_FILE_COLL))
 		rc = part(rd, err, "collectives.csv", coll_read, NULL, &rd->has_coll);
-	if (!rc)
+	if (!rc && (files & RD_FILE_NODES))
 		rc = part(rd, err, "nodes.csv", nodes_read, NULL, &rd->has_nodes);
-	if (!rc)
+	if (!rc && (files & RD_FILE_NICS))
 		rc = part(rd, err, "nics.csv", nics_read, NULL, &rd->has_nics);
-	if (!rc && !(rd->has_p2p | rd->has_topo | rd->has_coll | rd->has_nodes)) {
-		snprintf(err, RUNDIR_ERR_MAX, "%s: holds none of p2p.csv, topology.csv, collectives.csv, nodes.csv: "
-			 "not a fabprobe results directory", dir);
-		rc = FP_EUSAGE;
-	}
 	if (!rc && index_build(rd, &rt))
 		goto oom;
 	free(rt.rows);
@@ -636,6 +633,19 @@ oom:
 	rundir_free(rd);
 	snprintf(err, RUNDIR_ERR_MAX, "%s: out of memory", dir);
 	return FP_ERUNTIME;
+}
+
+int rundir_load(const char *dir, struct rundir *rd, char *err)
+{
+	int rc = rundir_load_files(dir, RD_FILE_ALL, rd, err);
+
+	if (!rc && !(rd->has_p2p | rd->has_topo | rd->has_coll | rd->has_nodes)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: holds none of p2p.csv, topology.csv, collectives.csv, nodes.csv: "
+			 "not a fabprobe results directory", dir);
+		rundir_free(rd);
+		rc = FP_EUSAGE;
+	}
+	return rc;
 }
 
 void rundir_free(struct rundir *rd)
