@@ -12,7 +12,6 @@
 #include "report_int.h"
 
 #define JSON_MAX (16 << 20)
-#define TOPO_ROWS_MAX (1 << 20)
 
 /* ---------------------------------------------------------------- name index */
 
@@ -156,53 +155,51 @@ static int json_load(struct rpt *r, const char *name, struct rjson *v, const cha
 
 /* ---------------------------------------------------------------- topology.csv */
 
-static int topo_from(struct rpt *r, const struct rtab *t)
+/* a note of rundir's err, the directory left out of the file's name (it heads the page) */
+static void loader_note(struct rpt *r, const char *err, const char *costs)
 {
-	int hc = rtab_col(t, "host"), oc = rtab_col(t, "order"), nt = 0;
-	struct rpt_topo *p = &r->topo;
+	size_t n = strlen(r->dir);
 
-	while (nt < 16) {
-		char col[16];
-		snprintf(col, sizeof col, "tier%d", nt);
-		if (rtab_col(t, col) < 0)
-			break;
-		nt++;
-	}
-	if (hc < 0 || oc < 0) {
-		rpt_note(r, "topology.csv: no 'host' or 'order' column: hosts in file order, no switch groups");
-		return -1;
-	}
-	p->host = calloc((size_t)t->nrows + 1, sizeof *p->host);
-	p->group = calloc((size_t)(t->nrows + 1) * (size_t)(nt + 1), sizeof *p->group);
-	if (!p->host || !p->group)
-		return -1;
-	p->n = t->nrows;
-	p->ntiers = nt;
-	for (int i = 0; i < t->nrows; i++) {
-		p->host[i] = rtab_get(t, i, hc);
-		for (int k = 0; k < nt; k++) {
-			char col[16];
-			snprintf(col, sizeof col, "tier%d", k);
-			p->group[(size_t)k * t->nrows + i] = rtab_get(t, i, rtab_col(t, col));
-		}
-	}
-	return 0;
+	if (!strncmp(err, r->dir, n) && err[n] == '/')
+		err += n + 1;
+	rpt_note(r, "%s: %s", err, costs);
 }
 
-static int topo_load(struct rpt *r, struct rtab *t)
+/* topology.csv as the judges read it (fabric/io/rundir.h): hosts in the file's order and their
+ * group at every tier, pointing into r->topo_rd. 0, or -1 after a note. */
+static int topo_load(struct rpt *r)
 {
-	int oc;
+	static const char costs[] = "hosts in file order, no switch groups or tree";
+	struct rundir *rd = &r->topo_rd;
+	const struct rd_topo *t = &rd->topo;
+	struct rpt_topo *p = &r->topo;
+	char path[4096], err[RUNDIR_ERR_MAX];
 
-	if (rpt_table_load(r, "topology.csv", TOPO_ROWS_MAX, t, "hosts in file order, no switch groups or tree"))
+	rpt_file(r, "topology.csv", path, sizeof path);
+	if (rundir_load_files(r->dir, RD_FILE_TOPO, rd, err)) {
+		r->found += access(path, F_OK) == 0;
+		loader_note(r, err, costs);
 		return -1;
-	oc = rtab_col(t, "order");
-	for (int i = 0; oc >= 0 && i < t->nrows; i++) /* rows should be in order already; a bad one says so */
-		if (atol(rtab_get(t, i, oc)) != i) {
-			rpt_note(r, "topology.csv:%ld: order %.20s where %d was expected: hosts shown in file order",
-				 t->line[i], rtab_get(t, i, oc), i);
-			break;
-		}
-	return topo_from(r, t);
+	}
+	if (!rd->has_topo) {
+		rpt_note(r, "topology.csv: not in this directory: %s", costs);
+		return -1;
+	}
+	r->found++;
+	p->host = calloc((size_t)t->n + 1, sizeof *p->host);
+	p->group = calloc((size_t)(t->n + 1) * (size_t)(t->ntiers + 1), sizeof *p->group);
+	if (!p->host || !p->group) {
+		rpt_note(r, "topology.csv: out of memory: %s", costs);
+		return -1;
+	}
+	p->n = t->n;
+	p->ntiers = t->ntiers;
+	for (int i = 0; i < t->n; i++) {
+		p->host[i] = rundir_str(rd, t->host[i]);
+		for (int k = 0; k < t->ntiers; k++)
+			p->group[(size_t)k * t->n + i] = rundir_str(rd, t->group[(size_t)k * t->n + i]);
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- p2p.csv */
@@ -284,7 +281,7 @@ static void p2p_load(struct rpt *r)
 	rpt_file(r, "p2p.csv", path, sizeof path);
 	if (rundir_load_files(r->dir, RD_FILE_P2P, &rd, err)) {
 		r->found += access(path, F_OK) == 0;
-		rpt_note(r, "%s: no pair counts or size sweeps", err);
+		loader_note(r, err, "no pair counts or size sweeps");
 		return;
 	}
 	if (!rd.has_p2p) {
@@ -325,7 +322,7 @@ void rpt_load(struct rpt *r)
 {
 	r->have_meta = json_load(r, "meta.json", &r->meta, "no run metadata; the verdict is judged from the files") == 0;
 	r->have_coll_meta = coll_meta_load(r);
-	r->have_topo = topo_load(r, &r->topo_tab) == 0;
+	r->have_topo = topo_load(r) == 0;
 	r->have_suspects = rpt_table_load(r, "suspects.csv", 1 << 20, &r->suspects, "no suspects table or marks") == 0;
 	p2p_load(r);
 }
@@ -336,7 +333,7 @@ void rpt_unload(struct rpt *r)
 	rjson_free(&r->coll_meta);
 	free(r->topo.host);
 	free(r->topo.group);
-	rtab_free(&r->topo_tab);
+	rundir_free(&r->topo_rd);
 	rtab_free(&r->suspects);
 	for (int i = 0; r->paths && i < r->npaths; i++)
 		for (int k = 0; k < r->paths[i].nsizes; k++) {
