@@ -154,14 +154,16 @@ static int cell_fig(struct rd_reader *x, int col, double *out)
 	return FP_EUSAGE;
 }
 
+#define TABLE_COLS_MAX 64 /* wider than every writer's table */
+
 /* Find the columns of a writer's table (cols, ncols) that a reader uses (used[0..n), their
  * indices in cols) into idx, or say which of the first required is missing. */
 static int table_columns(struct rd_reader *x, const struct csv_col *cols, int ncols, const int *used, int *idx,
 			 int n, int required)
 {
-	int at[64];
+	int at[TABLE_COLS_MAX];
 
-	if (ncols > 64) { /* every table is narrower */
+	if (ncols > TABLE_COLS_MAX) {
 		snprintf(x->err, RUNDIR_ERR_MAX, "%s: internal: a table of %d columns", x->r.file, ncols);
 		return FP_EUSAGE;
 	}
