@@ -168,6 +168,10 @@ static void test_rtab(void)
 	CHECK_HAS(err, "empty");
 	unlink(path);
 	CHECK_EQ(rtab_load(path, 100, &t, err), -1);
+	CHECK_EQ(mkfifo(path, 0600), 0); /* refused at once, never waited on for a writer */
+	CHECK_EQ(rtab_load(path, 100, &t, err), FP_EUSAGE);
+	CHECK_HAS(err, "not a regular file");
+	unlink(path);
 }
 
 static void test_rjson(void)

@@ -2,8 +2,11 @@
 #include "csv_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 
@@ -135,15 +138,38 @@ static int row_text(struct csv_read *r)
 	return 1;
 }
 
+/* file for reading, when it is a regular file: opened without blocking (a FIFO would wait for
+ * a writer for ever), then read as usual. NULL with err. */
+static FILE *regular_open(const char *file, char *err)
+{
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: not a regular file", file);
+		close(fd);
+		return NULL;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int csv_read_open(struct csv_read *r, const char *file, char *err)
 {
 	int got;
 
 	*r = (struct csv_read){ .file = file, .next_line = 1 };
-	if (!(r->f = fopen(file, "r"))) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+	if (!(r->f = regular_open(file, err)))
 		return FP_EUSAGE;
-	}
 	if ((got = row_text(r)) <= 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got ? "out of memory" : "empty file (no header row)");
 		csv_read_close(r);

@@ -28,8 +28,9 @@ struct csv_read {
 	int nhead;
 };
 
-/* Open file and read its header row (blank lines before it are skipped). Returns 0, or
- * FP_EUSAGE with "file: why" in err, FP_ERUNTIME when out of memory. */
+/* Open file and read its header row (blank lines before it are skipped). Only a regular file
+ * is read (a FIFO or a device is refused, never waited on). Returns 0, or FP_EUSAGE with
+ * "file: why" in err, FP_ERUNTIME when out of memory. */
 int csv_read_open(struct csv_read *r, const char *file, char *err);
 /* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
  * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
