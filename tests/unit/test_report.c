@@ -168,6 +168,16 @@ static void test_rtab(void)
 	CHECK_HAS(err, "empty");
 	unlink(path);
 	CHECK_EQ(rtab_load(path, 100, &t, err), -1);
+	file_with(path, "a,b\n1,2\n3,4"); /* a last row whole but for its line break: read */
+	CHECK_EQ(rtab_load(path, 100, &t, err), 0);
+	CHECK_EQ(t.nrows, 2);
+	rtab_free(&t);
+	file_with(path, "a,b\n1,2\n3.2"); /* cut short (3.25 once, perhaps): ignored */
+	CHECK_EQ(rtab_load(path, 100, &t, err), 0);
+	CHECK_EQ(t.nrows, 1);
+	CHECK_EQ(t.total_rows, 1);
+	rtab_free(&t);
+	unlink(path);
 	CHECK_EQ(mkfifo(path, 0600), 0); /* refused at once, never waited on for a writer */
 	CHECK_EQ(rtab_load(path, 100, &t, err), FP_EUSAGE);
 	CHECK_HAS(err, "not a regular file");

@@ -135,6 +135,7 @@ static int row_text(struct csv_read *r)
 		st = quote_state(r->buf, n, n + k, Q_QUOTED);
 		n += k;
 	}
+	r->nl = n > 0 && r->buf[n - 1] == '\n';
 	return 1;
 }
 
@@ -200,6 +201,12 @@ int csv_read_next(struct csv_read *r, char *err)
 	if (got < 0 || split_row(r) < 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: out of memory", r->file, r->line);
 		return FP_ERUNTIME;
+	}
+	if (!r->nl && r->nfield < r->nhead) {
+		LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->file, r->line,
+			 r->nfield);
+		r->nfield = 0;
+		return 0;
 	}
 	if (r->nfield > r->nhead) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: %d fields where the header has %d", r->file, r->line,

@@ -26,6 +26,7 @@ struct csv_read {
 	int nfield, fcap;
 	char **head;     /* the header's fields (own copies) */
 	int nhead;
+	int nl;          /* the row held ended in a line break (not: the file's last bytes) */
 };
 
 /* Open file and read its header row (blank lines before it are skipped). Only a regular file
@@ -35,7 +36,9 @@ int csv_read_open(struct csv_read *r, const char *file, char *err);
 /* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
  * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
  * (the row is still held: its fields are there, and reading may go on). Blank lines are
- * skipped; a quote left open runs to the end of the file. */
+ * skipped; a quote left open runs to the end of the file. A last row without a line break and
+ * with fewer fields than the header was cut short (a full disk, a killed writer; its last
+ * figure may be cut too): it is ignored with a warning, as the end. */
 int csv_read_next(struct csv_read *r, char *err);
 /* The header index of column name, or -1. */
 int csv_read_col(const struct csv_read *r, const char *name);
