@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "coll_report.h"
-#include "core/csv.h"
 #include "core/results.h"
 
 const char *coll_status_name(int status)
@@ -16,43 +15,6 @@ const char *coll_status_name(int status)
 
 /* ---------------------------------------------------------------- collectives.csv */
 
-struct coll_csv {
-	const char *run_id, *backend, *op;
-	int64_t size_B, count;
-	const char *dtype, *redop;
-	int64_t root, nranks, nnodes, in_place;
-	double time_us, time_us_max, algbw_GBps, busbw_GBps;
-	int64_t wrong;
-	const char *status;
-};
-
-#define COL(n, t, f, p) CSV_COL(n, t, struct coll_csv, f, p)
-static const struct csv_col coll_cols[] = {
-	COL("run_id", CSV_STR, run_id, 0),
-	COL("backend", CSV_STR, backend, 0),
-	COL("op", CSV_STR, op, 0),
-	COL("size_B", CSV_I64, size_B, 0),
-	COL("count", CSV_I64, count, 0),
-	COL("dtype", CSV_STR, dtype, 0),
-	COL("redop", CSV_STR, redop, 0),
-	COL("root", CSV_I64, root, 0),
-	COL("nranks", CSV_I64, nranks, 0),
-	COL("nnodes", CSV_I64, nnodes, 0),
-	COL("in_place", CSV_I64, in_place, 0),
-	COL("time_us", CSV_F64, time_us, 3),
-	COL("time_us_max", CSV_F64, time_us_max, 3),
-	COL("algbw_GBps", CSV_F64, algbw_GBps, 4),
-	COL("busbw_GBps", CSV_F64, busbw_GBps, 4),
-	COL("wrong", CSV_I64, wrong, 0),
-	COL("status", CSV_STR, status, 0),
-};
-#define NCOLS ((int)(sizeof coll_cols / sizeof coll_cols[0]))
-
-void coll_csv_header(FILE *f)
-{
-	csv_header(f, coll_cols, NCOLS);
-}
-
 static const char *redop_name(const struct coll_case *c)
 {
 	return c->redop >= 0 && c->redop < COLL_NREDOPS ? coll_redop_names[c->redop] : NULL;
@@ -61,7 +23,7 @@ static const char *redop_name(const struct coll_case *c)
 void coll_csv_row(FILE *f, const struct coll_row *r)
 {
 	const struct coll_case *c = r->c;
-	struct coll_csv row = {
+	struct coll_csv_row row = {
 		.run_id = r->run_id, .backend = r->backend, .op = c->op->name,
 		.size_B = (int64_t)r->size_B, .count = (int64_t)c->count, .dtype = c->dtype->name,
 		.redop = redop_name(c), .root = c->root, .nranks = c->nranks, .nnodes = r->nnodes,
@@ -70,7 +32,7 @@ void coll_csv_row(FILE *f, const struct coll_row *r)
 		.status = coll_status_name(r->status),
 	};
 
-	csv_row(f, coll_cols, NCOLS, &row);
+	coll_csv_write(f, &row);
 }
 
 /* ---------------------------------------------------------------- terminal table */

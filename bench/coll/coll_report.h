@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "coll_backend.h"
+#include "fabric/io/coll_csv.h"
 
 enum coll_status { COLL_OK, COLL_WRONG, COLL_UNSUPPORTED };
 
@@ -21,7 +22,7 @@ struct coll_row {
 	int status;
 };
 
-void coll_csv_header(FILE *f);
+/* r as a collectives.csv row (its header: coll_csv_header, fabric/io/coll_csv.h) */
 void coll_csv_row(FILE *f, const struct coll_row *r);
 /* The nccl-tests terminal table: a header, then one line per size with both modes. */
 void coll_table_header(FILE *f);

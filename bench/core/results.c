@@ -14,6 +14,7 @@
 #include "log.h"
 #include "nodename.h"
 #include "opts.h"
+#include "rjson.h"
 
 static int mkdir_p(const char *path)
 {
@@ -435,33 +436,6 @@ int results_where_check(struct results_where *w, char *err)
 
 /* ---------------------------------------------------------------- how a run ended */
 
-/* The raw text of "key": <value> in a JSON text (a string without its quotes, escapes kept;
- * or a number). Our meta.json's keys are unique. 0, or -1 when absent. */
-static int json_value(const char *text, const char *key, char *out, size_t len)
-{
-	char pat[64];
-	const char *p;
-	size_t n = 0;
-
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	if (!(p = strstr(text, pat)))
-		return -1;
-	for (p += strlen(pat); *p == ' '; p++)
-		;
-	if (*p == '"')
-		for (p++; *p && *p != '"' && n + 1 < len; p++) {
-			if (*p == '\\' && p[1])
-				out[n++] = *p++;
-			if (n + 1 < len)
-				out[n++] = *p;
-		}
-	else
-		while (*p && strchr("-0123456789", *p) && n + 1 < len)
-			out[n++] = *p++;
-	out[n] = 0;
-	return 0;
-}
-
 void results_boot_id(char *out, size_t len)
 {
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -484,46 +458,59 @@ static int pid_alive(long pid, const char *boot_id)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-const char *results_run_state(const char *dir, char *why, size_t len)
+/* meta.json's word for how the run ended, "running" or one of ended[]; "unknown" otherwise */
+static const char *run_ended(const char *status, char *why, size_t len)
 {
-	char path[RESULTS_PATH_MAX], text[16384], status[32], pid[24], host[300], boot[64], me[256];
-	int fd;
-	ssize_t n;
+	static const char *const ended[] = { "ok", "failed", "error", "interrupted" };
 
-	snprintf(path, sizeof path, "%s/meta.json", dir);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || json_value((text[n] = 0, text), "status", status, sizeof status)) {
-		snprintf(why, len, "%s: no readable meta.json", dir);
-		return "unknown";
-	}
-	if (strcmp(status, "running")) {
-		static const char *const ended[] = { "ok", "failed", "error", "interrupted" };
+	snprintf(why, len, "meta.json says %s", status);
+	for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
+		if (!strcmp(status, ended[i]))
+			return ended[i];
+	return "unknown";
+}
 
-		snprintf(why, len, "meta.json says %s", status);
-		for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
-			if (!strcmp(status, ended[i]))
-				return ended[i];
-		return "unknown";
-	}
-	if (json_value(text, "pid", pid, sizeof pid) || json_value(text, "pid_host", host, sizeof host)) {
+/* A run whose meta.json says running: whether its writer (pid on pid_host) still runs. */
+static const char *run_writer(const struct rjson *m, char *why, size_t len)
+{
+	const struct rjson *pid = rjson_get(m, "pid");
+	const char *host = rjson_str(rjson_get(m, "pid_host")), *boot = rjson_str(rjson_get(m, "boot_id"));
+	char me[256];
+	long p;
+
+	if (!pid || pid->type != RJSON_NUM || !host) {
 		snprintf(why, len, "meta.json says running, and not which process writes it");
 		return "running";
 	}
-	if (json_value(text, "boot_id", boot, sizeof boot))
-		boot[0] = 0;
+	p = pid->num >= 0 && pid->num < 1e9 ? (long)pid->num : -1;
 	if (gethostname(me, sizeof me) || strcmp(me, host)) {
-		snprintf(why, len, "meta.json says running, on host %.200s (pid %s): cannot tell from here "
-			 "whether it still runs", host, pid);
+		snprintf(why, len, "meta.json says running, on host %.200s (pid %ld): cannot tell from here "
+			 "whether it still runs", host, p);
 		return "running";
 	}
-	if (pid_alive(atol(pid), boot)) {
-		snprintf(why, len, "running: process %s on this host", pid);
+	if (pid_alive(p, boot ? boot : "")) {
+		snprintf(why, len, "running: process %ld on this host", p);
 		return "running";
 	}
-	snprintf(why, len, "meta.json says running, but process %s on this host is gone (killed, or "
-		 "it could not write meta.json: a full disk?): the rows it wrote are kept", pid);
+	snprintf(why, len, "meta.json says running, but process %ld on this host is gone (killed, or "
+		 "it could not write meta.json: a full disk?): the rows it wrote are kept", p);
 	return "incomplete";
+}
+
+const char *results_run_state(const char *dir, char *why, size_t len)
+{
+	char path[RESULTS_PATH_MAX], err[320];
+	struct rjson m;
+	const char *status, *state;
+
+	snprintf(path, sizeof path, "%s/meta.json", dir);
+	if (rjson_load(path, 16 << 20, &m, err, sizeof err)) {
+		snprintf(why, len, "%s: no readable meta.json", dir);
+		return "unknown";
+	}
+	if (!(status = rjson_str(rjson_get(&m, "status"))))
+		snprintf(why, len, "%s: no readable meta.json", dir);
+	state = !status ? "unknown" : strcmp(status, "running") ? run_ended(status, why, len) : run_writer(&m, why, len);
+	rjson_free(&m);
+	return state;
 }

@@ -7,37 +7,12 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/results.h"
+#include "fabric/io/inv_csv.h"
 #include "inv_report.h"
 
 #define NCOLS(t) ((int)(sizeof t / sizeof t[0]))
 
 /* ------------------------------------------------------------------ nodes.csv */
-
-struct node_row {
-	const char *run_id, *host, *hostname, *cpu_model, *kernel, *mpi, *used, *missing, *notes;
-	int64_t ranks, sockets, cores, threads, numa, mem, numa_mem, gpus, nics;
-};
-
-static const struct csv_col node_cols[] = {
-	CSV_COL("run_id", CSV_STR, struct node_row, run_id, 0),
-	CSV_COL("host", CSV_STR, struct node_row, host, 0),
-	CSV_COL("hostname", CSV_STR, struct node_row, hostname, 0),
-	CSV_COL("ranks", CSV_I64, struct node_row, ranks, 0),
-	CSV_COL("cpu_model", CSV_STR, struct node_row, cpu_model, 0),
-	CSV_COL("sockets", CSV_I64, struct node_row, sockets, 0),
-	CSV_COL("cores", CSV_I64, struct node_row, cores, 0),
-	CSV_COL("threads", CSV_I64, struct node_row, threads, 0),
-	CSV_COL("numa_nodes", CSV_I64, struct node_row, numa, 0),
-	CSV_COL("mem_B", CSV_I64, struct node_row, mem, 0),
-	CSV_COL("numa_mem_B", CSV_I64, struct node_row, numa_mem, 0),
-	CSV_COL("gpus", CSV_I64, struct node_row, gpus, 0),
-	CSV_COL("nics", CSV_I64, struct node_row, nics, 0),
-	CSV_COL("kernel", CSV_STR, struct node_row, kernel, 0),
-	CSV_COL("mpi_version", CSV_STR, struct node_row, mpi, 0),
-	CSV_COL("probes", CSV_STR, struct node_row, used, 0),
-	CSV_COL("probes_missing", CSV_STR, struct node_row, missing, 0),
-	CSV_COL("warnings", CSV_STR, struct node_row, notes, 0),
-};
 
 static int physical_nics(const struct inv_node *nd)
 {
@@ -52,7 +27,7 @@ static void nodes_csv(FILE *f, const struct inv_report *r)
 {
 	char notes[INV_NOTES_MAX * (INV_NOTE_MAX + 2)];
 
-	csv_header(f, node_cols, NCOLS(node_cols));
+	csv_header(f, inv_csv_node_cols, INV_CSV_NODE_NCOLS);
 	for (int k = 0; k < r->n; k++) {
 		const struct inv_node *nd = &r->nodes[k];
 
@@ -60,7 +35,7 @@ static void nodes_csv(FILE *f, const struct inv_report *r)
 		for (int i = 0; i < nd->nnotes; i++)
 			snprintf(notes + strlen(notes), sizeof notes - strlen(notes), "%s%s", i ? "; " : "",
 				 nd->notes[i]);
-		csv_row(f, node_cols, NCOLS(node_cols), &(struct node_row){
+		csv_row(f, inv_csv_node_cols, INV_CSV_NODE_NCOLS, &(struct inv_csv_node){
 			r->run_id, nd->host, nd->hostname, nd->cpu_model, nd->kernel, nd->mpi_version, nd->probes_used,
 			nd->probes_missing, notes, r->ranks[k], nd->sockets, nd->cores, nd->threads,
 			nd->numa_nodes, nd->mem_bytes, nd->numa_mem_bytes, nd->ngpus, physical_nics(nd) });
@@ -69,44 +44,14 @@ static void nodes_csv(FILE *f, const struct inv_report *r)
 
 /* ------------------------------------------------------------------ nics.csv */
 
-struct nic_row {
-	const char *run_id, *host, *device, *netdev, *kind, *state, *netdev_state, *speed, *pci, *addr,
-		*ipv4, *fw;
-	int64_t port, virt, width, mtu, numa, prefix, gid;
-	double rate;
-};
-
-static const struct csv_col nic_cols[] = {
-	CSV_COL("run_id", CSV_STR, struct nic_row, run_id, 0),
-	CSV_COL("host", CSV_STR, struct nic_row, host, 0),
-	CSV_COL("device", CSV_STR, struct nic_row, device, 0),
-	CSV_COL("port", CSV_I64, struct nic_row, port, 0),
-	CSV_COL("netdev", CSV_STR, struct nic_row, netdev, 0),
-	CSV_COL("kind", CSV_STR, struct nic_row, kind, 0),
-	CSV_COL("virtual", CSV_I64, struct nic_row, virt, 0),
-	CSV_COL("state", CSV_STR, struct nic_row, state, 0),
-	CSV_COL("netdev_state", CSV_STR, struct nic_row, netdev_state, 0),
-	CSV_COL("rate_Gbps", CSV_F64, struct nic_row, rate, 1),
-	CSV_COL("width_lanes", CSV_I64, struct nic_row, width, 0),
-	CSV_COL("lane_speed", CSV_STR, struct nic_row, speed, 0),
-	CSV_COL("mtu_B", CSV_I64, struct nic_row, mtu, 0),
-	CSV_COL("numa_node", CSV_I64, struct nic_row, numa, 0),
-	CSV_COL("pci_addr", CSV_STR, struct nic_row, pci, 0),
-	CSV_COL("guid_or_mac", CSV_STR, struct nic_row, addr, 0),
-	CSV_COL("ipv4", CSV_STR, struct nic_row, ipv4, 0),
-	CSV_COL("ipv4_prefix", CSV_I64, struct nic_row, prefix, 0),
-	CSV_COL("roce_v2_gid_index", CSV_I64, struct nic_row, gid, 0),
-	CSV_COL("fw_ver", CSV_STR, struct nic_row, fw, 0),
-};
-
 static void nics_csv(FILE *f, const struct inv_report *r)
 {
-	csv_header(f, nic_cols, NCOLS(nic_cols));
+	csv_header(f, inv_csv_nic_cols, INV_CSV_NIC_NCOLS);
 	for (int k = 0; k < r->n; k++)
 		for (int i = 0; i < r->nodes[k].nnics; i++) {
 			const struct inv_nic *n = &r->nodes[k].nics[i];
 
-			csv_row(f, nic_cols, NCOLS(nic_cols), &(struct nic_row){
+			csv_row(f, inv_csv_nic_cols, INV_CSV_NIC_NCOLS, &(struct inv_csv_nic){
 				r->run_id, r->nodes[k].host, n->device, n->netdev, inv_kind_name(n->kind),
 				n->state, n->netdev_state, n->speed, n->pci, n->guid_or_mac, n->ipv4,
 				n->fw_ver, n->port, n->is_virtual, n->width, n->mtu, n->numa,

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "core/log.h"
+#include "fabric/io/csv_read.h"
 #include "fabric/io/matrix.h"
 #include "fabric/io/p2p_csv.h"
 
@@ -230,6 +231,21 @@ static void test_sparse_files(void)
 }
 
 /* only regular files */
+/* a writer's table found in a header by name: past a byte order mark, the first of two alike,
+ * in any order, -1 where absent */
+static void test_columns_by_name(void)
+{
+	char h0[] = "\xef\xbb\xbfrun_id", h1[] = "lat_us_p50", h2[] = "path", h3[] = "lat_us_p50";
+	char *head[] = { h0, h1, h2, h3 };
+	int at[P2P_NCOLS];
+
+	csv_cols_find(head, 4, p2p_csv_cols, P2P_NCOLS, at);
+	CHECK_EQ(at[P2P_COL_RUN_ID], 0);
+	CHECK_EQ(at[P2P_COL_LAT_P50], 1);
+	CHECK_EQ(at[P2P_COL_PATH], 2);
+	CHECK_EQ(at[P2P_COL_LAT_MIN], -1);
+}
+
 static void test_not_a_regular_file(void)
 {
 	struct matrix m;
@@ -253,6 +269,7 @@ int main(void)
 	RUN(test_duplicates);
 	RUN(test_sparse_files);
 	RUN(test_not_a_regular_file);
+	RUN(test_columns_by_name);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd))

@@ -129,6 +129,13 @@ static void test_run_state(void)
 	snprintf(path, sizeof path, "%s/elsewhere", dir);
 	CHECK_STR(results_run_state(path, why, sizeof why), "running");
 	CHECK(strstr(why, "no-such-host.example") != NULL);
+	/* the run's own member, not a nested one of the same name that comes first */
+	meta("argv", "{ \"checks\": { \"status\": \"ok\" }, \"status\": \"failed\" }\n");
+	snprintf(path, sizeof path, "%s/argv", dir);
+	CHECK_STR(results_run_state(path, why, sizeof why), "failed");
+	meta("torn", "{ \"status\": \"ok\", \"pid\": ");
+	snprintf(path, sizeof path, "%s/torn", dir);
+	CHECK_STR(results_run_state(path, why, sizeof why), "unknown");
 	meta("done", "{ \"status\": \"interrupted\", \"exit_code\": 130 }\n");
 	snprintf(path, sizeof path, "%s/done", dir);
 	CHECK_STR(results_run_state(path, why, sizeof why), "interrupted");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "fabric/io/coll_csv.h"
 #include "fabric/io/hostlist.h"
 #include "html.h"
 #include "report_int.h"
@@ -167,7 +168,8 @@ static void findings(struct rpt *r, struct verdict *v)
 				 p->timeout, p->error, p->skipped);
 	}
 	if (rpt_table_load(r, "collectives.csv", 1 << 20, &t, NULL) == 0) {
-		int w = rtab_col(&t, "wrong"), s = rtab_col(&t, "status");
+		int w = rtab_col(&t, coll_csv_cols[COLL_COL_WRONG].name);
+		int s = rtab_col(&t, coll_csv_cols[COLL_COL_STATUS].name);
 		long bad = 0;
 
 		for (int i = 0; i < t.nrows; i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "fabric/io/coll_csv.h"
 #include "html.h"
 #include "report_int.h"
 
@@ -111,8 +112,8 @@ static void failed_rows(FILE *f, const struct rtab *t, const int *col)
 
 void rpt_collectives(struct rpt *r)
 {
-	static const char *const need[C_N] = { "backend", "op", "size_B", "dtype", "redop", "in_place", "busbw_GBps",
-					       "wrong", "status" };
+	static const int used[C_N] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_SIZE, COLL_COL_DTYPE, COLL_COL_REDOP,
+				       COLL_COL_IN_PLACE, COLL_COL_BUSBW, COLL_COL_WRONG, COLL_COL_STATUS };
 	const char *ops[OPS_MAX] = { "allreduce" };
 	int col[C_N], nops = 1, seen_ar = 0;
 	struct rtab t;
@@ -123,7 +124,7 @@ void rpt_collectives(struct rpt *r)
 		return;
 	}
 	for (int c = 0; c < C_N; c++)
-		col[c] = rtab_col(&t, need[c]);
+		col[c] = rtab_col(&t, coll_csv_cols[used[c]].name);
 	if (col[C_OP] < 0 || col[C_SIZE] < 0 || col[C_BUSBW] < 0 || col[C_BACKEND] < 0)
 		rpt_note(r, "collectives.csv: no 'backend', 'op', 'size_B' or 'busbw_GBps' column: no collective charts");
 	for (int i = 0; col[C_OP] >= 0 && i < t.nrows; i++) {

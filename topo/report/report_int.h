@@ -6,7 +6,8 @@
 
 #include "rtab.h"
 #include "report.h"
-#include "fabric/io/rjson.h"
+#include "core/rjson.h"
+#include "fabric/io/rundir.h"
 
 #define RPT_PATHS_MAX 32
 #define RPT_SIZES_MAX 64
@@ -39,8 +40,8 @@ struct rpt {
 	struct report_notes *notes;
 	struct rjson meta, coll_meta;
 	int have_meta, have_coll_meta;
-	struct rtab topo_tab;
-	struct rpt_topo topo;
+	struct rundir topo_rd;       /* topology.csv, read by the judges' loader */
+	struct rpt_topo topo;        /* its hosts and groups, pointing into topo_rd */
 	int have_topo;
 	struct rtab suspects;
 	int have_suspects;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/io/inv_csv.h"
 #include "html.h"
 #include "report_int.h"
 
@@ -90,15 +91,21 @@ static void summary(struct rpt *r, const char *file, const char *what, const cha
 
 void rpt_inventory(struct rpt *r)
 {
-	static const char *const node_cols[][3] = {
-		{ "cpu_model", "CPU" }, { "sockets", "sockets" }, { "cores", "cores" }, { "threads", "threads" },
-		{ "numa_nodes", "NUMA nodes" }, { "mem_B", "memory", "B" }, { "gpus", "GPUs" }, { "nics", "NICs" },
-		{ "kernel", "kernel" }, { "mpi_version", "MPI" }, { "probes", "probes" },
-		{ "probes_missing", "probes missing" }, { "warnings", "warnings" }, { NULL },
+	/* the columns' names from the writer's tables (inv_csv.h): automatic, so not constants */
+	const struct csv_col *nd = inv_csv_node_cols, *nc = inv_csv_nic_cols;
+	const char *const node_cols[][3] = {
+		{ nd[INV_CSV_NODE_CPU_MODEL].name, "CPU" }, { nd[INV_CSV_NODE_SOCKETS].name, "sockets" },
+		{ nd[INV_CSV_NODE_CORES].name, "cores" }, { nd[INV_CSV_NODE_THREADS].name, "threads" },
+		{ nd[INV_CSV_NODE_NUMA_NODES].name, "NUMA nodes" }, { nd[INV_CSV_NODE_MEM].name, "memory", "B" },
+		{ nd[INV_CSV_NODE_GPUS].name, "GPUs" }, { nd[INV_CSV_NODE_NICS].name, "NICs" },
+		{ nd[INV_CSV_NODE_KERNEL].name, "kernel" }, { nd[INV_CSV_NODE_MPI_VERSION].name, "MPI" },
+		{ nd[INV_CSV_NODE_PROBES].name, "probes" }, { nd[INV_CSV_NODE_PROBES_MISSING].name, "probes missing" },
+		{ nd[INV_CSV_NODE_WARNINGS].name, "warnings" }, { NULL },
 	};
-	static const char *const nic_cols[][3] = {
-		{ "kind", "kind" }, { "state", "state" }, { "rate_Gbps", "rate (Gbit/s)" }, { "width_lanes", "width (lanes)" },
-		{ "mtu_B", "MTU (B)" }, { "fw_ver", "firmware" }, { NULL },
+	const char *const nic_cols[][3] = {
+		{ nc[INV_CSV_NIC_KIND].name, "kind" }, { nc[INV_CSV_NIC_STATE].name, "state" },
+		{ nc[INV_CSV_NIC_RATE].name, "rate (Gbit/s)" }, { nc[INV_CSV_NIC_WIDTH].name, "width (lanes)" },
+		{ nc[INV_CSV_NIC_MTU].name, "MTU (B)" }, { nc[INV_CSV_NIC_FW_VER].name, "firmware" }, { NULL },
 	};
 	static const char *const gpu_cols[][3] = {
 		{ "model", "model" }, { "path_class", "path to nearest NIC" }, { NULL },

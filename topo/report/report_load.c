@@ -1,18 +1,17 @@
 /* report_load.c — the files every section leans on: meta.json, coll_meta.json, topology.csv,
  * suspects.csv, and p2p.csv's rows summarised per path and size; name look-ups and the
  * display order of hosts. */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "fabric/io/rundir.h"
 #include "heatmap.h"
 #include "report_int.h"
 
 #define JSON_MAX (16 << 20)
-#define TOPO_ROWS_MAX (1 << 20)
 
 /* ---------------------------------------------------------------- name index */
 
@@ -140,92 +139,70 @@ int rpt_blocks(const struct rpt *r, int n, const char *const *shown, struct hm_b
 
 /* ---------------------------------------------------------------- JSON files */
 
+/* name of the directory into *v: 0, or -1 after a note naming why and what that costs */
 static int json_load(struct rpt *r, const char *name, struct rjson *v, const char *costs)
 {
-	char path[4096], err[256];
-	FILE *f;
-	char *buf;
-	size_t n;
+	char path[4096], err[320];
+	int rc;
 
 	rpt_file(r, name, path, sizeof path);
-	if (!(f = fopen(path, "r"))) {
-		rpt_note(r, "%s: %s: %s", name, errno == ENOENT ? "not in this directory" : strerror(errno), costs);
-		return -1;
-	}
-	r->found++;
-	buf = malloc(JSON_MAX + 1);
-	n = buf ? fread(buf, 1, JSON_MAX + 1, f) : 0;
-	fclose(f);
-	if (!buf || n > JSON_MAX) {
-		rpt_note(r, "%s: %s: %s", name, buf ? "larger than 16 MiB" : "out of memory", costs);
-		free(buf);
-		return -1;
-	}
-	buf[n] = 0;
-	if (rjson_parse(buf, n, v, err, sizeof err) || v->type != RJSON_OBJ) {
-		rpt_note(r, "%s: malformed (%s): %s", name, v->type != RJSON_OBJ && !err[0] ? "not an object" : err, costs);
-		rjson_free(v);
-		free(buf);
-		return -1;
-	}
-	free(buf);
-	return 0;
+	if ((rc = rjson_load(path, JSON_MAX, v, err, sizeof err)) != 1)
+		r->found++;
+	if (rc)
+		rpt_note(r, "%s: %s: %s", name, err, costs);
+	return rc ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- topology.csv */
 
-static int topo_from(struct rpt *r, const struct rtab *t)
+/* a note of rundir's err, the directory left out of the file's name (it heads the page) */
+static void loader_note(struct rpt *r, const char *err, const char *costs)
 {
-	int hc = rtab_col(t, "host"), oc = rtab_col(t, "order"), nt = 0;
-	struct rpt_topo *p = &r->topo;
+	size_t n = strlen(r->dir);
 
-	while (nt < 16) {
-		char col[16];
-		snprintf(col, sizeof col, "tier%d", nt);
-		if (rtab_col(t, col) < 0)
-			break;
-		nt++;
-	}
-	if (hc < 0 || oc < 0) {
-		rpt_note(r, "topology.csv: no 'host' or 'order' column: hosts in file order, no switch groups");
+	if (!strncmp(err, r->dir, n) && err[n] == '/')
+		err += n + 1;
+	rpt_note(r, "%s: %s", err, costs);
+}
+
+/* topology.csv as the judges read it (fabric/io/rundir.h): hosts in the file's order and their
+ * group at every tier, pointing into r->topo_rd. 0, or -1 after a note. */
+static int topo_load(struct rpt *r)
+{
+	static const char costs[] = "hosts in file order, no switch groups or tree";
+	struct rundir *rd = &r->topo_rd;
+	const struct rd_topo *t = &rd->topo;
+	struct rpt_topo *p = &r->topo;
+	char path[4096], err[RUNDIR_ERR_MAX];
+
+	rpt_file(r, "topology.csv", path, sizeof path);
+	if (rundir_load_files(r->dir, RD_FILE_TOPO, rd, err)) {
+		r->found += access(path, F_OK) == 0;
+		loader_note(r, err, costs);
 		return -1;
 	}
-	p->host = calloc((size_t)t->nrows + 1, sizeof *p->host);
-	p->group = calloc((size_t)(t->nrows + 1) * (size_t)(nt + 1), sizeof *p->group);
-	if (!p->host || !p->group)
+	if (!rd->has_topo) {
+		rpt_note(r, "topology.csv: not in this directory: %s", costs);
 		return -1;
-	p->n = t->nrows;
-	p->ntiers = nt;
-	for (int i = 0; i < t->nrows; i++) {
-		p->host[i] = rtab_get(t, i, hc);
-		for (int k = 0; k < nt; k++) {
-			char col[16];
-			snprintf(col, sizeof col, "tier%d", k);
-			p->group[(size_t)k * t->nrows + i] = rtab_get(t, i, rtab_col(t, col));
-		}
+	}
+	r->found++;
+	p->host = calloc((size_t)t->n + 1, sizeof *p->host);
+	p->group = calloc((size_t)(t->n + 1) * (size_t)(t->ntiers + 1), sizeof *p->group);
+	if (!p->host || !p->group) {
+		rpt_note(r, "topology.csv: out of memory: %s", costs);
+		return -1;
+	}
+	p->n = t->n;
+	p->ntiers = t->ntiers;
+	for (int i = 0; i < t->n; i++) {
+		p->host[i] = rundir_str(rd, t->host[i]);
+		for (int k = 0; k < t->ntiers; k++)
+			p->group[(size_t)k * t->n + i] = rundir_str(rd, t->group[(size_t)k * t->n + i]);
 	}
 	return 0;
 }
 
-static int topo_load(struct rpt *r, struct rtab *t)
-{
-	int oc;
-
-	if (rpt_table_load(r, "topology.csv", TOPO_ROWS_MAX, t, "hosts in file order, no switch groups or tree"))
-		return -1;
-	oc = rtab_col(t, "order");
-	for (int i = 0; oc >= 0 && i < t->nrows; i++) /* rows should be in order already; a bad one says so */
-		if (atol(rtab_get(t, i, oc)) != i) {
-			rpt_note(r, "topology.csv:%ld: order %.20s where %d was expected: hosts shown in file order",
-				 t->line[i], rtab_get(t, i, oc), i);
-			break;
-		}
-	return topo_from(r, t);
-}
-
 /* ---------------------------------------------------------------- p2p.csv */
-
-enum { P_PATH, P_SIZE, P_LAT, P_LMIN, P_BW, P_STATUS, P_N };
 
 static struct rpt_path *path_of(struct rpt *r, const char *name)
 {
@@ -262,73 +239,70 @@ static int push(float **v, int *n, int *cap, float x)
 	return 0;
 }
 
-/* one row: count its status, keep its figures; 1 when a figure is malformed */
-static int p2p_row(struct rpt *r, const struct csv_read *c, const int *col)
+/* one row: count its status, keep its figures (p50 latency, else the minimum); 0 or FP_ERUNTIME */
+static int p2p_row(struct rpt *r, const struct rundir *rd, const struct rd_p2p *q)
 {
-	struct rpt_path *p = path_of(r, csv_read_get(c, col[P_PATH]));
-	const char *st = csv_read_get(c, col[P_STATUS]), *lat = csv_read_get(c, col[P_LAT]);
-	char *end;
-	double size = strtod(csv_read_get(c, col[P_SIZE]), &end), v;
+	struct rpt_path *p = path_of(r, rundir_str(rd, q->path));
+	const char *st = rundir_str(rd, q->status);
+	float lat = isnan(q->v[RD_LAT_P50]) ? q->v[RD_LAT_MIN] : q->v[RD_LAT_P50];
 	struct rpt_size *z;
 
 	if (!p)
 		return 0;
 	p->rows++;
-	p->ok += !strcmp(st, "ok");
+	p->ok += q->ok;
 	p->timeout += !strcmp(st, "timeout");
 	p->error += !strcmp(st, "error");
 	p->skipped += !strcmp(st, "skipped");
-	if (strcmp(st, "ok"))
+	if (!q->ok || !(z = size_of(p, (double)q->size)))
 		return 0;
-	if (*end || !(size > 0) || !(z = size_of(p, size)))
-		return *end || !(size > 0);
-	if (!*lat)
-		lat = csv_read_get(c, col[P_LMIN]);
-	if (*lat && ((v = strtod(lat, &end)), *end || !(v >= 0) || push(&z->lat, &z->nlat, &z->caplat, (float)v)))
-		return 1;
-	const char *bw = csv_read_get(c, col[P_BW]);
-	if (*bw && ((v = strtod(bw, &end)), *end || !(v >= 0) || push(&z->bw, &z->nbw, &z->capbw, (float)v)))
-		return 1;
+	if (!isnan(lat) && push(&z->lat, &z->nlat, &z->caplat, lat))
+		return FP_ERUNTIME;
+	if (!isnan(q->v[RD_BW]) && push(&z->bw, &z->nbw, &z->capbw, q->v[RD_BW]))
+		return FP_ERUNTIME;
 	return 0;
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	const struct rd_p2p *x = *(const struct rd_p2p *const *)a, *y = *(const struct rd_p2p *const *)b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* p2p.csv as the judges read it (fabric/io/rundir.h), summarised per path and size; paths and
+ * sizes in the order the file first names them */
 static void p2p_load(struct rpt *r)
 {
-	static const char *const need[P_N] = { "path", "size_B", "lat_us_p50", "lat_us_min", "bw_GBps", "status" };
-	struct csv_read c;
-	char path[4096], err[CSV_READ_ERR_MAX];
-	int col[P_N], k;
-	long bad = 0, first_bad = 0;
+	struct rundir rd;
+	char path[4096], err[RUNDIR_ERR_MAX];
+	const struct rd_p2p **rows;
 
 	rpt_file(r, "p2p.csv", path, sizeof path);
-	if (access(path, F_OK)) {
-		rpt_note(r, "p2p.csv: %s: no pair counts or size sweeps", errno == ENOENT ? "not in this directory" : strerror(errno));
+	if (rundir_load_files(r->dir, RD_FILE_P2P, &rd, err)) {
+		r->found += access(path, F_OK) == 0;
+		loader_note(r, err, "no pair counts or size sweeps");
 		return;
 	}
-	if (csv_read_open(&c, path, err)) {
-		rpt_note(r, "%s: no pair counts or size sweeps", err);
+	if (!rd.has_p2p) {
+		rpt_note(r, "p2p.csv: not in this directory: no pair counts or size sweeps");
+		rundir_free(&rd);
 		return;
 	}
 	r->found++;
-	for (int i = 0; i < P_N; i++)
-		col[i] = csv_read_col(&c, need[i]);
-	if (col[P_PATH] < 0 || col[P_SIZE] < 0 || col[P_STATUS] < 0) {
-		rpt_note(r, "p2p.csv:1: no 'path', 'size_B' or 'status' column: not a fabprobe p2p.csv; no pair counts or size sweeps");
-		csv_read_close(&c);
-		return;
+	rows = malloc(sizeof *rows * (rd.np2p ? rd.np2p : 1));
+	if (rows && (r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
+		for (size_t i = 0; i < rd.np2p; i++)
+			rows[i] = &rd.p2p[i];
+		qsort(rows, rd.np2p, sizeof *rows, cmp_line);
+		r->have_p2p = 1;
+		for (size_t i = 0; i < rd.np2p && r->have_p2p; i++)
+			r->have_p2p = p2p_row(r, &rd, rows[i]) == 0;
 	}
-	if (!(r->paths = calloc(RPT_PATHS_MAX, sizeof *r->paths))) {
-		csv_read_close(&c);
-		return;
-	}
-	while ((k = csv_read_next(&c, err)) != 0 && k != FP_ERUNTIME)
-		if (p2p_row(r, &c, col) && !bad++)
-			first_bad = c.line;
-	if (bad)
-		rpt_note(r, "p2p.csv:%ld: a size or figure that is not a non-negative number (%ld rows like it left out)",
-			 first_bad, bad);
-	r->have_p2p = 1;
-	csv_read_close(&c);
+	if (!r->have_p2p)
+		rpt_note(r, "p2p.csv: out of memory: no pair counts or size sweeps");
+	free(rows);
+	rundir_free(&rd);
 }
 
 /* ---------------------------------------------------------------- all */
@@ -348,7 +322,7 @@ void rpt_load(struct rpt *r)
 {
 	r->have_meta = json_load(r, "meta.json", &r->meta, "no run metadata; the verdict is judged from the files") == 0;
 	r->have_coll_meta = coll_meta_load(r);
-	r->have_topo = topo_load(r, &r->topo_tab) == 0;
+	r->have_topo = topo_load(r) == 0;
 	r->have_suspects = rpt_table_load(r, "suspects.csv", 1 << 20, &r->suspects, "no suspects table or marks") == 0;
 	p2p_load(r);
 }
@@ -359,7 +333,7 @@ void rpt_unload(struct rpt *r)
 	rjson_free(&r->coll_meta);
 	free(r->topo.host);
 	free(r->topo.group);
-	rtab_free(&r->topo_tab);
+	rundir_free(&r->topo_rd);
 	rtab_free(&r->suspects);
 	for (int i = 0; r->paths && i < r->npaths; i++)
 		for (int k = 0; k < r->paths[i].nsizes; k++) {

@@ -2,8 +2,11 @@
 #include "csv_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 
@@ -132,7 +135,33 @@ static int row_text(struct csv_read *r)
 		st = quote_state(r->buf, n, n + k, Q_QUOTED);
 		n += k;
 	}
+	r->nl = n > 0 && r->buf[n - 1] == '\n';
 	return 1;
+}
+
+/* file for reading, when it is a regular file: opened without blocking (a FIFO would wait for
+ * a writer for ever), then read as usual. NULL with err. */
+static FILE *regular_open(const char *file, char *err)
+{
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: not a regular file", file);
+		close(fd);
+		return NULL;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 int csv_read_open(struct csv_read *r, const char *file, char *err)
@@ -140,10 +169,8 @@ int csv_read_open(struct csv_read *r, const char *file, char *err)
 	int got;
 
 	*r = (struct csv_read){ .file = file, .next_line = 1 };
-	if (!(r->f = fopen(file, "r"))) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
+	if (!(r->f = regular_open(file, err)))
 		return FP_EUSAGE;
-	}
 	if ((got = row_text(r)) <= 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got ? "out of memory" : "empty file (no header row)");
 		csv_read_close(r);
@@ -175,6 +202,12 @@ int csv_read_next(struct csv_read *r, char *err)
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: out of memory", r->file, r->line);
 		return FP_ERUNTIME;
 	}
+	if (!r->nl && r->nfield < r->nhead) {
+		LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->file, r->line,
+			 r->nfield);
+		r->nfield = 0;
+		return 0;
+	}
 	if (r->nfield > r->nhead) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: %d fields where the header has %d", r->file, r->line,
 			 r->nfield, r->nhead);
@@ -189,6 +222,26 @@ int csv_read_col(const struct csv_read *r, const char *name)
 		if (!strcmp(r->head[i], name))
 			return i;
 	return -1;
+}
+
+void csv_cols_find(char *const *head, int nhead, const struct csv_col *cols, int n, int *idx)
+{
+	for (int k = 0; k < n; k++) {
+		idx[k] = -1;
+		for (int i = nhead - 1; i >= 0; i--) { /* the first of two alike, as csv_read_col */
+			const char *h = head[i];
+
+			if (i == 0 && !strncmp(h, "\xef\xbb\xbf", 3))
+				h += 3;
+			if (!strcmp(h, cols[k].name))
+				idx[k] = i;
+		}
+	}
+}
+
+void csv_read_cols(const struct csv_read *r, const struct csv_col *cols, int n, int *idx)
+{
+	csv_cols_find(r->head, r->nhead, cols, n, idx);
 }
 
 const char *csv_read_get(const struct csv_read *r, int c)

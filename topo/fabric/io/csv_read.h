@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/csv.h"
+
 #define CSV_READ_ERR_MAX 512
 
 struct csv_read {
@@ -24,18 +26,28 @@ struct csv_read {
 	int nfield, fcap;
 	char **head;     /* the header's fields (own copies) */
 	int nhead;
+	int nl;          /* the row held ended in a line break (not: the file's last bytes) */
 };
 
-/* Open file and read its header row (blank lines before it are skipped). Returns 0, or
- * FP_EUSAGE with "file: why" in err, FP_ERUNTIME when out of memory. */
+/* Open file and read its header row (blank lines before it are skipped). Only a regular file
+ * is read (a FIFO or a device is refused, never waited on). Returns 0, or FP_EUSAGE with
+ * "file: why" in err, FP_ERUNTIME when out of memory. */
 int csv_read_open(struct csv_read *r, const char *file, char *err);
 /* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
  * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
  * (the row is still held: its fields are there, and reading may go on). Blank lines are
- * skipped; a quote left open runs to the end of the file. */
+ * skipped; a quote left open runs to the end of the file. A last row without a line break and
+ * with fewer fields than the header was cut short (a full disk, a killed writer; its last
+ * figure may be cut too): it is ignored with a warning, as the end. */
 int csv_read_next(struct csv_read *r, char *err);
 /* The header index of column name, or -1. */
 int csv_read_col(const struct csv_read *r, const char *name);
+/* Where each column of a writer's table (cols[0..n), core/csv.h) is in a header of nhead
+ * names: idx[k] is the index of cols[k].name, -1 when the header lacks it. A byte order mark
+ * before the first name is not part of it. The one way a reader finds a file's columns. */
+void csv_cols_find(char *const *head, int nhead, const struct csv_col *cols, int n, int *idx);
+/* csv_cols_find over r's header. */
+void csv_read_cols(const struct csv_read *r, const struct csv_col *cols, int n, int *idx);
 /* Field c of the current row ("" when c < 0 or the row is short). */
 const char *csv_read_get(const struct csv_read *r, int c);
 void csv_read_close(struct csv_read *r);

@@ -383,29 +383,25 @@ struct p2p_reader {
 	char *col[C_N];   /* the current row's cells */
 };
 
-/* The header: where each column read is. */
+/* The header: where each column read is (found by name, csv_cols_find). */
 static int p2p_header(struct p2p_reader *r, char *err)
 {
 	char *fields[P2P_FIELDS_MAX];
-	int rc = lines_next(&r->l, err);
+	int rc = lines_next(&r->l, err), at[P2P_NCOLS];
 
 	if (rc <= 0) {
 		if (rc == 0)
 			snprintf(err, MATRIX_ERR_MAX, "%s: empty file", r->l.file);
 		return FP_EUSAGE;
 	}
-	r->ncols = csv_split(skip_bom(r->l.buf), fields, P2P_FIELDS_MAX);
-	for (int c = 0; c < C_N; c++) {
-		r->idx[c] = -1;
-		for (int k = 0; k < r->ncols; k++)
-			if (!strcmp(fields[k], p2p_csv_cols[p2p_need[c]].name))
-				r->idx[c] = k;
-		if (r->idx[c] < 0) {
+	r->ncols = csv_split(r->l.buf, fields, P2P_FIELDS_MAX);
+	csv_cols_find(fields, r->ncols, p2p_csv_cols, P2P_NCOLS, at);
+	for (int c = 0; c < C_N; c++)
+		if ((r->idx[c] = at[p2p_need[c]]) < 0) {
 			snprintf(err, MATRIX_ERR_MAX, "%s:1: no column '%s': not a fabprobe p2p.csv", r->l.file,
 				 p2p_csv_cols[p2p_need[c]].name);
 			return FP_EUSAGE;
 		}
-	}
 	return 0;
 }
 

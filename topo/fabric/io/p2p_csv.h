@@ -1,5 +1,7 @@
 /* p2p_csv.h — p2p.csv's columns: the one definition that the writer (bench/p2p) and every
- * reader (fabric/io/matrix.c, …) share, so that the two cannot drift apart. */
+ * reader (fabric/io/matrix.c, rundir.c, report/report_load.c: each finds its columns by these
+ * names with csv_cols_find) share, so that the two cannot drift apart. A column's name is
+ * written nowhere else: others take p2p_csv_cols[P2P_COL_…].name. */
 #ifndef FP_P2P_CSV_H
 #define FP_P2P_CSV_H
 

@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "coll_csv.h"
 #include "csv_read.h"
+#include "inv_csv.h"
+#include "p2p_csv.h"
 #include "strtab.h"
 
 /* ---------------------------------------------------------------- interned strings */
@@ -151,13 +154,24 @@ static int cell_fig(struct rd_reader *x, int col, double *out)
 	return FP_EUSAGE;
 }
 
-/* Find the named columns (NULL-terminated names) or say which is missing. */
-static int columns(struct rd_reader *x, const char *const *names, int *idx, int required)
+#define TABLE_COLS_MAX 64 /* wider than every writer's table */
+
+/* Find the columns of a writer's table (cols, ncols) that a reader uses (used[0..n), their
+ * indices in cols) into idx, or say which of the first required is missing. */
+static int table_columns(struct rd_reader *x, const struct csv_col *cols, int ncols, const int *used, int *idx,
+			 int n, int required)
 {
-	for (int i = 0; names[i]; i++)
-		if ((idx[i] = csv_read_col(&x->r, names[i])) < 0 && i < required) {
+	int at[TABLE_COLS_MAX];
+
+	if (ncols > TABLE_COLS_MAX) {
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s: internal: a table of %d columns", x->r.file, ncols);
+		return FP_EUSAGE;
+	}
+	csv_read_cols(&x->r, cols, ncols, at);
+	for (int i = 0; i < n; i++)
+		if ((idx[i] = at[used[i]]) < 0 && i < required) {
 			snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: no column '%s': not a file fabprobe wrote",
-				 x->r.file, names[i]);
+				 x->r.file, cols[used[i]].name);
 			return FP_EUSAGE;
 		}
 	return 0;
@@ -185,6 +199,7 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	p->dst = cell_str(x, c[3]);
 	p->status = cell_str(x, c[4]);
 	p->ok = !strcmp(csv_read_get(&x->r, c[4]), "ok");
+	p->line = x->r.line;
 	for (int i = 1; i < 5; i++)
 		if (cell_fig(x, c[numeric[i]], &v[i]))
 			return FP_EUSAGE;
@@ -206,8 +221,17 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	return 0;
 }
 
-static const char *const p2p_cols[] = { "path", "kind", "src_host", "dst_host", "status", "size_B", "lat_us_min",
-					"lat_us_p50", "bw_GBps", "line_rate_Gbps", NULL };
+/* the columns p2p_row reads, in its order; all but the last are required */
+static const int p2p_used[] = { P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_STATUS,
+				P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_LAT_P50, P2P_COL_BW_GBPS, P2P_COL_LINE_RATE };
+
+const char *rundir_metric_name(int metric)
+{
+	static const int col[RD_NMETRIC] = { [RD_LAT_MIN] = P2P_COL_LAT_MIN, [RD_LAT_P50] = P2P_COL_LAT_P50,
+					     [RD_BW] = P2P_COL_BW_GBPS };
+
+	return metric >= 0 && metric < RD_NMETRIC ? p2p_csv_cols[col[metric]].name : "?";
+}
 
 /* Read one p2p file into *rows (grown), n rows so far. */
 static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
@@ -215,7 +239,7 @@ static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
 	size_t cap = *n;
 	int c[10], rc;
 
-	if (columns(x, p2p_cols, c, 9))
+	if (table_columns(x, p2p_csv_cols, P2P_NCOLS, p2p_used, c, 10, 9))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		if (*n == cap) {
@@ -378,8 +402,10 @@ static int topo_read(struct rd_reader *x)
 	return 0;
 }
 
-static const char *const coll_cols[] = { "backend", "op", "dtype", "redop", "status", "size_B", "in_place",
-					 "nranks", "busbw_GBps", "wrong", "root", NULL };
+/* the columns coll_read reads, in its order; all but the last are required */
+static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, COLL_COL_REDOP, COLL_COL_STATUS,
+				 COLL_COL_SIZE, COLL_COL_IN_PLACE, COLL_COL_NRANKS, COLL_COL_BUSBW, COLL_COL_WRONG,
+				 COLL_COL_ROOT };
 static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
 
 static int coll_read(struct rd_reader *x)
@@ -387,7 +413,7 @@ static int coll_read(struct rd_reader *x)
 	struct rundir *rd = x->rd;
 	int c[11], rc, cap = 0;
 
-	if (columns(x, coll_cols, c, 10))
+	if (table_columns(x, coll_csv_cols, COLL_NCOLS, coll_used, c, 11, 10))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_coll *q;
@@ -422,14 +448,16 @@ static int coll_read(struct rd_reader *x)
 	return rc;
 }
 
-static const char *const node_cols[] = { "host", "gpus", "nics", "kernel", "mpi_version", "cpu_model", NULL };
+/* the columns nodes_read reads, in its order; the first is required */
+static const int node_used[] = { INV_CSV_NODE_HOST, INV_CSV_NODE_GPUS, INV_CSV_NODE_NICS, INV_CSV_NODE_KERNEL,
+				 INV_CSV_NODE_MPI_VERSION, INV_CSV_NODE_CPU_MODEL };
 
 static int nodes_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
 	int c[6], rc, cap = 0;
 
-	if (columns(x, node_cols, c, 1))
+	if (table_columns(x, inv_csv_node_cols, INV_CSV_NODE_NCOLS, node_used, c, 6, 1))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_node *q;
@@ -451,15 +479,17 @@ static int nodes_read(struct rd_reader *x)
 	return rc;
 }
 
-static const char *const nic_cols[] = { "host", "device", "port", "netdev", "kind", "state", "virtual", "fw_ver",
-					"rate_Gbps", "width_lanes", "mtu_B", NULL };
+/* the columns nics_read reads, in its order; the first six are required */
+static const int nic_used[] = { INV_CSV_NIC_HOST, INV_CSV_NIC_DEVICE, INV_CSV_NIC_PORT, INV_CSV_NIC_NETDEV,
+				INV_CSV_NIC_KIND, INV_CSV_NIC_STATE, INV_CSV_NIC_VIRTUAL, INV_CSV_NIC_FW_VER,
+				INV_CSV_NIC_RATE, INV_CSV_NIC_WIDTH, INV_CSV_NIC_MTU };
 
 static int nics_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
 	int c[11], rc, cap = 0;
 
-	if (columns(x, nic_cols, c, 6))
+	if (table_columns(x, inv_csv_nic_cols, INV_CSV_NIC_NCOLS, nic_used, c, 11, 6))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_nic *q;
@@ -566,11 +596,11 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
 	return rc;
 }
 
-int rundir_load(const char *dir, struct rundir *rd, char *err)
+int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err)
 {
 	struct retests rt = { 0 };
 	struct stat st;
-	int rc, has_rt = 0;
+	int rc = 0, has_rt = 0;
 
 	memset(rd, 0, sizeof *rd);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -580,24 +610,20 @@ int rundir_load(const char *dir, struct rundir *rd, char *err)
 	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
 	if (rundir_intern(rd, "") != 0)
 		goto oom;
-	rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
-	if (!rc)
+	if (files & RD_FILE_P2P)
+		rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
+	if (!rc && (files & RD_FILE_RETESTS))
 		rc = part(rd, err, "p2p_retest.csv", NULL, &rt, &has_rt);
-	if (!rc) /* run's confirmation pass: pairs behind suspects, measured alone (same columns) */
+	if (!rc && (files & RD_FILE_RETESTS)) /* run's confirmation pass: pairs behind suspects, measured alone */
 		rc = part(rd, err, "p2p_confirm.csv", NULL, &rt, &has_rt);
-	if (!rc)
+	if (!rc && (files & RD_FILE_TOPO))
 		rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
-	if (!rc)
+	if (!rc && (files & RD_FILE_COLL))
 		rc = part(rd, err, "collectives.csv", coll_read, NULL, &rd->has_coll);
-	if (!rc)
+	if (!rc && (files & RD_FILE_NODES))
 		rc = part(rd, err, "nodes.csv", nodes_read, NULL, &rd->has_nodes);
-	if (!rc)
+	if (!rc && (files & RD_FILE_NICS))
 		rc = part(rd, err, "nics.csv", nics_read, NULL, &rd->has_nics);
-	if (!rc && !(rd->has_p2p | rd->has_topo | rd->has_coll | rd->has_nodes)) {
-		snprintf(err, RUNDIR_ERR_MAX, "%s: holds none of p2p.csv, topology.csv, collectives.csv, nodes.csv: "
-			 "not a fabprobe results directory", dir);
-		rc = FP_EUSAGE;
-	}
 	if (!rc && index_build(rd, &rt))
 		goto oom;
 	free(rt.rows);
@@ -609,6 +635,19 @@ oom:
 	rundir_free(rd);
 	snprintf(err, RUNDIR_ERR_MAX, "%s: out of memory", dir);
 	return FP_ERUNTIME;
+}
+
+int rundir_load(const char *dir, struct rundir *rd, char *err)
+{
+	int rc = rundir_load_files(dir, RD_FILE_ALL, rd, err);
+
+	if (!rc && !(rd->has_p2p | rd->has_topo | rd->has_coll | rd->has_nodes)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: holds none of p2p.csv, topology.csv, collectives.csv, nodes.csv: "
+			 "not a fabprobe results directory", dir);
+		rundir_free(rd);
+		rc = FP_EUSAGE;
+	}
+	return rc;
 }
 
 void rundir_free(struct rundir *rd)

@@ -24,6 +24,7 @@ struct rd_p2p {
 					      bandwidth); NAN when none */
 	float line_rate;                   /* Gbit/s, NAN unknown */
 	int ok;                            /* status "ok" */
+	int line;                          /* where in its file the row starts */
 };
 
 /* One collectives.csv row. */
@@ -72,9 +73,17 @@ struct rundir {
 	int has_p2p, has_topo, has_coll, has_nodes, has_nics;
 };
 
+/* The files rundir_load_files reads: p2p.csv, p2p_retest.csv with p2p_confirm.csv,
+ * topology.csv, collectives.csv, nodes.csv, nics.csv. */
+enum { RD_FILE_P2P = 1, RD_FILE_RETESTS = 2, RD_FILE_TOPO = 4, RD_FILE_COLL = 8, RD_FILE_NODES = 16,
+       RD_FILE_NICS = 32, RD_FILE_ALL = 63 };
+
 /* Read dir's files. Returns 0; FP_EUSAGE with err when dir is not a directory or a file is
  * malformed; a directory holding none of the files is refused too. */
 int rundir_load(const char *dir, struct rundir *rd, char *err);
+/* Read only the files of dir that files names (RD_FILE_…), each as rundir_load reads it. An
+ * absent one leaves its has_… 0; a directory with none of them is no error here. */
+int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err);
 void rundir_free(struct rundir *rd);
 /* Replace rd's topology by dir/topology.csv (absent: none). 0 or FP_EUSAGE / FP_ERUNTIME. */
 int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
@@ -83,6 +92,8 @@ static inline const char *rundir_str(const struct rundir *rd, int id)
 {
 	return rd->tab.str[id];
 }
+/* The p2p.csv column a metric (RD_LAT_MIN…) is read from, by its name (lat_us_min…) */
+const char *rundir_metric_name(int metric);
 /* The id of s, or -1 when the run never names it. */
 int rundir_find(const struct rundir *rd, const char *s);
 /* The lowest tier whose group both hosts share (string ids), ntiers when none does, -1 when

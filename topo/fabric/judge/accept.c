@@ -7,6 +7,9 @@
 
 #include "core/csv.h"
 #include "core/log.h"
+#include "fabric/io/coll_csv.h"
+#include "fabric/io/inv_csv.h"
+#include "fabric/io/p2p_csv.h"
 
 /* ---------------------------------------------------------------- p2p rows */
 
@@ -95,13 +98,13 @@ static int p2p_rows(const struct rundir *rd, const struct exp_set *s, acc_sink s
 
 		if (p->size == bw_size[p->path]) {
 			if ((r = rule_for(s, EXP_MIN_PCT_LINE_RATE, kind, path, tier)))
-				p2p_judge(rd, p, r, p->line_rate > 0 ? bw * 8 / p->line_rate * 100 : NAN, "pct_line_rate",
+				p2p_judge(rd, p, r, p->line_rate > 0 ? bw * 8 / p->line_rate * 100 : NAN, p2p_csv_cols[P2P_COL_PCT_LINE_RATE].name,
 					  tier, sink, ctx);
 			if ((r = rule_for(s, EXP_MIN_BW, kind, path, tier)))
-				p2p_judge(rd, p, r, bw, "bw_GBps", tier, sink, ctx);
+				p2p_judge(rd, p, r, bw, rundir_metric_name(RD_BW), tier, sink, ctx);
 		}
 		if (p->size == lat_size[p->path] && (r = rule_for(s, EXP_MAX_LAT, kind, path, tier)))
-			p2p_judge(rd, p, r, lat, "lat_us_p50", tier, sink, ctx);
+			p2p_judge(rd, p, r, lat, rundir_metric_name(RD_LAT_P50), tier, sink, ctx);
 	}
 	free(bw_size);
 	return 0;
@@ -128,7 +131,7 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 		for (int i = 0; i < rd->ncoll; i++) {
 			const struct rd_coll *c = &rd->coll[i];
 			struct acc_row row = { .rule = r, .path = backends[b], .src = "allreduce", .size = size,
-					       .metric = "busbw_GBps", .value = c->busbw };
+					       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .value = c->busbw };
 
 			if (strcmp(rd->tab.str[c->backend], backends[b]) || strcmp(rd->tab.str[c->op], "allreduce") ||
 			    c->in_place || c->size != size)
@@ -145,7 +148,8 @@ static void allreduce_rows(const struct rundir *rd, const struct exp_rule *r, ac
 		/* asked for one backend, or the backend ran at all: a missing size is a failure */
 		if (!found && (r->scope[0] || size > 0)) {
 			struct acc_row row = { .rule = r, .path = backends[b], .src = "allreduce", .dst = "",
-					       .size = r->size ? r->size : -1, .metric = "busbw_GBps", .value = NAN };
+					       .size = r->size ? r->size : -1, .metric = coll_csv_cols[COLL_COL_BUSBW].name,
+					       .value = NAN };
 
 			snprintf(row.note, sizeof row.note, "%s all-reduce not measured%s", backends[b],
 				 r->size ? " at this size" : "");
@@ -169,7 +173,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 		int count = 0;
 
 		if (r->what == EXP_GPUS) {
-			row.metric = "gpus";
+			row.metric = inv_csv_node_cols[INV_CSV_NODE_GPUS].name;
 			row.value = nd->gpus < 0 ? NAN : (double)nd->gpus;
 			row.pass = exp_meets(r, row.value);
 			sink(ctx, &row);
@@ -183,7 +187,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 			count++;
 			if (r->what == EXP_NIC_RATE) {
 				row.dst = rd->tab.str[n->name];
-				row.metric = "rate_Gbps";
+				row.metric = inv_csv_nic_cols[INV_CSV_NIC_RATE].name;
 				row.value = n->rate;
 				row.pass = exp_meets(r, n->rate);
 				sink(ctx, &row);
@@ -191,7 +195,7 @@ static void node_rows(const struct rundir *rd, const struct exp_rule *r, acc_sin
 		}
 		if (r->what == EXP_NICS || !count) {
 			row.dst = "";
-			row.metric = "nics";
+			row.metric = inv_csv_node_cols[INV_CSV_NODE_NICS].name;
 			row.value = count;
 			row.pass = r->what == EXP_NICS ? exp_meets(r, count) : 0;
 			if (!count)

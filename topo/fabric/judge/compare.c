@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "fabric/io/coll_csv.h"
+#include "fabric/io/inv_csv.h"
 
 const char *cmp_class_name(int cls)
 {
@@ -79,8 +81,6 @@ static void one_side(struct cmp_item *it, int in_base)
 	it->cls = in_base ? CMP_GONE : CMP_NEW;
 	snprintf(it->note, sizeof it->note, "only in %s", in_base ? "BASE" : "NEW");
 }
-
-static const char *const p2p_metric[RD_NMETRIC] = { "lat_us_min", "lat_us_p50", "bw_GBps" };
 
 static int cmp_rows(const struct rundir *a, const struct rd_p2p *x, const struct rundir *b, const struct rd_p2p *y)
 {
@@ -185,7 +185,7 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 
 		if (!ps->has[m]) /* not measured at this size (bandwidth at a latency size) */
 			continue;
-		it.metric = p2p_metric[m];
+		it.metric = rundir_metric_name(m);
 		it.before = x ? x->v[m] : NAN;
 		it.after = y ? y->v[m] : NAN;
 		it.retest = y ? y->retest[m] : NAN;
@@ -289,7 +289,7 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 	const struct rundir *rr = x ? a : b;
 	const struct rd_coll *r = x ? x : y;
 	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
-			       .metric = "busbw_GBps", .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
+			       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
 			       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
 
 	snprintf(it.dstbuf, sizeof it.dstbuf, "%s %s%s", rr->tab.str[r->dtype], rr->tab.str[r->redop],
@@ -412,16 +412,16 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 				sink(ctx, &it);
 				continue;
 			}
-			it.metric = "state";
+			it.metric = inv_csv_nic_cols[INV_CSV_NIC_STATE].name;
 			it.before = it.after = NAN;
 			it.before_s = x->up ? "up" : "down";
 			it.after_s = y->up ? "up" : "down";
 			it.cls = x->up == y->up ? CMP_SAME : y->up ? CMP_BETTER : CMP_WORSE;
 			sink(ctx, &it);
-			inv_num(sink, ctx, &it, "rate_Gbps", x->rate, y->rate);
-			inv_num(sink, ctx, &it, "width_lanes", x->width, y->width);
-			inv_num(sink, ctx, &it, "mtu_B", x->mtu, y->mtu);
-			inv_text(sink, ctx, &it, "fw_ver", a->tab.str[x->fw], b->tab.str[y->fw]);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_RATE].name, x->rate, y->rate);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_WIDTH].name, x->width, y->width);
+			inv_num(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_MTU].name, x->mtu, y->mtu);
+			inv_text(sink, ctx, &it, inv_csv_nic_cols[INV_CSV_NIC_FW_VER].name, a->tab.str[x->fw], b->tab.str[y->fw]);
 		}
 	}
 }
@@ -446,10 +446,13 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 				sink(ctx, &it);
 				continue;
 			}
-			inv_num(sink, ctx, &it, "gpus", x->gpus < 0 ? NAN : (double)x->gpus, y->gpus < 0 ? NAN : (double)y->gpus);
-			inv_num(sink, ctx, &it, "nics", x->nics < 0 ? NAN : (double)x->nics, y->nics < 0 ? NAN : (double)y->nics);
-			inv_text(sink, ctx, &it, "kernel", base->tab.str[x->kernel], cur->tab.str[y->kernel]);
-			inv_text(sink, ctx, &it, "mpi_version", base->tab.str[x->mpi], cur->tab.str[y->mpi]);
+			const struct csv_col *nc = inv_csv_node_cols;
+			inv_num(sink, ctx, &it, nc[INV_CSV_NODE_GPUS].name, x->gpus < 0 ? NAN : (double)x->gpus,
+				y->gpus < 0 ? NAN : (double)y->gpus);
+			inv_num(sink, ctx, &it, nc[INV_CSV_NODE_NICS].name, x->nics < 0 ? NAN : (double)x->nics,
+				y->nics < 0 ? NAN : (double)y->nics);
+			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_KERNEL].name, base->tab.str[x->kernel], cur->tab.str[y->kernel]);
+			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_MPI_VERSION].name, base->tab.str[x->mpi], cur->tab.str[y->mpi]);
 			inv_nics(base, cur, host, sink, ctx);
 		}
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "fabric/io/coll_csv.h"
 
 void cmp_report_init(struct cmp_report *r, FILE *csv, FILE *map_csv)
 {
@@ -72,7 +73,8 @@ static double badness(const struct cmp_item *it)
 		return INFINITY;
 	double after = it->before * (1 + it->change_pct / 100);
 	double d = after > 0 && it->before > 0 ? log(after / it->before) : INFINITY;
-	int higher_better = !strcmp(it->metric, "bw_GBps") || !strcmp(it->metric, "busbw_GBps");
+	int higher_better = !strcmp(it->metric, rundir_metric_name(RD_BW)) ||
+			    !strcmp(it->metric, coll_csv_cols[COLL_COL_BUSBW].name);
 
 	return higher_better ? -d : d;
 }

@@ -1,5 +1,5 @@
-/* rjson.h — a small JSON reader for meta.json and coll_meta.json (RFC 8259; nesting at most
- * 32 deep, so that no file can exhaust the stack). Pure. */
+/* rjson.h — the one JSON reader, for meta.json and coll_meta.json (RFC 8259; nesting at most
+ * 32 deep, so that no file can exhaust the stack). Pure apart from rjson_load's one read. */
 #ifndef FP_RJSON_H
 #define FP_RJSON_H
 
@@ -24,5 +24,11 @@ const struct rjson *rjson_get(const struct rjson *v, const char *key);
 /* The string, or NULL when v is not a string. */
 const char *rjson_str(const struct rjson *v);
 void rjson_free(struct rjson *v);
+/* Read file (at most max bytes; opened without blocking, so that a FIFO cannot hang the
+ * reader) and parse it into *v, which must be an object. 0; 1 when there is no such file;
+ * FP_EUSAGE when it is not a regular file, is unreadable, larger than max or malformed;
+ * FP_ERUNTIME out of memory. Unless 0, err says why without the file's name ("not in this
+ * directory", "larger than 16 MiB", "malformed (byte 3: expected ':')") and *v needs no free. */
+int rjson_load(const char *file, size_t max, struct rjson *v, char *err, size_t errlen);
 
 #endif

@@ -2,12 +2,15 @@
 #include "rjson.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "core/log.h"
+#include "log.h"
 
 #define DEPTH_MAX 32
 
@@ -248,4 +251,62 @@ void rjson_free(struct rjson *v)
 	free(v->key);
 	free(v->str);
 	memset(v, 0, sizeof *v);
+}
+
+/* All of fd's bytes (at most max) into a new buffer, NUL-terminated: 0, FP_EUSAGE (err),
+ * FP_ERUNTIME (out of memory). */
+static int slurp(int fd, size_t max, char **out, size_t *len, char *err, size_t errlen)
+{
+	char *buf = malloc(max + 1);
+	size_t n = 0;
+	ssize_t k = 1;
+
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return FP_ERUNTIME;
+	}
+	while (n <= max && (k = read(fd, buf + n, max + 1 - n)) > 0)
+		n += (size_t)k;
+	if (k < 0 || n > max) {
+		if (k < 0)
+			snprintf(err, errlen, "%s", strerror(errno));
+		else
+			snprintf(err, errlen, "larger than %zu MiB", max >> 20);
+		free(buf);
+		return FP_EUSAGE;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int rjson_load(const char *file, size_t max, struct rjson *v, char *err, size_t errlen)
+{
+	char perr[256] = "", *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+
+	memset(v, 0, sizeof *v);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", errno == ENOENT ? "not in this directory" : strerror(errno));
+		return errno == ENOENT ? 1 : FP_EUSAGE;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		rc = FP_EUSAGE;
+	} else {
+		rc = slurp(fd, max, &text, &len, err, errlen);
+	}
+	close(fd);
+	if (rc)
+		return rc;
+	if ((rc = rjson_parse(text, len, v, perr, sizeof perr)) || v->type != RJSON_OBJ) {
+		snprintf(err, errlen, "malformed (%s)", rc ? perr : "not an object");
+		rjson_free(v);
+		rc = rc == FP_ERUNTIME ? rc : FP_EUSAGE;
+	}
+	free(text);
+	return rc;
 }

@@ -1,0 +1,37 @@
+/* coll_csv.h — collectives.csv's columns: the one definition that the writer (bench/coll) and
+ * every reader (fabric/io/rundir.c, report/report_coll.c, report/report.c) share. A column's
+ * name is written nowhere else: others take coll_csv_cols[COLL_COL_…].name. */
+#ifndef FP_COLL_CSV_H
+#define FP_COLL_CSV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/csv.h"
+
+/* One row: one collective case at one size, merged over ranks. Missing values are NAN / -1 /
+ * NULL (empty cells). */
+struct coll_csv_row {
+	const char *run_id, *backend, *op;
+	int64_t size_B, count;
+	const char *dtype, *redop;
+	int64_t root, nranks, nnodes, in_place;
+	double time_us, time_us_max, algbw_GBps, busbw_GBps; /* µs; GB/s */
+	int64_t wrong;                                       /* elements wrong, -1 unchecked */
+	const char *status;                                  /* ok, wrong, unsupported */
+};
+
+/* Column indices, in file order. Columns added later go at the end, so that readers by
+ * position (awk in scripts) keep working. */
+enum coll_col {
+	COLL_COL_RUN_ID, COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_SIZE, COLL_COL_COUNT, COLL_COL_DTYPE,
+	COLL_COL_REDOP, COLL_COL_ROOT, COLL_COL_NRANKS, COLL_COL_NNODES, COLL_COL_IN_PLACE, COLL_COL_TIME,
+	COLL_COL_TIME_MAX, COLL_COL_ALGBW, COLL_COL_BUSBW, COLL_COL_WRONG, COLL_COL_STATUS, COLL_NCOLS
+};
+
+extern const struct csv_col coll_csv_cols[COLL_NCOLS];
+
+void coll_csv_header(FILE *f);
+void coll_csv_write(FILE *f, const struct coll_csv_row *row);
+
+#endif
