@@ -2,8 +2,8 @@
  * against expectations (--expect FILE, --accept), against the declared cabling (--declared
  * FILE). Shared by `run` (where suspected regressions and failures are measured again before
  * they count), `topo` and `compare` (offline). Command layer: prints, writes files. */
-#ifndef FP_CMD_JUDGES_H
-#define FP_CMD_JUDGES_H
+#ifndef FP_RUN_CHECKS_H
+#define FP_RUN_CHECKS_H
 
 #include <stdio.h>
 
