@@ -533,6 +533,26 @@ int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char 
 	return total;
 }
 
+int run_maps_keep_decisions(struct run_maps *to, const struct run_maps *from)
+{
+	for (int i = 0; i < to->npaths; i++) {
+		struct run_path_map *p = &to->p[i];
+		const struct run_path_map *q = NULL;
+
+		for (int k = 0; k < from->npaths && !q; k++)
+			if (!strcmp(from->p[k].m->path, p->m->path) && from->p[k].m->n == p->m->n)
+				q = &from->p[k];
+		if (!q)
+			continue;
+		if (susp_list_copy(&p->first, &q->first) || susp_list_copy(&p->held, &q->held) ||
+		    susp_list_copy(&p->rest, &q->rest))
+			return FP_ERUNTIME;
+		p->nretest = q->nretest;
+		p->ncontrol = q->ncontrol;
+	}
+	return 0;
+}
+
 void run_maps_free(struct run_maps *mp)
 {
 	for (int i = 0; i < mp->npaths; i++) {

@@ -58,6 +58,12 @@ int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_
 /* rank 0: the confirmed suspects per kind over every path of a multi-node run, as the verdict
  * says them ("low_bw_node 1 (node06)"); returns their total. */
 int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char *out, size_t len);
+/* rank 0: the confirmation's decisions (its candidates, what held and what did not, the
+ * pairs it re-measured) carried from `from` into the maps redrawn in `to`, path by path: the
+ * judges' retests redraw where nodes sit, and a suspect the confirmation held stays a measured
+ * fact (redrawn without them, suspects.csv and the verdict lost every confirmed suspect).
+ * 0 or FP_ERUNTIME. */
+int run_maps_keep_decisions(struct run_maps *to, const struct run_maps *from);
 void run_maps_free(struct run_maps *mp);
 
 #endif

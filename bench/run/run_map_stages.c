@@ -179,6 +179,8 @@ static int run_remap(void *arg, struct world *w, struct run_out *ro, const struc
 	int rc = run_maps_first(&mp, (struct p2p_result *)res, w->labels);
 
 	if (rc == 0)
+		rc = run_maps_keep_decisions(&mp, &rm->st->mp);
+	if (rc == 0)
 		rc = rm->rc = run_maps_out(rm->st->c, w, ro, &mp, rm->st->which, sizeof rm->st->which);
 	rm->done = rc >= 0;
 	run_maps_free(&mp);

@@ -48,6 +48,15 @@ static int list_add(struct susp_list *l, const struct suspect *s)
 	return 0;
 }
 
+int susp_list_copy(struct susp_list *dst, const struct susp_list *src)
+{
+	susp_list_free(dst);
+	for (int i = 0; i < src->n; i++)
+		if (list_add(dst, &src->s[i]))
+			return FP_ERUNTIME;
+	return 0;
+}
+
 static int is_node_kind(int kind)
 {
 	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE;
