@@ -1,7 +1,9 @@
 /* escape.c — see escape.h. */
 #include "escape.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "log.h"
 
@@ -35,6 +37,21 @@ void escape_term_write(FILE *f, const char *s, unsigned flags)
 			fputc(*p, f);
 		else
 			fprintf(f, "\\x%02x", *p);
+}
+
+void escape_term_line(FILE *f, const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof line)
+		memcpy(line + sizeof line - 4, "...", 4);
+	escape_term_write(f, line, 0);
+	fputc('\n', f);
 }
 
 /* The code point of the UTF-8 sequence at p in *cp, and its length; 0 when it is not valid

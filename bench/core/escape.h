@@ -19,6 +19,10 @@
 void escape_term(const char *s, char *out, size_t len, unsigned flags);
 /* escape_term's rule, the whole of s, to f (comment lines of generated files, messages). */
 void escape_term_write(FILE *f, const char *s, unsigned flags);
+/* One line for a person: fmt's expansion (at most 4 KiB, "..." where cut) under the terminal
+ * rule (flags 0: quotes kept), then LF. For any line that holds text from files or options:
+ * a host name, a path, a message that quotes them. fmt itself holds no LF. */
+void escape_term_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The YAML rule: s as one double-quoted scalar (YAML 1.1 and 1.2), so that no loader types
  * it (123, yes, on, null, ~, 1e3, 0x1f, 2024-01-01, ... stay strings) and no character has

@@ -1,11 +1,14 @@
 /* The escaping rules of core/escape.h on hostile input: U+2028, ESC[2J, quotes, backslashes,
  * newlines, binary bytes, words YAML would type; and the emitters that use them. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "fabric/emit/emit.h"
+#include "fabric/judge/compare_out.h"
+#include "fabric/judge/declared.h"
 
 static char buf[4096];
 
@@ -112,6 +115,50 @@ static void test_emitters_quote(void)
 	CHECK_HAS(buf, "  name: \"leaf00\"\n");
 }
 
+/* No raw ESC, CR or non-ASCII byte in s */
+static int term_clean(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* What reaches the terminal: compare's summary and the declared judge's read errors. */
+static void test_terminal_writers(void)
+{
+	static const char evil[] = "n\x1b[2J\x1b]0;pwned\x07\r\xE2\x80\xA8x";
+	struct cmp_map_row row = { .tier = 0, .tier_name = "leaf", .host = evil, .before = "leaf00",
+				   .after = "leaf01", .after_as = "", .change = CMP_MAP_MOVED };
+	struct cmp_report rep;
+	struct decl d;
+	char err[DECL_ERR_MAX], path[] = "/tmp/fp-esc-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	CHECK_STR(out(comment, ""), "# \n");
+	f = fmemopen(buf, sizeof buf, "w");
+	escape_term_line(f, "host %s: '%s'", evil, "q\"");
+	fclose(f);
+	CHECK_STR(buf, "host n\\x1b[2J\\x1b]0;pwned\\x07\\x0d\\xe2\\x80\\xa8x: 'q\"'\n");
+	cmp_report_init(&rep, NULL, NULL);
+	cmp_report_map(&rep, &row);
+	f = fmemopen(buf, sizeof buf, "w");
+	cmp_report_print(f, &rep, NULL, "base\x1b[H", "new");
+	fclose(f);
+	cmp_report_free(&rep);
+	CHECK(term_clean(buf));
+	CHECK_HAS(buf, "n\\x1b[2J");
+	CHECK_HAS(buf, "BASE base\\x1b[H\n");
+	f = fdopen(fd, "w");
+	fprintf(f, "SwitchName=s1 Nodes=%s\nSwitchName=s2 Nodes=%s\n", evil, evil);
+	fclose(f);
+	CHECK_EQ(decl_read(path, &d, err), FP_EUSAGE);
+	unlink(path);
+	CHECK(term_clean(err));
+	CHECK_HAS(err, "n\\x1b[2J");
+}
+
 int main(void)
 {
 	RUN(test_term);
@@ -119,5 +166,6 @@ int main(void)
 	RUN(test_shell);
 	RUN(test_json);
 	RUN(test_emitters_quote);
+	RUN(test_terminal_writers);
 	CHECK_EXIT();
 }
