@@ -103,7 +103,7 @@ SAN_LOG      := $(CURDIR)/build-san/reports
 SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:fast_unwind_on_malloc=0:log_path=$(SAN_LOG)/asan \
                 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG)/ubsan
-SAN_TESTS    := test_topo_offline.sh test_hostile.sh
+SAN_TESTS    := test_topo_offline.sh test_hostile.sh test_quoting.sh
 
 .PHONY: all config check check-san unit synth demo clean deps fabprobe fuzz fuzz-build fuzz-seeds
 all: fabprobe
