@@ -41,7 +41,7 @@ void escape_term_write(FILE *f, const char *s, unsigned flags)
 
 void escape_term_line(FILE *f, const char *fmt, ...)
 {
-	char line[4096];
+	char line[4096], shown[4 * sizeof line + 8];
 	va_list ap;
 	int n;
 
@@ -50,8 +50,8 @@ void escape_term_line(FILE *f, const char *fmt, ...)
 	va_end(ap);
 	if (n >= (int)sizeof line)
 		memcpy(line + sizeof line - 4, "...", 4);
-	escape_term_write(f, line, 0);
-	fputc('\n', f);
+	escape_term(line, shown, sizeof shown, 0);
+	fprintf(f, "%s\n", shown); /* one write on unbuffered stderr: ranks' lines do not mix */
 }
 
 /* The code point of the UTF-8 sequence at p in *cp, and its length; 0 when it is not valid

@@ -86,4 +86,17 @@ t = yaml.safe_load(open(sys.argv[1]))
 nodes = ",".join(s["nodes"] for s in t[0]["tree"]["switches"] if "nodes" in s)
 assert "NO" in nodes.split(","), nodes
 PY
+
+# the terminal: host names and paths holding ESC[2J, an OSC title and BEL are shown as \xHH
+esc=$(printf '\033') bel=$(printf '\a')
+clean() { ! LC_ALL=C grep -q -e "$esc" -e "$bel" "$1"; } # FILE holds no raw ESC or BEL
+sed "s/node01/n$esc[2J$esc]0;x$bel/g" tests/fixtures/topo/racks332.csv > "$tmp/esc.csv"
+$FP topo "$tmp/esc.csv" -o "$tmp/c" > "$tmp/c.out" 2>&1
+expect "a host named ESC[2J: each of the 12 files refusing it shows it as \\x1b[2J…" [ "$(grep -cF "host name 'n\x1b[2J\x1b]0;x\x07'" "$tmp/c.out")" -eq 12 ]
+expect "a host named ESC[2J: no raw ESC or BEL reaches the terminal" clean "$tmp/c.out"
+$FP topo "$tmp/no$esc[2J.csv" > "$tmp/d.out" 2>&1
+expect "topo on a missing path holding ESC[2J: shown escaped" grep -qF 'no\x1b[2J.csv' "$tmp/d.out"
+$FP compare "$tmp/b$esc[H" "$tmp/n$esc]0;t$bel" > "$tmp/e.out" 2>&1
+$FP report "$tmp/r$esc[H" >> "$tmp/e.out" 2>&1
+expect "compare and report on paths holding ESC and BEL: no raw byte reaches the terminal" clean "$tmp/e.out"
 exit $((FAILED > 0))
