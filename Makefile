@@ -92,7 +92,7 @@ FUZZ_CC      := clang
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # what the targets exercise: the readers, inference, emitters, the inventory's decoding (no MPI)
 FUZZ_LIB     := $(wildcard topo/fabric/*/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
-                bench/core/log.c bench/core/csv.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c bench/core/rjson.c \
+                bench/core/log.c bench/core/csv.c bench/core/escape.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c bench/core/rjson.c \
                 bench/core/opts.c bench/inventory/inv_report.c bench/inventory/inv_print.c
 FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='"$(VERSION)"' \
                 -DFP_FEATURES='"fuzz"' $(if $(filter yes,$(HAVE_HWLOC)),-DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc))
@@ -103,7 +103,7 @@ SAN_LOG      := $(CURDIR)/build-san/reports
 SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:fast_unwind_on_malloc=0:log_path=$(SAN_LOG)/asan \
                 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG)/ubsan
-SAN_TESTS    := test_topo_offline.sh test_hostile.sh
+SAN_TESTS    := test_topo_offline.sh test_hostile.sh test_quoting.sh
 
 .PHONY: all config check check-san unit synth demo clean deps fabprobe fuzz fuzz-build fuzz-seeds
 all: fabprobe

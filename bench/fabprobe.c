@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/registry.h"
 
@@ -55,12 +56,12 @@ int main(int argc, char **argv)
 	const struct command *c = REGISTRY_FIND(struct command, command_registry, argv[1], (size_t)-1);
 
 	if (c && c->absent) {
-		fprintf(stderr, "fabprobe: '%s' is %s\n", argv[1], c->absent);
+		escape_term_line(stderr, "fabprobe: '%s' is %s", argv[1], c->absent);
 		return FP_EXIT_USAGE;
 	}
 	if (c)
 		return c->main(argc - 1, argv + 1);
-	fprintf(stderr, "fabprobe: unknown command '%s'\n", argv[1]);
+	escape_term_line(stderr, "fabprobe: unknown command '%s'", argv[1]);
 	usage(stderr);
 	return FP_EXIT_USAGE;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
@@ -108,7 +109,7 @@ int cmd_compare(int argc, char **argv)
 			rundir_free(&cur);
 	}
 	if (rc) {
-		fprintf(stderr, "fabprobe compare: %s\n", err);
+		escape_term_line(stderr, "fabprobe compare: %s", err);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	for (int k = 0; k < 2; k++) { /* a run that did not end well: say so before its figures */
@@ -116,13 +117,14 @@ int cmd_compare(int argc, char **argv)
 		const char *d = k ? o.cur : o.base, *state = results_run_state(d, why, sizeof why);
 
 		if (!strcmp(state, "running") || !strcmp(state, "incomplete") || !strcmp(state, "interrupted"))
-			printf("%s %s: %s (%s); compared as far as its rows go\n", k ? "NEW" : "BASE", d, state, why);
+			escape_term_line(stdout, "%s %s: %s (%s); compared as far as its rows go", k ? "NEW" : "BASE", d,
+					 state, why);
 	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
 	rc = checks_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
 	rundir_free(&cur);
 	if (rc >= 0)
-		printf("results: %s\n", dir);
+		escape_term_line(stdout, "results: %s", dir);
 	if (fflush(stdout) || ferror(stdout))
 		return FP_EXIT_RUNTIME;
 	return rc == 0 ? FP_EXIT_OK : rc == 1 ? FP_EXIT_CHECK : rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
@@ -43,11 +44,11 @@ static int report_render(const char *dir, int quiet)
 		return FP_ERUNTIME;
 	rc = report_write(out.f, dir, &notes, err, sizeof err);
 	for (int i = 0; !quiet && i < notes.n; i++)
-		fprintf(stderr, "fabprobe report: %s\n", notes.msg[i]);
+		escape_term_line(stderr, "fabprobe report: %s", notes.msg[i]);
 	report_notes_free(&notes);
 	if (rc) {
 		results_tmp_abort(&out);
-		fprintf(stderr, "fabprobe report: %s\n", err);
+		escape_term_line(stderr, "fabprobe report: %s", err);
 		return rc;
 	}
 	return results_tmp_commit(&out);
@@ -56,7 +57,7 @@ static int report_render(const char *dir, int quiet)
 void cmd_report_after(const char *dir)
 {
 	if (report_render(dir, 1))
-		fprintf(stderr, "fabprobe: warning: %s/report.html not written (the results stand)\n", dir);
+		escape_term_line(stderr, "fabprobe: warning: %s/report.html not written (the results stand)", dir);
 	else
 		printf("report: %s/report.html\n", dir);
 }
@@ -85,7 +86,7 @@ int cmd_report(int argc, char **argv)
 		return FP_EXIT_USAGE;
 	}
 	if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "fabprobe report: %s: not a directory\n", argv[optind]);
+		escape_term_line(stderr, "fabprobe report: %s: not a directory", argv[optind]);
 		return FP_EXIT_USAGE;
 	}
 	rc = report_render(argv[optind], quiet);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
@@ -152,7 +153,7 @@ static int topo_checks(const struct checks_opts *jo, const char *input, const ch
 	if (rc == 0 && from_input && strcmp(input, dir))
 		rc = rundir_load_topology(&rd, dir, err);
 	if (rc) {
-		fprintf(stderr, "fabprobe topo: %s\n", err);
+		escape_term_line(stderr, "fabprobe topo: %s", err);
 		return rc;
 	}
 	rc = checks_run(jo, &rd, dir, verdict, sizeof verdict);
@@ -179,7 +180,7 @@ int cmd_topo(int argc, char **argv)
 	if (rc == 0)
 		rc = topo_load(&o, &m, dir, sizeof dir, err);
 	if (rc) {
-		fprintf(stderr, "fabprobe topo: %s\n", err);
+		escape_term_line(stderr, "fabprobe topo: %s", err);
 		matrix_free(&m);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "escape.h"
 #include "log.h"
 
 #define USAGE_GRACE_US 300000 /* long enough for rank 0 to print and exit first */
@@ -23,7 +24,7 @@ int launcher_rank(void)
 int launcher_usage_error(const char *cmd, const char *err)
 {
 	if (launcher_rank() == 0)
-		fprintf(stderr, "fabprobe %s: %s\n", cmd, err);
+		escape_term_line(stderr, "fabprobe %s: %s", cmd, err);
 	else
 		clock_sleep_us(USAGE_GRACE_US);
 	return FP_EXIT_USAGE;

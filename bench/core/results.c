@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "log.h"
 #include "nodename.h"
 #include "opts.h"
@@ -370,20 +371,7 @@ int results_close(FILE *f, const char *dir, const char *file)
 
 void results_json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	escape_json_write(f, s, 0);
 }
 
 enum { RESULTS_OPT_OUTPUT = 1, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };

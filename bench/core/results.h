@@ -76,7 +76,7 @@ FILE *results_open(const char *dir, const char *file);
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 
-/* Write s as a JSON string literal (quoted, escaped). */
+/* Write s as a JSON string literal: core/escape.h's JSON rule (escape_json_write). */
 void results_json_string(FILE *f, const char *s);
 
 /* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",

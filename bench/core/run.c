@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "interrupt.h"
 #include "log.h"
 #include "mpi_util.h"
@@ -107,7 +108,7 @@ int run_begin(struct run_out *ro, const struct world *w, const struct results_wh
 		rc = results_dir_create(where->root, where->name, where->output, ro->started, ro->dir,
 					sizeof ro->dir, err, sizeof err);
 		if (rc)
-			fprintf(stderr, "fabprobe %s: %s\n", command, err);
+			escape_term_line(stderr, "fabprobe %s: %s", command, err);
 		else {
 			ro->run_id = strrchr(ro->dir, '/') ? strrchr(ro->dir, '/') + 1 : ro->dir;
 			meta_render(ro, w);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/csv.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
@@ -191,7 +192,7 @@ int checks_compare(const char *base_dir, const char *cur_dir, const struct rundi
 	int rc = rundir_load(base_dir, &base, err);
 
 	if (rc) {
-		fprintf(stderr, "fabprobe: baseline: %s\n", err);
+		escape_term_line(stderr, "fabprobe: baseline: %s", err);
 		return rc;
 	}
 	rc = checks_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
@@ -253,12 +254,13 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 	if (o->shown++ >= 20)
 		return;
 	if (r->problem == DECL_MISSING)
-		printf("  %s: declared under %s, not in this run\n", r->host, r->declared);
+		escape_term_line(stdout, "  %s: declared under %s, not in this run", r->host, r->declared);
 	else if (r->problem == DECL_UNDECLARED)
-		printf("  %s: measured (with %s), not declared\n", r->host, r->measured);
+		escape_term_line(stdout, "  %s: measured (with %s), not declared", r->host, r->measured);
 	else
-		printf("  %s: declared %s %s, measured in %s, which matches declared %s (%s)\n", r->host, r->tier_name,
-		       r->declared, r->measured, r->matches[0] ? r->matches : "no declared group", r->how);
+		escape_term_line(stdout, "  %s: declared %s %s, measured in %s, which matches declared %s (%s)", r->host,
+				 r->tier_name, r->declared, r->measured, r->matches[0] ? r->matches : "no declared group",
+				 r->how);
 }
 
 int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
@@ -276,8 +278,9 @@ int checks_write_declared(const char *file, const struct decl *d, const struct r
 		return FP_ERUNTIME;
 	o.csv = csv.f;
 	fputs("host,tier,switch,problem,declared,measured,measured_matches,how\n", o.csv);
-	printf("\ndeclared topology (%s, %s: %d nodes, %d tier%s):\n", file, d->format, d->n, d->ntiers,
-	       d->ntiers == 1 ? "" : "s");
+	putchar('\n');
+	escape_term_line(stdout, "declared topology (%s, %s: %d nodes, %d tier%s):", file, d->format, d->n,
+			 d->ntiers, d->ntiers == 1 ? "" : "s");
 	n = decl_check(d, cur, decl_row_out, &o);
 	rc = results_tmp_commit(&csv);
 	if (n < 0)

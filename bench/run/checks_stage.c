@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
@@ -115,7 +116,7 @@ static int load(struct jst *s, int first)
 		rundir_free(&s->cur);
 	s->have_cur = 0;
 	if ((rc = rundir_load(s->ro->dir, &s->cur, err))) {
-		fprintf(stderr, "fabprobe: judging this run: %s\n", err);
+		escape_term_line(stderr, "fabprobe: judging this run: %s", err);
 		return rc;
 	}
 	s->have_cur = 1;
@@ -123,7 +124,7 @@ static int load(struct jst *s, int first)
 		return 0;
 	if (s->jo->baseline) {
 		if ((rc = rundir_load(s->jo->baseline, &s->base, err))) {
-			fprintf(stderr, "fabprobe: --baseline: %s\n", err);
+			escape_term_line(stderr, "fabprobe: --baseline: %s", err);
 			return rc;
 		}
 		s->have_base = 1;

@@ -49,7 +49,7 @@ assert [h["spec"]["tier"] for h in hn] == [1, 1, 1, 2]
 assert [m["selector"]["exactMatch"]["name"] for m in hn[3]["spec"]["members"]] == ["leaf00", "leaf01", "leaf02"]
 assert all(m["type"] == "Node" for m in hn[2]["spec"]["members"]) and len(hn[2]["spec"]["members"]) == 2
 PY
-expect "kubectl label lines: one per node, both tiers" [ "$(grep -c '^kubectl label node node0[1-8] fabprobe/tier-0=leaf0[0-2] fabprobe/tier-1=spine00 --overwrite$' "$tmp/a/k8s-node-labels.sh")" -eq 8 ]
+expect "kubectl label lines: one per node, both tiers" [ "$(grep -c "^kubectl label node 'node0[1-8]' 'fabprobe/tier-0=leaf0[0-2]' 'fabprobe/tier-1=spine00' --overwrite\$" "$tmp/a/k8s-node-labels.sh")" -eq 8 ]
 
 # Slurm's own parser reads the leaves back to the racks of the fixture
 if command -v scontrol > /dev/null; then

@@ -106,7 +106,7 @@ static void test_escaping(void)
 {
 	CHECK_STR(render(text, "<img src=x onerror=\"a\">&'"), "&lt;img src=x onerror=&quot;a&quot;&gt;&amp;&#39;");
 	CHECK_STR(render(text, "tab\there\x01\x7f"), "tab\there\xEF\xBF\xBD\xEF\xBF\xBD");
-	CHECK_STR(render(json, "</script>\"\\\n\xE2\x80\xA8"), "\"\\u003c/script\\u003e\\u0022\\u005c\\u000a\\u2028\"");
+	CHECK_STR(render(json, "</script>\"\\\n\xE2\x80\xA8"), "\"\\u003c/script\\u003e\\\"\\\\\\n\\u2028\"");
 	CHECK_STR(render(cut, "abcdef"), "abcd…");
 	CHECK_STR(render(cut, "ab\xC3\xA9\xC3\xA9"), "ab\xC3\xA9…"); /* never half a character */
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
+
 /* Length of the UTF-8 sequence at p (1 for a stray byte: shown as the browser decodes it). */
 static size_t utf8_len(const unsigned char *p)
 {
@@ -69,20 +71,7 @@ void html_textf(FILE *f, const char *fmt, ...)
 
 void html_json(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
-			fprintf(f, "\\u%04x", p[2] == 0xA8 ? 0x2028 : 0x2029);
-			p += 2;
-		} else if (*p < 0x20 || *p == '"' || *p == '\\' || *p == '<' || *p == '>' || *p == '&' ||
-			   *p == 0x7F)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	escape_json_write(f, s, ESCAPE_JSON_HTML);
 }
 
 void html_num(char *out, size_t len, double v)

@@ -12,8 +12,8 @@
 void html_text(FILE *f, const char *s);
 /* The same, at most max bytes of s (cut at a character boundary, "…" added when cut). */
 void html_text_max(FILE *f, const char *s, size_t max);
-/* s as a JSON string literal that can sit inside <script>: quotes, backslashes, control
- * characters, < > & and U+2028/2029 escaped as \uXXXX. */
+/* s as a JSON string literal that can sit inside <script>: core/escape.h's JSON rule, with
+ * < > & as \u003c \u003e \u0026 too (ESCAPE_JSON_HTML). */
 void html_json(FILE *f, const char *s);
 /* printf-style, then html_text of the result (at most 4 KiB). */
 void html_textf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

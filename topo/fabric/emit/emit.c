@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/registry.h"
 
@@ -156,20 +157,6 @@ int emit_label_prefix_ok(const char *s)
 
 /* ---------------------------------------------------------------- the name policy */
 
-void emit_name_show(const char *name, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)name;
-	size_t o = 0;
-
-	for (; *p && o + 8 < len; p++) { /* room for "\xHH" and "..." */
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\' || *p == '"' || *p == '\'')
-			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
-		else
-			out[o++] = (char)*p;
-	}
-	snprintf(out + o, len - o, "%s", *p ? "..." : "");
-}
-
 /* why one byte cannot be in a host file or a Slurm hostlist; NULL when it can */
 static const char *byte_refused(unsigned char c, enum emit_format fmt)
 {
@@ -195,7 +182,7 @@ int emit_name_check(enum emit_format fmt, const char *name, char *why)
 	static const char *const what[] = { "a host file", "a Slurm topology file", "Kubernetes" };
 	char show[128];
 
-	emit_name_show(name, show, sizeof show);
+	escape_term(name, show, sizeof show, ESCAPE_TERM_QUOTES);
 	if (!*name) {
 		snprintf(why, EMIT_ERR_MAX, "an empty host name cannot be written in %s", what[fmt]);
 		return FP_EUSAGE;
@@ -241,7 +228,7 @@ int emit_hosts_check(const struct emit_topo *t, enum emit_format fmt, char *err)
 		if (!strcmp(v[i], v[i - 1])) {
 			char show[128];
 
-			emit_name_show(v[i], show, sizeof show);
+			escape_term(v[i], show, sizeof show, ESCAPE_TERM_QUOTES);
 			snprintf(err, EMIT_ERR_MAX, "host name '%s' appears twice: the files would disagree", show);
 			rc = FP_EUSAGE;
 		}
@@ -252,10 +239,17 @@ int emit_hosts_check(const struct emit_topo *t, enum emit_format fmt, char *err)
 void emit_comment(FILE *f, const char *text)
 {
 	fputs("# ", f);
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
+	escape_term_write(f, text, 0);
+	fputc('\n', f);
+}
+
+void emit_yaml_line(FILE *f, const char *pre, const char *key, const char *value)
+{
+	fputs(pre, f);
+	if (key) {
+		(void)escape_yaml_write(f, key); /* ASCII by the name policy: cannot fail */
+		fputs(": ", f);
+	}
+	(void)escape_yaml_write(f, value);
 	fputc('\n', f);
 }

@@ -48,7 +48,7 @@ enum emit_format {
 	EMIT_FMT_K8S,       /* Kubernetes node names: lower-case RFC 1123 subdomains */
 };
 /* 0 when name can be written in format fmt as itself; else FP_EUSAGE with the reason in why
- * (EMIT_ERR_MAX), the name shown with its control characters escaped. Host files and Slurm
+ * (EMIT_ERR_MAX), the name shown under the terminal rule (core/escape.h). Host files and Slurm
  * take letters, digits, '.', '-', '_' and '/' ('/' for the host/r<rank> endpoints of one
  * node): never white space, control characters, non-ASCII bytes, quotes, backslashes, '#'
  * (a comment), ',' '[' ']' (hostlist syntax), ':' (MPICH's host:N) or '=' (key=value). */
@@ -56,12 +56,16 @@ int emit_name_check(enum emit_format fmt, const char *name, char *why);
 /* Every host of t in format fmt (emit_name_check), and no host twice (two nodes of one name
  * make the files disagree: an input error). 0, or FP_EUSAGE / FP_ERUNTIME with err. */
 int emit_hosts_check(const struct emit_topo *t, enum emit_format fmt, char *err);
-/* name with control characters, quotes, backslashes and non-ASCII bytes as \xHH, at most
- * len bytes (for messages: a name never writes raw bytes onto a terminal). */
-void emit_name_show(const char *name, char *out, size_t len);
-/* "# text\n": a comment line whose control characters are escaped as \xHH, so that text (an
- * input path, a run id) can never start a line of its own in a generated file. */
+/* "# text\n": a comment line in ASCII, text under the terminal rule (core/escape.h: control
+ * and non-ASCII bytes as \xHH), so that text (an input path, a run id) can never start a
+ * line of its own in a generated file: not with LF or CR, nor with U+2028, U+2029 or U+0085,
+ * where YAML 1.1 loaders end a comment. */
 void emit_comment(FILE *f, const char *text);
+/* One YAML line: pre (fixed text: indent, a fixed key and ": " or "- "), then key as a
+ * double-quoted scalar and ": " when key is not NULL, then value as one (core/escape.h's
+ * YAML rule: no data is ever typed or read as YAML syntax), then LF. The names were checked
+ * (ASCII) before: a value that is not UTF-8 cannot reach it. */
+void emit_yaml_line(FILE *f, const char *pre, const char *key, const char *value);
 
 /* "leaf03", "spine00", "core01", "tier3-02": the switch of group g at tier t. */
 void emit_group_name(const struct emit_topo *t, int tier, int g, char *out);

@@ -1,7 +1,9 @@
 /* emit_k8s.c — Kubernetes node labels, a Kueue Topology and Volcano HyperNodes. One label
- * per tier: <prefix>/tier-0 = the leaf switch, <prefix>/tier-1 = the spine, … */
+ * per tier: <prefix>/tier-0 = the leaf switch, <prefix>/tier-1 = the spine, … Every name and
+ * label is a double-quoted YAML scalar (emit_yaml_line) or a single-quoted shell word. */
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "emit.h"
 
@@ -28,12 +30,15 @@ int emit_k8s_label_cmds(FILE *f, const struct emit_topo *t, char *err)
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
 
-		fprintf(f, "kubectl label node %s", t->hosts[node]);
+		fputs("kubectl label node ", f);
+		escape_shell_write(f, t->hosts[node]);
 		for (int tier = 0; tier < r->ntiers; tier++) {
-			char g[EMIT_NAME_MAX];
+			char g[EMIT_NAME_MAX], label[EMIT_ERR_MAX + 2 * EMIT_NAME_MAX];
 
 			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
-			fprintf(f, " %s/tier-%d=%s", t->label_prefix, tier, g);
+			snprintf(label, sizeof label, "%s/tier-%d=%s", t->label_prefix, tier, g);
+			fputc(' ', f);
+			escape_shell_write(f, label);
 		}
 		fputs(" --overwrite\n", f);
 	}
@@ -53,12 +58,15 @@ int emit_k8s_nodes(FILE *f, const struct emit_topo *t, char *err)
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
 
-		fprintf(f, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels:\n", t->hosts[node]);
+		fputs("---\napiVersion: v1\nkind: Node\nmetadata:\n", f);
+		emit_yaml_line(f, "  name: ", NULL, t->hosts[node]);
+		fputs("  labels:\n", f);
 		for (int tier = 0; tier < r->ntiers; tier++) {
-			char g[EMIT_NAME_MAX];
+			char g[EMIT_NAME_MAX], key[EMIT_ERR_MAX + EMIT_NAME_MAX];
 
 			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
-			fprintf(f, "    %s/tier-%d: %s\n", t->label_prefix, tier, g);
+			snprintf(key, sizeof key, "%s/tier-%d", t->label_prefix, tier);
+			emit_yaml_line(f, "    ", key, g);
 		}
 	}
 	return 0;
@@ -74,9 +82,13 @@ int emit_kueue(FILE *f, const struct emit_topo *t, char *err)
 	emit_comment(f, t->how);
 	fputs("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: fabprobe\n"
 	      "spec:\n  levels:\n", f);
-	for (int tier = t->tree->ntiers - 1; tier >= 0; tier--) /* coarsest first */
-		fprintf(f, "  - nodeLabel: \"%s/tier-%d\"\n", t->label_prefix, tier);
-	fputs("  - nodeLabel: \"kubernetes.io/hostname\"\n", f);
+	for (int tier = t->tree->ntiers - 1; tier >= 0; tier--) { /* coarsest first */
+		char label[EMIT_ERR_MAX + EMIT_NAME_MAX];
+
+		snprintf(label, sizeof label, "%s/tier-%d", t->label_prefix, tier);
+		emit_yaml_line(f, "  - nodeLabel: ", NULL, label);
+	}
+	emit_yaml_line(f, "  - nodeLabel: ", NULL, "kubernetes.io/hostname");
 	return 0;
 }
 
@@ -96,8 +108,9 @@ int emit_volcano(FILE *f, const struct emit_topo *t, char *err)
 			int last = -1;
 
 			emit_group_name(t, tier, g, name);
-			fprintf(f, "---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\n"
-				   "metadata:\n  name: %s\nspec:\n  tier: %d\n  members:\n", name, tier + 1);
+			fputs("---\napiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata:\n", f);
+			emit_yaml_line(f, "  name: ", NULL, name);
+			fprintf(f, "spec:\n  tier: %d\n  members:\n", tier + 1);
 			for (int k = 0; k < t->n; k++) {
 				int node = r->order[k], child;
 				char cname[EMIT_NAME_MAX];
@@ -105,8 +118,8 @@ int emit_volcano(FILE *f, const struct emit_topo *t, char *err)
 				if (r->group[(size_t)tier * t->n + node] != g)
 					continue;
 				if (tier == 0) {
-					fprintf(f, "  - type: Node\n    selector:\n      exactMatch:\n        name: %s\n",
-						t->hosts[node]);
+					fputs("  - type: Node\n    selector:\n      exactMatch:\n", f);
+					emit_yaml_line(f, "        name: ", NULL, t->hosts[node]);
 					continue;
 				}
 				child = r->group[(size_t)(tier - 1) * t->n + node];
@@ -114,7 +127,8 @@ int emit_volcano(FILE *f, const struct emit_topo *t, char *err)
 					continue;
 				last = child;
 				emit_group_name(t, tier - 1, child, cname);
-				fprintf(f, "  - type: HyperNode\n    selector:\n      exactMatch:\n        name: %s\n", cname);
+				fputs("  - type: HyperNode\n    selector:\n      exactMatch:\n", f);
+				emit_yaml_line(f, "        name: ", NULL, cname);
 			}
 		}
 	return 0;

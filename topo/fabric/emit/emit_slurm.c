@@ -164,7 +164,7 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
 		return FP_ERUNTIME;
 	}
-	/* the names go between double quotes: the Slurm rule keeps quotes and backslashes out */
+	/* every name is a double-quoted YAML scalar (emit_yaml_line); the Slurm rule applies too */
 	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
 		return rc;
 	header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
@@ -176,7 +176,8 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 			if ((rc = members(t, k, g, &list, err)))
 				return rc;
 			emit_group_name(t, k, g, name);
-			fprintf(f, "    - switch: %s\n      %s: \"%s\"\n", name, k ? "children" : "nodes", list);
+			emit_yaml_line(f, "    - switch: ", NULL, name);
+			emit_yaml_line(f, k ? "      children: " : "      nodes: ", NULL, list);
 			free(list);
 		}
 	fprintf(f, "- topology: fabprobe-block\n  cluster_default: false\n  block:\n    block_sizes:\n");
@@ -184,11 +185,13 @@ int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 		fprintf(f, "      - %d\n", base << k);
 	fputs("    blocks:\n", f);
 	for (int g = 0; g < r->ngroups[0]; g++) {
-		char *list = NULL;
+		char *list = NULL, block[EMIT_NAME_MAX];
 
 		if ((rc = members(t, 0, g, &list, err)))
 			return rc;
-		fprintf(f, "    - block: b%02d\n      nodes: \"%s\"\n", g, list);
+		snprintf(block, sizeof block, "b%02d", g);
+		emit_yaml_line(f, "    - block: ", NULL, block);
+		emit_yaml_line(f, "      nodes: ", NULL, list);
 		free(list);
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/escape.h"
 #include "fabric/io/hostlist.h"
 #include "fabric/judge/suspects.h"
 
@@ -213,7 +214,7 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 				names[k++] = t->hosts[r->order[i]];
 		emit_group_name(t, 0, g, name);
 		if (hostlist_compress(names, k, &list, err, sizeof err) == 0)
-			fprintf(f, "    %s (%d): %s\n", name, k, list);
+			escape_term_line(f, "    %s (%d): %s", name, k, list);
 		free(list);
 	}
 	free(names);
@@ -229,7 +230,7 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 		const char *metric;
 
 		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "    %s: %s\n", susp_kind_name(s->kind), why);
+		escape_term_line(f, "    %s: %s", susp_kind_name(s->kind), why); /* why names hosts */
 	}
 	if (ns > 10)
 		fprintf(f, "    … %d more in suspects%s.csv\n", ns - 10, t->suffix ? t->suffix : "");

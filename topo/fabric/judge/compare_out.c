@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/escape.h"
 #include "fabric/io/coll_csv.h"
 
 void cmp_report_init(struct cmp_report *r, FILE *csv, FILE *map_csv)
@@ -211,12 +212,12 @@ static void worst_print(FILE *f, const struct cmp_report *r)
 		if (isfinite(it->change_pct))
 			snprintf(change, sizeof change, "%+.1f%%, tolerance %.1f%%", it->change_pct, it->tol_pct);
 		if (it->kind == CMP_P2P)
-			fprintf(f, "    %s %s->%s %lld B %s: %.4g -> %.4g (%s) [%s]\n", it->path, it->src, it->dst,
-				it->size, it->metric, it->before, isnan(it->retest) ? it->after : it->retest, change,
-				it->tier);
+			escape_term_line(f, "    %s %s->%s %lld B %s: %.4g -> %.4g (%s) [%s]", it->path, it->src, it->dst,
+					 it->size, it->metric, it->before, isnan(it->retest) ? it->after : it->retest,
+					 change, it->tier);
 		else
-			fprintf(f, "    %s %s %s %lld B %s: %.4g -> %.4g (%s)\n", it->path, it->src, it->dst, it->size,
-				it->metric, it->before, it->after, change);
+			escape_term_line(f, "    %s %s %s %lld B %s: %.4g -> %.4g (%s)", it->path, it->src, it->dst,
+					 it->size, it->metric, it->before, it->after, change);
 	}
 }
 
@@ -226,16 +227,18 @@ void cmp_report_print(FILE *f, const struct cmp_report *r, const struct cmp_skip
 	static const char *const labels[CMP_NKIND] = { "pairs", "collective", "inventory" };
 	const long long *m = r->map_count;
 
-	fprintf(f, "\ncompare: BASE %s\n         NEW  %s\n", base, cur);
+	fputc('\n', f);
+	escape_term_line(f, "compare: BASE %s", base);
+	escape_term_line(f, "         NEW  %s", cur);
 	for (int k = 0; k < CMP_NKIND; k++)
 		counts_print(f, r, k, labels[k]);
 	if (m[CMP_MAP_SAME] + m[CMP_MAP_MOVED] + m[CMP_MAP_SPLIT] + m[CMP_MAP_MERGED] + m[CMP_MAP_NEW] + m[CMP_MAP_GONE])
-		fprintf(f, "  map:       %lld moved, %lld split off, %lld merged, %lld added, %lld missing; tiers %s\n",
+		escape_term_line(f, "  map:       %lld moved, %lld split off, %lld merged, %lld added, %lld missing; tiers %s",
 			m[CMP_MAP_MOVED], m[CMP_MAP_SPLIT], m[CMP_MAP_MERGED], m[CMP_MAP_NEW], m[CMP_MAP_GONE],
 			r->tiers[0] ? r->tiers : "unchanged");
 	for (int i = 0; i < r->nmoved; i++)
-		fprintf(f, "    %s\n", r->moved[i]);
+		escape_term_line(f, "    %s", r->moved[i]);
 	worst_print(f, r);
 	if (skip && (skip->rows_base_only || skip->rows_new_only))
-		fprintf(f, "  not compared (measured by one run only): %s\n", skip->what);
+		escape_term_line(f, "  not compared (measured by one run only): %s", skip->what);
 }

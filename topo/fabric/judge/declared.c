@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "fabric/io/csv_read.h"
 #include "groups.h"
@@ -336,8 +337,13 @@ int decl_read(const char *file, struct decl *d, char *err)
 	fclose(f);
 	if (d->group)
 		compact(d);
-	if (rc)
+	if (rc) {
+		char raw[DECL_ERR_MAX];
+
+		snprintf(raw, sizeof raw, "%s", err);
+		escape_term(raw, err, DECL_ERR_MAX, 0); /* names from the file reach a terminal */
 		decl_free(d);
+	}
 	return rc;
 }
 

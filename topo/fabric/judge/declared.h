@@ -26,7 +26,8 @@ struct decl {
 	char format[16];
 };
 
-/* Read file (Slurm topology.conf or CSV). 0, or FP_EUSAGE with "FILE:LINE: why" in err. */
+/* Read file (Slurm topology.conf or CSV). 0, or FP_EUSAGE with "FILE:LINE: why" in err,
+ * under the terminal rule (core/escape.h: what the file holds is never printed raw). */
 int decl_read(const char *file, struct decl *d, char *err);
 void decl_free(struct decl *d);
 

@@ -1,0 +1,47 @@
+/* escape.h — one escaping rule per output language, for text that comes from data (host
+ * names, paths, run ids) and every writer of that language: the terminal and the comments
+ * of generated files (ASCII only), YAML scalars (always double-quoted), shell words (single-
+ * quoted) and JSON strings. Pure: no state, nothing but the FILE * or buffer given. */
+#ifndef FP_ESCAPE_H
+#define FP_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* escape_term's flags: also escape '"', '\'' (for a name shown between quotes). */
+#define ESCAPE_TERM_QUOTES 1u
+
+/* The terminal rule: s with every byte below 0x20, 0x7f (DEL), every byte from 0x80 (non-
+ * ASCII: C1 controls such as the 8-bit CSI, U+2028 and U+0085 line breaks) and '\\' written
+ * as \xHH, and with ESCAPE_TERM_QUOTES the quotes too; into out (len bytes, NUL-terminated,
+ * "..." where s was cut). Nothing it writes can move the cursor, change the terminal's state
+ * or start a line. */
+void escape_term(const char *s, char *out, size_t len, unsigned flags);
+/* escape_term's rule, the whole of s, to f (comment lines of generated files, messages). */
+void escape_term_write(FILE *f, const char *s, unsigned flags);
+/* One line for a person: fmt's expansion (at most 4 KiB, "..." where cut) under the terminal
+ * rule (flags 0: quotes kept), then LF. For any line that holds text from files or options:
+ * a host name, a path, a message that quotes them. fmt itself holds no LF. */
+void escape_term_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The YAML rule: s as one double-quoted scalar (YAML 1.1 and 1.2), so that no loader types
+ * it (123, yes, on, null, ~, 1e3, 0x1f, 2024-01-01, ... stay strings) and no character has
+ * YAML meaning: '"' and '\\' as \" and \\, bytes below 0x20 and 0x7f as \xHH, every non-
+ * ASCII character as \uXXXX or \UXXXXXXXX (so the output is ASCII: U+2028 and U+0085 cannot
+ * break a line). 0, or FP_EUSAGE with nothing written when s is not valid UTF-8 (a YAML
+ * stream is Unicode: such bytes cannot be written). Fixed keys are written by the caller. */
+int escape_yaml_write(FILE *f, const char *s);
+
+/* The shell rule: s as one single-quoted POSIX sh word ('it'\''s'): no character in it is
+ * special, so it can never become a second word or a second command. */
+void escape_shell_write(FILE *f, const char *s);
+
+/* escape_json_write's flags: also escape '<', '>', '&' (a string inside an HTML <script>). */
+#define ESCAPE_JSON_HTML 1u
+
+/* The JSON rule: s as a JSON string: '"' and '\\' as \" and \\, LF as \n, other bytes below
+ * 0x20 and 0x7f as \u00XX, U+2028 and U+2029 as \u2028 and \u2029 (JavaScript's line ends),
+ * other bytes as they are. s NULL writes "". */
+void escape_json_write(FILE *f, const char *s, unsigned flags);
+
+#endif
