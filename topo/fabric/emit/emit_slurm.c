@@ -58,6 +58,33 @@ static void header(FILE *f, const struct emit_topo *t, const char *what)
 	}
 }
 
+/* One switch of the tree (tier, group g), its name, and its members as a hostlist: nodes at
+ * tier 0, switches above. */
+typedef void (*switch_put)(FILE *f, int tier, int g, const char *name, const char *members);
+
+/* Every group of the tiers below `tiers`, leaves first, through put. 0, or members()'s error. */
+static int each_switch(FILE *f, const struct emit_topo *t, int tiers, switch_put put, char *err)
+{
+	for (int k = 0; k < tiers; k++)
+		for (int g = 0; g < t->tree->ngroups[k]; g++) {
+			char name[EMIT_NAME_MAX], *list = NULL;
+			int rc = members(t, k, g, &list, err);
+
+			if (rc)
+				return rc;
+			emit_group_name(t, k, g, name);
+			put(f, k, g, name, list);
+			free(list);
+		}
+	return 0;
+}
+
+static void put_conf_switch(FILE *f, int tier, int g, const char *name, const char *list)
+{
+	(void)g;
+	fprintf(f, "SwitchName=%s %s=%s\n", name, tier ? "Switches" : "Nodes", list);
+}
+
 int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
@@ -66,16 +93,8 @@ int emit_slurm_tree(FILE *f, const struct emit_topo *t, char *err)
 	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
 		return rc;
 	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/tree");
-	for (int k = 0; k < r->ntiers; k++)
-		for (int g = 0; g < r->ngroups[k]; g++) {
-			char name[EMIT_NAME_MAX], *list = NULL;
-
-			if ((rc = members(t, k, g, &list, err)))
-				return rc;
-			emit_group_name(t, k, g, name);
-			fprintf(f, "SwitchName=%s %s=%s\n", name, k ? "Switches" : "Nodes", list);
-			free(list);
-		}
+	if ((rc = each_switch(f, t, r->ntiers, put_conf_switch, err)))
+		return rc;
 	if (r->ngroups[top] > 1) {
 		/* parts that no measurement connects still need one top switch, or Slurm never
 		 * puts them in one job */
@@ -129,25 +148,34 @@ static int block_sizes(const struct emit_topo *t, int *base)
 	return levels;
 }
 
-int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
+/* The block sizes (block_sizes) and the Slurm name rule, checked before anything is written:
+ * the number of sizes above the base, or FP_ERUNTIME / FP_EUSAGE with err. */
+static int block_start(const struct emit_topo *t, int *base, char *err)
 {
-	int rc, base, levels = block_sizes(t, &base);
+	int rc, levels = block_sizes(t, base);
 
 	if (levels < 0) {
 		snprintf(err, EMIT_ERR_MAX, "out of memory");
 		return FP_ERUNTIME;
 	}
-	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
-		return rc;
-	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block (one block per leaf)");
-	for (int g = 0; g < t->tree->ngroups[0]; g++) {
-		char *list = NULL;
+	return (rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)) ? rc : levels;
+}
 
-		if ((rc = members(t, 0, g, &list, err)))
-			return rc;
-		fprintf(f, "BlockName=b%02d Nodes=%s\n", g, list);
-		free(list);
-	}
+static void put_conf_block(FILE *f, int tier, int g, const char *name, const char *list)
+{
+	(void)tier, (void)name;
+	fprintf(f, "BlockName=b%02d Nodes=%s\n", g, list);
+}
+
+int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
+{
+	int rc, base, levels = block_start(t, &base, err);
+
+	if (levels < 0)
+		return levels;
+	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block (one block per leaf)");
+	if ((rc = each_switch(f, t, 1, put_conf_block, err)))
+		return rc;
 	fprintf(f, "BlockSizes=%d", base);
 	for (int k = 1; k <= levels; k++)
 		fprintf(f, ",%d", base << k);
@@ -155,44 +183,37 @@ int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 	return 0;
 }
 
+/* every name is a double-quoted YAML scalar (emit_yaml_line); the Slurm rule applies too */
+static void put_yaml_switch(FILE *f, int tier, int g, const char *name, const char *list)
+{
+	(void)g;
+	emit_yaml_line(f, "    - switch: ", NULL, name);
+	emit_yaml_line(f, tier ? "      children: " : "      nodes: ", NULL, list);
+}
+
+static void put_yaml_block(FILE *f, int tier, int g, const char *name, const char *list)
+{
+	char block[EMIT_NAME_MAX];
+
+	(void)tier, (void)name;
+	snprintf(block, sizeof block, "b%02d", g);
+	emit_yaml_line(f, "    - block: ", NULL, block);
+	emit_yaml_line(f, "      nodes: ", NULL, list);
+}
+
 int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 {
-	const struct infer_result *r = t->tree;
-	int rc, base, levels = block_sizes(t, &base);
+	int rc, base, levels = block_start(t, &base, err);
 
-	if (levels < 0) {
-		snprintf(err, EMIT_ERR_MAX, "out of memory");
-		return FP_ERUNTIME;
-	}
-	/* every name is a double-quoted YAML scalar (emit_yaml_line); the Slurm rule applies too */
-	if ((rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)))
-		return rc;
+	if (levels < 0)
+		return levels;
 	header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
 	fputs("- topology: fabprobe-tree\n  cluster_default: true\n  tree:\n    switches:\n", f);
-	for (int k = 0; k < r->ntiers; k++)
-		for (int g = 0; g < r->ngroups[k]; g++) {
-			char name[EMIT_NAME_MAX], *list = NULL;
-
-			if ((rc = members(t, k, g, &list, err)))
-				return rc;
-			emit_group_name(t, k, g, name);
-			emit_yaml_line(f, "    - switch: ", NULL, name);
-			emit_yaml_line(f, k ? "      children: " : "      nodes: ", NULL, list);
-			free(list);
-		}
+	if ((rc = each_switch(f, t, t->tree->ntiers, put_yaml_switch, err)))
+		return rc;
 	fprintf(f, "- topology: fabprobe-block\n  cluster_default: false\n  block:\n    block_sizes:\n");
 	for (int k = 0; k <= levels; k++)
 		fprintf(f, "      - %d\n", base << k);
 	fputs("    blocks:\n", f);
-	for (int g = 0; g < r->ngroups[0]; g++) {
-		char *list = NULL, block[EMIT_NAME_MAX];
-
-		if ((rc = members(t, 0, g, &list, err)))
-			return rc;
-		snprintf(block, sizeof block, "b%02d", g);
-		emit_yaml_line(f, "    - block: ", NULL, block);
-		emit_yaml_line(f, "      nodes: ", NULL, list);
-		free(list);
-	}
-	return 0;
+	return each_switch(f, t, 1, put_yaml_block, err);
 }
