@@ -339,6 +339,25 @@ static void retests_fold(struct rundir *rd, const struct rd_p2p *t, size_t nt)
 
 /* ---------------------------------------------------------------- the other files */
 
+/* Tier k's name from one of its group labels (emit_group_name writes "leaf03", "spine00",
+ * "tier3-07"): the label less its group number (the trailing digits) and a '-' before them, so
+ * "tier3-07" is "tier3"; at most 15 bytes; "tier<k>" when nothing is left. */
+static void tier_name(const char *label, int k, char out[16])
+{
+	size_t len = strlen(label);
+
+	while (len && label[len - 1] >= '0' && label[len - 1] <= '9')
+		len--;
+	if (len && label[len - 1] == '-')
+		len--;
+	if (len > 15)
+		len = 15;
+	if (len)
+		snprintf(out, 16, "%.*s", (int)len, label);
+	else
+		snprintf(out, 16, "tier%d", k);
+}
+
 static int topo_read(struct rd_reader *x)
 {
 	struct rd_topo *t = &x->rd->topo;
@@ -387,18 +406,8 @@ static int topo_read(struct rd_reader *x)
 			g[(size_t)k * t->n + i] = t->group[(size_t)i * RUNDIR_TIERS_MAX + k];
 	free(t->group);
 	t->group = g;
-	for (int k = 0; k < t->ntiers; k++) {
-		const char *l = t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "";
-		size_t len = strcspn(l, "0123456789");
-
-		if (len > 15)
-			len = 15;
-		snprintf(t->tier_name[k], sizeof t->tier_name[k], "%.*s", (int)len, l);
-		if (len && t->tier_name[k][len - 1] == '-') /* "tier3-02" */
-			t->tier_name[k][len - 1] = 0;
-		if (!t->tier_name[k][0])
-			snprintf(t->tier_name[k], sizeof t->tier_name[k], "tier%d", k);
-	}
+	for (int k = 0; k < t->ntiers; k++)
+		tier_name(t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "", k, t->tier_name[k]);
 	return 0;
 }
 
