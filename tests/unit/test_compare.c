@@ -347,6 +347,28 @@ static void test_map(void)
 	rundir_free(&b);
 }
 
+/* tier names from topology.csv's group labels, as emit_group_name writes them: the group
+ * number and a '-' before it dropped, digits in the kind kept ("tier3-02" is "tier3") */
+static void test_tier_names(void)
+{
+	char d[256], err[RUNDIR_ERR_MAX];
+	FILE *f = open_run("tiers", "topology.csv", d);
+	struct rundir rd;
+
+	fputs("host,order,tier0,tier1,tier2,tier3,tier4,tier5,offset_us\n", f);
+	fputs("n1,1,leaf03,spine00,core1,tier3-02,tier10-007,42,0\n", f);
+	fclose(f);
+	CHECK(rundir_load(d, &rd, err) == 0);
+	CHECK_STR(rd.topo.tier_name[0], "leaf");
+	CHECK_STR(rd.topo.tier_name[1], "spine");
+	CHECK_STR(rd.topo.tier_name[2], "core");
+	CHECK_STR(rd.topo.tier_name[3], "tier3");
+	CHECK_STR(rd.topo.tier_name[4], "tier10");
+	CHECK_STR(rd.topo.tier_name[5], "tier5"); /* a label of digits only: named by its index */
+	CHECK_STR(rundir_tier_name(&rd, 3), "tier3");
+	rundir_free(&rd);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(tmp) != NULL);
@@ -355,6 +377,7 @@ int main(void)
 	RUN(test_tolerance_from_noise);
 	RUN(test_group_matching);
 	RUN(test_map);
+	RUN(test_tier_names);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
 	CHECK(system(cmd) == 0);

@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,9 +46,9 @@ int csv_read_split(char *line, char **fields, int max)
 			}
 			if (*p == '"')
 				p++;
-			p += strcspn(p, ","); /* junk after a closing quote: kept out */
+			p = strchrnul(p, ','); /* junk after a closing quote: kept out */
 		} else {
-			p += strcspn(p, ",");
+			p = strchrnul(p, ',');
 			w = p;
 		}
 		char sep = *p;
@@ -61,17 +64,22 @@ int csv_read_split(char *line, char **fields, int max)
 	return n;
 }
 
-enum { Q_START, Q_PLAIN, Q_QUOTED, Q_AFTER }; /* where a row's text stands, by csv_read_split */
+/* where a row's text stands, by csv_read_split; Q_NUL: at a NUL byte */
+enum { Q_START, Q_PLAIN, Q_QUOTED, Q_AFTER, Q_NUL };
 
 /* The state after t[from..n) from state st: Q_QUOTED when it ends inside a quoted field (the
  * row goes on to the next line). A row's text is scanned once, a line at a time: a quote left
  * open over many lines costs no more than reading them. A NUL ends the row (as it ends the
- * split). */
+ * split): Q_NUL. */
 static int quote_state(const char *t, ssize_t from, ssize_t n, int st)
 {
+	/* a line without quotes or NULs (nearly every one) is decided by its last byte alone */
+	if ((st == Q_START || st == Q_QUOTED) && n > from && !memchr(t + from, '"', (size_t)(n - from)) &&
+	    strlen(t + from) == (size_t)(n - from))
+		return st == Q_QUOTED ? Q_QUOTED : t[n - 1] == ',' ? Q_START : Q_PLAIN;
 	for (ssize_t i = from; i < n; i++) {
 		if (!t[i])
-			return Q_START;
+			return Q_NUL;
 		if (st == Q_START)
 			st = t[i] == '"' ? Q_QUOTED : t[i] == ',' ? Q_START : Q_PLAIN;
 		else if (st != Q_QUOTED)
@@ -84,13 +92,17 @@ static int quote_state(const char *t, ssize_t from, ssize_t n, int st)
 	return st;
 }
 
-/* The fields of buf into r->field, growing it; returns the count or -1 (out of memory). */
+#define SPLIT_BY_LEN 4096 /* bytes: a longer row's fields are counted */
+
+/* The fields of buf into r->field, growing it; returns the count or -1 (out of memory). A row
+ * has at most a field a byte, plus one: a short row's fields need no counting. */
 static int split_row(struct csv_read *r)
 {
-	int n = 1;
+	int n = r->len < SPLIT_BY_LEN ? (int)r->len + 1 : 1;
 
-	for (const char *p = r->buf; *p; p++)
-		n += *p == ',';
+	if (r->len >= SPLIT_BY_LEN)
+		for (const char *p = r->buf; *p; p++)
+			n += *p == ',';
 	if (n > r->fcap) {
 		char **q = realloc(r->field, sizeof *q * (size_t)n);
 
@@ -136,12 +148,14 @@ static int row_text(struct csv_read *r)
 		n += k;
 	}
 	r->nl = n > 0 && r->buf[n - 1] == '\n';
+	r->nul = st == Q_NUL;
+	r->len = (size_t)n;
 	return 1;
 }
 
 /* file for reading, when it is a regular file: opened without blocking (a FIFO would wait for
  * a writer for ever), then read as usual. NULL with err. */
-static FILE *regular_open(const char *file, char *err)
+static FILE *regular_open(const char *file, struct stat *stp, char *err)
 {
 	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
 	struct stat st;
@@ -161,16 +175,27 @@ static FILE *regular_open(const char *file, char *err)
 		close(fd);
 		return NULL;
 	}
+	*stp = st;
 	return f;
+}
+
+/* a file's modification time, in ns */
+static long long mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
 int csv_read_open(struct csv_read *r, const char *file, char *err)
 {
 	int got;
 
+	struct stat st;
+
 	*r = (struct csv_read){ .file = file, .next_line = 1 };
-	if (!(r->f = regular_open(file, err)))
+	if (!(r->f = regular_open(file, &st, err)))
 		return FP_EUSAGE;
+	r->size = (long long)st.st_size;
+	r->mtime_ns = mtime_ns(&st);
 	if ((got = row_text(r)) <= 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got ? "out of memory" : "empty file (no header row)");
 		csv_read_close(r);
@@ -203,9 +228,11 @@ int csv_read_next(struct csv_read *r, char *err)
 		return FP_ERUNTIME;
 	}
 	if (!r->nl && r->nfield < r->nhead) {
-		LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->file, r->line,
-			 r->nfield);
+		if (!r->quiet)
+			LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->file,
+				 r->line, r->nfield);
 		r->nfield = 0;
+		r->torn = 1;
 		return 0;
 	}
 	if (r->nfield > r->nhead) {
@@ -249,6 +276,30 @@ const char *csv_read_get(const struct csv_read *r, int c)
 	return c >= 0 && c < r->nfield ? r->field[c] : "";
 }
 
+int csv_read_rewind(struct csv_read *r, char *err)
+{
+	struct stat st;
+	int same;
+
+	if (fstat(fileno(r->f), &st) || (long long)st.st_size != r->size || mtime_ns(&st) != r->mtime_ns ||
+	    fseek(r->f, 0, SEEK_SET))
+		goto changed;
+	r->next_line = 1;
+	r->torn = 0;
+	r->quiet = 1;
+	if (row_text(r) <= 0 || split_row(r) != r->nhead)
+		goto changed;
+	same = 1;
+	for (int i = 0; i < r->nhead; i++)
+		same &= !strcmp(r->field[i], r->head[i]);
+	r->nfield = 0;
+	if (same)
+		return 0;
+changed:
+	snprintf(err, CSV_READ_ERR_MAX, "%s: the file changed while it was read", r->file);
+	return FP_EUSAGE;
+}
+
 void csv_read_close(struct csv_read *r)
 {
 	for (int i = 0; r->head && i < r->nhead; i++)
@@ -260,4 +311,73 @@ void csv_read_close(struct csv_read *r)
 	if (r->f)
 		fclose(r->f);
 	*r = (struct csv_read){ 0 };
+}
+
+/* the slow path of csv_read_number, for s not blank: 0, -1, -2 as there */
+static int number_slow(const char *s, double *out)
+{
+	const char *p;
+	char buf[128], *end;
+	size_t len;
+	int digits = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len >= sizeof buf)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (p = buf; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
+		if (!(*p >= '0' && *p <= '9'))
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p)
+		return -1;
+	*out = strtod(buf, &end);
+	if (*end || !isfinite(*out) || *out > FLT_MAX)
+		return -2; /* ERANGE on underflow is fine: the value is 0 or tiny */
+	return 0;
+}
+
+int csv_read_number(const char *s, double *out)
+{
+	const char *p = s;
+	uint64_t ip = 0, fp = 0, scale = 1;
+
+	while (*p >= '0' && *p <= '9' && ip < (1ULL << 50))
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+	if (*p == '.' && p > s) {
+		p++;
+		while (*p >= '0' && *p <= '9' && scale < 1000000000ULL) {
+			fp = fp * 10 + (uint64_t)(*p++ - '0');
+			scale *= 10;
+		}
+	}
+	if (!*p && p > s && p[-1] != '.') {
+		*out = (double)ip + (double)fp / (double)scale;
+		return 0;
+	}
+	if (!s[strspn(s, " \t")]) {
+		*out = NAN;
+		return 0;
+	}
+	return number_slow(s, out);
+}
+
+const char *csv_read_number_why(int rc)
+{
+	return rc == -2 ? "is too large (above 3.4e38)" : "is not a non-negative number";
 }

@@ -19,6 +19,7 @@ struct csv_read {
 	int line;        /* the line the row now held starts on (1 = the header) */
 	int next_line;   /* the line the next row starts on */
 	char *buf;       /* the row: one line, or more where a quote spans them */
+	size_t len;      /* its bytes */
 	size_t cap;
 	char *more;      /* a continuation line */
 	size_t mcap;
@@ -27,6 +28,10 @@ struct csv_read {
 	char **head;     /* the header's fields (own copies) */
 	int nhead;
 	int nl;          /* the row held ended in a line break (not: the file's last bytes) */
+	int nul;         /* the row held has a NUL byte (its text ends there) */
+	int torn;        /* the last row was cut short, and ignored */
+	int quiet;       /* say no warnings (a second reading of the file) */
+	long long size, mtime_ns; /* the file's, when opened */
 };
 
 /* Open file and read its header row (blank lines before it are skipped). Only a regular file
@@ -50,7 +55,19 @@ void csv_cols_find(char *const *head, int nhead, const struct csv_col *cols, int
 void csv_read_cols(const struct csv_read *r, const struct csv_col *cols, int n, int *idx);
 /* Field c of the current row ("" when c < 0 or the row is short). */
 const char *csv_read_get(const struct csv_read *r, int c);
+/* Read the file again from its header row (warnings not said again): 0, or FP_EUSAGE with
+ * "file: why" in err when it changed since it was opened (its size, its time, its header). */
+int csv_read_rewind(struct csv_read *r, char *err);
 void csv_read_close(struct csv_read *r);
+
+/* A number as fabprobe's readers take it: an empty (or blank) cell is NAN; otherwise, blanks
+ * around it ignored (on both sides alike), a plain non-negative decimal, optionally with an
+ * exponent ("15.234", ".5", "1e-3"): no sign, hex, inf or nan; at most FLT_MAX (too small for a
+ * float reads as 0). Plain decimals ("15.234", what fabprobe writes) take a fast path. Returns
+ * 0, -1 (not such a number), -2 (too large). */
+int csv_read_number(const char *s, double *out);
+/* Why csv_read_number refused a cell (its rc, -1 or -2), for an error message. */
+const char *csv_read_number_why(int rc);
 
 /* Split one record in place into at most max fields; returns the number found (it may
  * exceed max: the extra ones are not stored). A trailing LF or CRLF is dropped; a line break

@@ -2,9 +2,7 @@
 #include "matrix.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,91 +25,22 @@ static int csv_split(char *line, char **fields, int max)
 	return n < max ? n : max;
 }
 
-/* A number as both readers take it: blanks around it are ignored (on both sides alike); then
- * a plain decimal, optionally with an exponent ("15.234", ".5", "1e-3"): no sign, no hex, no
- * inf or nan. It must fit a float (FLT_MAX); one too small for a float reads as 0. 0, or -1
- * (not such a number), -2 (too large). */
-static int decimal(const char *s, double *out)
-{
-	const char *p, *end;
-	char buf[128];
-	size_t len;
-	int digits = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	len = strlen(s);
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	if (len == 0 || len >= sizeof buf)
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	for (p = buf; *p >= '0' && *p <= '9'; p++)
-		digits++;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			digits++;
-	if (!digits)
-		return -1;
-	if (*p == 'e' || *p == 'E') {
-		p += p[1] == '+' || p[1] == '-' ? 2 : 1;
-		if (!(*p >= '0' && *p <= '9'))
-			return -1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p)
-		return -1;
-	errno = 0;
-	*out = strtod(buf, (char **)&end);
-	if (*end || !isfinite(*out) || *out > FLT_MAX)
-		return -2; /* ERANGE on underflow is fine: the value is 0 or tiny */
-	return 0;
-}
-
-/* A cell: empty (or blank) = NAN; otherwise decimal() above. Plain decimals ("15.234", what
- * fabprobe writes) take a fast path: a 4096-node matrix is 16.7 million of them. 0, -1, -2
- * as decimal(). */
+/* A cell as csv_read_number reads it (empty = NAN), as a float: 0, -1, -2 as there. */
 static int cell(const char *s, float *out)
 {
-	const char *p = s;
-	uint64_t ip = 0, fp = 0, scale = 1;
 	double v;
-	int rc;
+	int rc = csv_read_number(s, &v);
 
-	if (!s[strspn(s, " \t")]) {
-		*out = NAN;
-		return 0;
-	}
-	while (*p >= '0' && *p <= '9' && ip < (1ULL << 50))
-		ip = ip * 10 + (uint64_t)(*p++ - '0');
-	if (*p == '.' && p > s) {
-		p++;
-		while (*p >= '0' && *p <= '9' && scale < 1000000000ULL) {
-			fp = fp * 10 + (uint64_t)(*p++ - '0');
-			scale *= 10;
-		}
-	}
-	if (!*p && p > s && p[-1] != '.') {
-		*out = (float)((double)ip + (double)fp / (double)scale);
-		return 0;
-	}
-	if ((rc = decimal(s, &v)))
-		return rc;
-	*out = (float)v;
-	return 0;
-}
-
-static const char *cell_why(int rc)
-{
-	return rc == -2 ? "is too large (above 3.4e38)" : "is not a non-negative number";
+	if (!rc)
+		*out = (float)v;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- lines */
 
-/* A file read line by line. Blank lines are accepted at the end only (with a warning); a
- * final line without a newline is accepted, and said. */
+/* A file read line by line (a square matrix; p2p.csv is read through p2p_csv.h). Blank lines
+ * are accepted at the end only (with a warning); a final line without a newline is accepted,
+ * and said. */
 struct lines {
 	FILE *f;
 	const char *file;
@@ -295,7 +224,7 @@ int matrix_read_square(const char *file, struct matrix *m, char *err)
 		for (int j = 0; j < n; j++)
 			if ((rc = cell(fields[j + 1], &m->lat[(size_t)i * n + j])))
 				FAIL("%s:%d: column %d ('%.100s'): '%.100s' %s", file, l.no, j + 2, m->names[j],
-				     fields[j + 1], cell_why(rc));
+				     fields[j + 1], csv_read_number_why(rc));
 	}
 	if (!l.nl)
 		LOG_WARN("%s:%d: no newline at the end of the file", file, l.no);
@@ -324,17 +253,15 @@ void matrix_free(struct matrix *m)
 
 /* ---------------------------------------------------------------- p2p.csv */
 
-/* the columns read, by their p2p_csv.h index */
-enum { C_PATH, C_SRC, C_DST, C_SDEV, C_DDEV, C_SIZE, C_LMIN, C_BW, C_STATUS, C_N };
-static const int p2p_need[C_N] = { P2P_COL_PATH, P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_SRC_DEV,
-				   P2P_COL_DST_DEV, P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_BW_GBPS,
-				   P2P_COL_STATUS };
+/* the columns this reader needs besides those every p2p.csv reader does (p2p_csv_open) */
+#define P2P_NEED                                                                                       \
+	(P2P_CSV_NEED(P2P_COL_SRC_DEV) | P2P_CSV_NEED(P2P_COL_DST_DEV) | P2P_CSV_NEED(P2P_COL_LAT_MIN) | \
+	 P2P_CSV_NEED(P2P_COL_BW_GBPS))
 
 /* Beyond this many endpoints, a path must have rows enough to fill its matrices: at most
  * P2P_CELLS_PER_ROW cells per row, so that a sparse file cannot ask for N² memory. */
 #define P2P_EP_FREE 4096
 #define P2P_CELLS_PER_ROW 1024
-#define P2P_FIELDS_MAX 64
 
 /* One endpoint: a host and its device (the rank, for mpi), compared as a pair. */
 struct ep {
@@ -376,143 +303,69 @@ static void ep_free(struct ep *v, size_t n)
 	free(v);
 }
 
-struct p2p_reader {
-	struct lines l;
-	int idx[C_N];     /* the columns read, by their index in the file */
-	int ncols;        /* cells in the header (at most P2P_FIELDS_MAX) */
-	char *col[C_N];   /* the current row's cells */
-};
-
-/* The header: where each column read is (found by name, csv_cols_find). */
-static int p2p_header(struct p2p_reader *r, char *err)
+/* Endpoint list *eps (*neps of *cap) with both sides of row added; deduplicated as it grows
+ * past *dedup_at, so that the list stays short. 0 or FP_ERUNTIME. */
+static int ep_add(struct ep **eps, size_t *neps, size_t *cap, size_t *dedup_at, const struct p2p_csv_in *row)
 {
-	char *fields[P2P_FIELDS_MAX];
-	int rc = lines_next(&r->l, err), at[P2P_NCOLS];
-
-	if (rc <= 0) {
-		if (rc == 0)
-			snprintf(err, MATRIX_ERR_MAX, "%s: empty file", r->l.file);
-		return FP_EUSAGE;
-	}
-	r->ncols = csv_split(r->l.buf, fields, P2P_FIELDS_MAX);
-	csv_cols_find(fields, r->ncols, p2p_csv_cols, P2P_NCOLS, at);
-	for (int c = 0; c < C_N; c++)
-		if ((r->idx[c] = at[p2p_need[c]]) < 0) {
-			snprintf(err, MATRIX_ERR_MAX, "%s:1: no column '%s': not a fabprobe p2p.csv", r->l.file,
-				 p2p_csv_cols[p2p_need[c]].name);
-			return FP_EUSAGE;
+	for (int side = 0; side < 2; side++) {
+		if (*neps == *cap) {
+			struct ep *q = realloc(*eps, sizeof **eps * (*cap = *cap * 2 + 64));
+			if (!q)
+				return FP_ERUNTIME;
+			*eps = q;
 		}
+		struct ep *e = &(*eps)[(*neps)++];
+		e->host = strdup(side ? row->dst_host : row->src_host);
+		e->dev = strdup(side ? row->dst_dev : row->src_dev);
+		if (!e->host || !e->dev)
+			return FP_ERUNTIME;
+	}
+	if (*neps > *dedup_at) {
+		*neps = ep_sort_unique(*eps, *neps);
+		*dedup_at = 2 * *neps + (1 << 16);
+	}
 	return 0;
 }
 
-/* The next row into r->col. A last line without a newline whose cell count is not the
- * header's was cut short (a full disk, a killed writer): ignored, with a warning (warn: say
- * it, once per reading). 1, 0 at the end, FP_EUSAGE. */
-static int p2p_next(struct p2p_reader *r, int warn, char *err)
-{
-	char *fields[P2P_FIELDS_MAX];
-	int rc, nf;
-
-	if ((rc = lines_next(&r->l, err)) <= 0)
-		return rc;
-	nf = csv_split(r->l.buf, fields, P2P_FIELDS_MAX);
-	if (!r->l.nl && nf != r->ncols) {
-		if (warn)
-			LOG_WARN("%s:%d: the last row is cut short (%d cells, no newline): ignored", r->l.file,
-				 r->l.no, nf);
-		return 0;
-	}
-	if (!r->l.nl && warn)
-		LOG_WARN("%s:%d: no newline at the end of the file", r->l.file, r->l.no);
-	for (int c = 0; c < C_N; c++) {
-		if (r->idx[c] >= nf) {
-			snprintf(err, MATRIX_ERR_MAX, "%s:%d: %d cells, expected %d", r->l.file, r->l.no, nf,
-				 r->ncols);
-			return FP_EUSAGE;
-		}
-		r->col[c] = fields[r->idx[c]];
-	}
-	return 1;
-}
-
-/* size_B: a positive decimal integer */
-static long long p2p_size(const char *s)
-{
-	long long v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (1LL << 50))
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v > 0 ? v : -1;
-}
-
-/* Pass 1: the path, its endpoints (sorted, unique), its sizes, its rows. */
-static int p2p_scan(struct p2p_reader *r, const char *path, struct matrix *m, struct ep **eps_out,
+/* Pass 1: the path, its endpoints (sorted, unique), its sizes, its rows. 0, FP_EUSAGE,
+ * FP_ERUNTIME (err said). */
+static int p2p_scan(struct p2p_csv_reader *r, const char *path, struct matrix *m, struct ep **eps_out,
 		    size_t *neps_out, long long *lat_size, long long *bw_size, size_t *rows, char *err)
 {
 	struct ep *eps = NULL;
 	size_t neps = 0, cap = 0, dedup_at = 1 << 16;
-	const char *file = r->l.file;
+	struct p2p_csv_in row;
 	int rc;
 
-	while ((rc = p2p_next(r, 1, err)) > 0) {
+	while ((rc = p2p_csv_next(r, &row, err)) > 0) {
 		if (!path && !m->path[0]) {
-			if (strlen(r->col[C_PATH]) >= sizeof m->path) {
-				snprintf(err, MATRIX_ERR_MAX, "%s:%d: path '%.100s…' is too long", file, r->l.no,
-					 r->col[C_PATH]);
-				goto fail;
+			if (strlen(row.path) >= sizeof m->path) {
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: path '%.100s…' is too long", r->r.file, row.line,
+					 row.path);
+				rc = FP_EUSAGE;
+				break;
 			}
-			snprintf(m->path, sizeof m->path, "%s", r->col[C_PATH]);
+			snprintf(m->path, sizeof m->path, "%s", row.path);
 		}
-		if (strcmp(r->col[C_PATH], path ? path : m->path))
+		if (strcmp(row.path, path ? path : m->path))
 			continue;
-		long long size = p2p_size(r->col[C_SIZE]);
-		if (size <= 0) {
-			snprintf(err, MATRIX_ERR_MAX, "%s:%d: size_B '%.100s' is not a positive integer", file,
-				 r->l.no, r->col[C_SIZE]);
-			goto fail;
-		}
-		if (*r->col[C_LMIN] && (*lat_size < 0 || size < *lat_size))
-			*lat_size = size;
-		if (*r->col[C_BW] && size > *bw_size)
-			*bw_size = size;
+		if (!isnan(row.lat_us_min) && (*lat_size < 0 || row.size_B < *lat_size))
+			*lat_size = row.size_B;
+		if (!isnan(row.bw_GBps) && row.size_B > *bw_size)
+			*bw_size = row.size_B;
 		(*rows)++;
-		for (int side = 0; side < 2; side++) {
-			if (neps == cap) {
-				struct ep *q = realloc(eps, sizeof *eps * (cap = cap * 2 + 64));
-				if (!q)
-					goto oom;
-				eps = q;
-			}
-			eps[neps].host = strdup(r->col[side ? C_DST : C_SRC]);
-			eps[neps].dev = strdup(r->col[side ? C_DDEV : C_SDEV]);
-			if (!eps[neps].host || !eps[neps].dev) {
-				neps++;
-				goto oom;
-			}
-			neps++;
-		}
-		if (neps > dedup_at) { /* keep the list short: deduplicate as it grows */
-			neps = ep_sort_unique(eps, neps);
-			dedup_at = 2 * neps + (1 << 16);
+		if ((rc = ep_add(&eps, &neps, &cap, &dedup_at, &row))) {
+			snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", r->r.file);
+			break;
 		}
 	}
-	if (rc < 0)
-		goto fail;
+	if (rc < 0) {
+		ep_free(eps, neps);
+		return rc;
+	}
 	*eps_out = eps;
 	*neps_out = ep_sort_unique(eps, neps);
 	return 0;
-oom:
-	snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", file);
-	ep_free(eps, neps);
-	return FP_ERUNTIME;
-fail:
-	ep_free(eps, neps);
-	return FP_EUSAGE;
 }
 
 /* Names: the host, or host/dev for every endpoint when a host has several (one node, every
@@ -553,66 +406,52 @@ static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t
 }
 
 /* Pass 2: the cells of the rows that measured (status ok), by endpoint (bsearch). */
-static int p2p_cells(struct p2p_reader *r, struct matrix *m, const struct ep *eps, long long lat_size,
+static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep *eps, long long lat_size,
 		     long long bw_size, char *err)
 {
-	const char *file = r->l.file;
 	size_t n = (size_t)m->n;
+	struct p2p_csv_in row;
 	int rc;
 
-	while ((rc = p2p_next(r, 0, err)) > 0) {
+	while ((rc = p2p_csv_next(r, &row, err)) > 0) {
 		const struct ep *hit[2];
-		float v;
 
-		if (strcmp(r->col[C_PATH], m->path) || strcmp(r->col[C_STATUS], "ok"))
+		if (strcmp(row.path, m->path) || !row.ok)
 			continue;
 		for (int side = 0; side < 2; side++) {
-			struct ep key = { r->col[side ? C_DST : C_SRC], r->col[side ? C_DDEV : C_SDEV] };
+			struct ep key = { (char *)(side ? row.dst_host : row.src_host),
+					  (char *)(side ? row.dst_dev : row.src_dev) };
 
 			if (!(hit[side] = bsearch(&key, eps, n, sizeof *eps, ep_cmp))) {
-				snprintf(err, MATRIX_ERR_MAX, "%s:%d: the file changed while it was read", file,
-					 r->l.no);
+				snprintf(err, MATRIX_ERR_MAX, "%s:%d: the file changed while it was read", r->r.file,
+					 row.line);
 				return FP_EUSAGE;
 			}
 		}
 		size_t c = (size_t)(hit[0] - eps) * n + (size_t)(hit[1] - eps);
-		long long size = p2p_size(r->col[C_SIZE]);
-		if (size == lat_size && *r->col[C_LMIN]) {
-			if ((rc = cell(r->col[C_LMIN], &v))) {
-				snprintf(err, MATRIX_ERR_MAX, "%s:%d: latency '%.100s' %s", file, r->l.no,
-					 r->col[C_LMIN], cell_why(rc));
-				return FP_EUSAGE;
-			}
-			m->lat[c] = v;
-		}
-		if (size == bw_size && *r->col[C_BW]) {
-			if ((rc = cell(r->col[C_BW], &v))) {
-				snprintf(err, MATRIX_ERR_MAX, "%s:%d: bandwidth '%.100s' %s", file, r->l.no,
-					 r->col[C_BW], cell_why(rc));
-				return FP_EUSAGE;
-			}
-			m->bw[c] = v;
-		}
+		if (row.size_B == lat_size && !isnan(row.lat_us_min))
+			m->lat[c] = (float)row.lat_us_min;
+		if (row.size_B == bw_size && !isnan(row.bw_GBps))
+			m->bw[c] = (float)row.bw_GBps;
 	}
 	return rc;
 }
 
 int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err)
 {
-	struct p2p_reader r;
+	struct p2p_csv_reader r;
 	struct ep *eps = NULL;
 	size_t neps = 0, rows = 0;
 	long long lat_size = -1, bw_size = -1;
 	int rc;
 
 	memset(m, 0, sizeof *m);
-	if ((rc = lines_open(&r.l, file, err)) || (rc = p2p_header(&r, err)))
-		goto out;
 	if (path && strlen(path) >= sizeof m->path) {
 		snprintf(err, MATRIX_ERR_MAX, "--path '%.100s…' is too long", path);
-		rc = FP_EUSAGE;
-		goto out;
+		return FP_EUSAGE;
 	}
+	if ((rc = p2p_csv_open(&r, file, P2P_NEED, err)))
+		return rc;
 	if ((rc = p2p_scan(&r, path, m, &eps, &neps, &lat_size, &bw_size, &rows, err)))
 		goto out;
 	if (path)
@@ -622,12 +461,8 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 		rc = FP_EUSAGE;
 		goto out;
 	}
-	if ((rc = p2p_names(m, eps, neps, rows, file, err)))
-		goto out;
-	rewind(r.l.f);
-	r.l.no = 0;
-	if ((rc = p2p_header(&r, err)) || (rc = p2p_cells(&r, m, eps, lat_size, bw_size, err)) ||
-	    (rc = usable(m, file, err)))
+	if ((rc = p2p_names(m, eps, neps, rows, file, err)) || (rc = p2p_csv_rewind(&r, err)) ||
+	    (rc = p2p_cells(&r, m, eps, lat_size, bw_size, err)) || (rc = usable(m, file, err)))
 		goto out;
 	if (bw_size < 0) {
 		free(m->bw);
@@ -635,7 +470,7 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 	}
 out:
 	ep_free(eps, neps);
-	lines_close(&r.l);
+	p2p_csv_close(&r);
 	if (rc)
 		matrix_free(m);
 	return rc;

@@ -14,13 +14,16 @@ struct matrix {
 };
 
 /* What both readers accept and refuse:
- *  - cells: empty (or blank) = missing; else a non-negative plain decimal, optionally with an
- *    exponent, blanks around it ignored; no sign, hex, inf or nan; at most FLT_MAX;
+ *  - cells: csv_read_number's (empty or blank = missing; else a non-negative plain decimal,
+ *    optionally with an exponent, blanks around it ignored; no sign, hex, inf or nan; at most
+ *    FLT_MAX);
  *  - a final line without a newline (warned about); blank lines at the end (warned about),
  *    never between rows; a UTF-8 byte order mark before the header;
  *  - the result must have two or more hosts, all different, and one measured pair at least;
  *  - only a regular file, and no more hosts than the file can fill (a short file cannot ask
  *    for n² memory).
+ * p2p.csv is read through p2p_csv_open/next (p2p_csv.h), whose rules those are; it adds the
+ * file's own (every row whole, no NUL, size_B whole, the file unchanged between the passes).
  * Returns 0, FP_EUSAGE (input error, named in err), or FP_ERUNTIME (out of memory). */
 
 /* 1 when a file's first line is a square matrix's header: its corner cell is "host" (any
@@ -30,8 +33,9 @@ int matrix_is_square(const char *first_line);
  * empty cells are missing. */
 int matrix_read_square(const char *file, struct matrix *m, char *err);
 /* Latency (lat_us_min at the smallest latency size) and bandwidth (bw_GBps at the largest
- * bandwidth size) of one path from p2p.csv; path NULL = the first in the file. A last row cut
- * short (no newline, fewer cells: a full disk, a killed writer) is ignored with a warning. */
+ * bandwidth size) of one path from p2p.csv; path NULL = the first in the file. Two passes over
+ * the file (endpoints, then cells), no row kept: a 16,384-node file costs its matrices only. A
+ * last row cut short (no newline: a full disk, a killed writer) is ignored with a warning. */
 int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err);
 void matrix_free(struct matrix *m);
 

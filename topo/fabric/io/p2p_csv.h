@@ -1,7 +1,7 @@
-/* p2p_csv.h — p2p.csv's columns: the one definition that the writer (bench/p2p) and every
- * reader (fabric/io/matrix.c, rundir.c, report/report_load.c: each finds its columns by these
- * names with csv_cols_find) share, so that the two cannot drift apart. A column's name is
- * written nowhere else: others take p2p_csv_cols[P2P_COL_…].name. */
+/* p2p_csv.h — p2p.csv's columns: the one definition that the writer (bench/p2p) and the one
+ * row reader (p2p_csv_open/next/close below, which fabric/io/matrix.c and rundir.c read p2p.csv,
+ * p2p_retest.csv and p2p_confirm.csv through) share, so that the two cannot drift apart. A
+ * column's name is written nowhere else: others take p2p_csv_cols[P2P_COL_…].name. */
 #ifndef FP_P2P_CSV_H
 #define FP_P2P_CSV_H
 
@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/csv.h"
+#include "csv_read.h"
 
 /* One row: one direction of one pair, at one message size, on one path. Missing values are
  * NAN / -1 / NULL (empty cells). */
@@ -42,5 +43,49 @@ extern const struct csv_col p2p_csv_cols[P2P_NCOLS];
 
 void p2p_csv_header(FILE *f);
 void p2p_csv_write(FILE *f, const struct p2p_row *row);
+
+/* ---------------------------------------------------------------- reading */
+
+/* What the readers take of one row. Strings point into the reader, valid until the next call;
+ * "" for a column the file lacks. Figures: NAN when empty (or the column is absent). */
+struct p2p_csv_in {
+	const char *path, *kind, *src_host, *dst_host, *src_dev, *dst_dev, *status;
+	long long size_B;                                  /* 1 … 1e15 */
+	double line_rate_Gbps, lat_us_min, lat_us_p50, lat_us_p99, bw_GBps;
+	int ok;                                            /* status is "ok" */
+	int line;                                          /* the line the row starts on */
+};
+
+/* the columns p2p_csv_in holds, in its order */
+#define P2P_CSV_IN_NCOLS 13
+
+/* A p2p.csv (or p2p_retest.csv, p2p_confirm.csv: the same columns) read row by row; nothing
+ * but the row read is held, so a file of millions of rows costs one row's memory. */
+struct p2p_csv_reader {
+	struct csv_read r;
+	int idx[P2P_CSV_IN_NCOLS]; /* where p2p_csv_in's columns are in the file, -1 absent */
+};
+
+/* Bit of a column (P2P_COL_…) a reader needs: p2p_csv_open's need. */
+#define P2P_CSV_NEED(col) (1u << (col))
+
+/* Open file and read its header. Every reader needs path, src_host, dst_host, size_B and
+ * status; need (P2P_CSV_NEED bits) names the other columns this reader needs too. The file
+ * rules: only a regular file, opened without blocking (csv_read_open); a UTF-8 byte order mark
+ * before the header is no part of its first name; no blank line before it. Returns 0, or
+ * FP_EUSAGE with "file[:line]: why" in err (CSV_READ_ERR_MAX), FP_ERUNTIME out of memory. */
+int p2p_csv_open(struct p2p_csv_reader *p, const char *file, unsigned need, char *err);
+/* The next row into *row: 1, 0 at the end, or FP_EUSAGE with "file:line: why" in err (the
+ * column named where a cell is at fault), FP_ERUNTIME. Every row has the header's cell count;
+ * a last row without a line break and with fewer cells was cut short (a full disk, a killed
+ * writer): ignored with a warning, as the end. A complete last row without a line break, and
+ * blank lines at the end, are warned about; a blank line between rows, or a NUL byte, is an
+ * error. Figures: empty, or csv_read_number's non-negative decimals; size_B a whole number of
+ * digits in 1 … 1e15. */
+int p2p_csv_next(struct p2p_csv_reader *p, struct p2p_csv_in *row, char *err);
+/* Read the file again from its header (a second pass), its warnings not said again: FP_EUSAGE
+ * when the file changed since it was opened (its size, its time, its header). */
+int p2p_csv_rewind(struct p2p_csv_reader *p, char *err);
+void p2p_csv_close(struct p2p_csv_reader *p);
 
 #endif

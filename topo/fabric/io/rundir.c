@@ -188,31 +188,22 @@ static int open_file(struct rd_reader *x, const char *dir, const char *name, cha
 
 /* ---------------------------------------------------------------- p2p.csv and retests */
 
-static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
+/* One row as the judges keep it: its strings interned, its figures as floats (NAN unless the
+ * row measured), no retests yet. 0 or FP_ERUNTIME. */
+static int p2p_row(struct rundir *rd, const struct p2p_csv_in *in, struct rd_p2p *p)
 {
-	double v[5];
-	static const int numeric[5] = { 5, 6, 7, 8, 9 }; /* size_B, then the figures */
+	const char *s[5] = { in->path, in->kind, in->src_host, in->dst_host, in->status };
+	int id[5];
 
-	p->path = cell_str(x, c[0]);
-	p->kind = cell_str(x, c[1]);
-	p->src = cell_str(x, c[2]);
-	p->dst = cell_str(x, c[3]);
-	p->status = cell_str(x, c[4]);
-	p->ok = !strcmp(csv_read_get(&x->r, c[4]), "ok");
-	p->line = x->r.line;
-	for (int i = 1; i < 5; i++)
-		if (cell_fig(x, c[numeric[i]], &v[i]))
-			return FP_EUSAGE;
-	if (cell_count(x, c[5], 1, 1e15, &p->size))
-		return FP_EUSAGE;
-	if (p->size < 0) {
-		snprintf(x->err, RUNDIR_ERR_MAX, "%s:%d: no size_B", x->r.file, x->r.line);
-		return FP_EUSAGE;
-	}
-	p->v[RD_LAT_MIN] = (float)v[1];
-	p->v[RD_LAT_P50] = (float)v[2];
-	p->v[RD_BW] = (float)v[3];
-	p->line_rate = (float)v[4];
+	for (int i = 0; i < 5; i++)
+		if ((id[i] = rundir_intern(rd, s[i])) < 0)
+			return FP_ERUNTIME;
+	*p = (struct rd_p2p){ .path = id[0], .kind = id[1], .src = id[2], .dst = id[3], .status = id[4],
+			      .size = in->size_B, .line_rate = (float)in->line_rate_Gbps, .ok = in->ok,
+			      .line = in->line };
+	p->v[RD_LAT_MIN] = (float)in->lat_us_min;
+	p->v[RD_LAT_P50] = (float)in->lat_us_p50;
+	p->v[RD_BW] = (float)in->bw_GBps;
 	for (int m = 0; m < RD_NMETRIC; m++) {
 		if (!p->ok)
 			p->v[m] = NAN;
@@ -221,9 +212,10 @@ static int p2p_row(struct rd_reader *x, const int *c, struct rd_p2p *p)
 	return 0;
 }
 
-/* the columns p2p_row reads, in its order; all but the last are required */
-static const int p2p_used[] = { P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_STATUS,
-				P2P_COL_SIZE, P2P_COL_LAT_MIN, P2P_COL_LAT_P50, P2P_COL_BW_GBPS, P2P_COL_LINE_RATE };
+/* the columns the judges need besides those every p2p.csv reader does (p2p_csv_open) */
+#define RD_P2P_NEED                                                                                 \
+	(P2P_CSV_NEED(P2P_COL_KIND) | P2P_CSV_NEED(P2P_COL_LAT_MIN) | P2P_CSV_NEED(P2P_COL_LAT_P50) | \
+	 P2P_CSV_NEED(P2P_COL_BW_GBPS))
 
 const char *rundir_metric_name(int metric)
 {
@@ -233,26 +225,38 @@ const char *rundir_metric_name(int metric)
 	return metric >= 0 && metric < RD_NMETRIC ? p2p_csv_cols[col[metric]].name : "?";
 }
 
-/* Read one p2p file into *rows (grown), n rows so far. */
-static int p2p_read(struct rd_reader *x, struct rd_p2p **rows, size_t *n)
+/* Read dir/name (p2p.csv, or a file of retests: the same columns) when it exists, into *rows
+ * (grown), *n rows so far; *present says whether it did. 0, FP_EUSAGE or FP_ERUNTIME (err). */
+static int p2p_part(struct rundir *rd, const char *name, struct rd_p2p **rows, size_t *n, int *present, char *err)
 {
+	struct p2p_csv_reader r;
+	struct p2p_csv_in in;
+	char path[4200];
 	size_t cap = *n;
-	int c[10], rc;
+	int rc;
 
-	if (table_columns(x, p2p_csv_cols, P2P_NCOLS, p2p_used, c, 10, 9))
-		return FP_EUSAGE;
-	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
+	snprintf(path, sizeof path, "%s/%s", rd->dir, name);
+	if (!(*present = access(path, F_OK) == 0))
+		return 0;
+	if ((rc = p2p_csv_open(&r, path, RD_P2P_NEED, err)))
+		return rc;
+	while ((rc = p2p_csv_next(&r, &in, err)) == 1) {
 		if (*n == cap) {
 			struct rd_p2p *q = realloc(*rows, sizeof *q * (cap = cap * 2 + 1024));
 
-			if (!q)
-				return FP_ERUNTIME;
+			if (!q) {
+				rc = FP_ERUNTIME;
+				break;
+			}
 			*rows = q;
 		}
-		if (p2p_row(x, c, &(*rows)[*n]))
-			return FP_EUSAGE;
+		if ((rc = p2p_row(rd, &in, &(*rows)[*n])))
+			break;
 		++*n;
 	}
+	if (rc == FP_ERUNTIME)
+		snprintf(err, RUNDIR_ERR_MAX, "%.500s: out of memory", path);
+	p2p_csv_close(&r);
 	return rc;
 }
 
@@ -339,6 +343,25 @@ static void retests_fold(struct rundir *rd, const struct rd_p2p *t, size_t nt)
 
 /* ---------------------------------------------------------------- the other files */
 
+/* Tier k's name from one of its group labels (emit_group_name writes "leaf03", "spine00",
+ * "tier3-07"): the label less its group number (the trailing digits) and a '-' before them, so
+ * "tier3-07" is "tier3"; at most 15 bytes; "tier<k>" when nothing is left. */
+static void tier_name(const char *label, int k, char out[16])
+{
+	size_t len = strlen(label);
+
+	while (len && label[len - 1] >= '0' && label[len - 1] <= '9')
+		len--;
+	if (len && label[len - 1] == '-')
+		len--;
+	if (len > 15)
+		len = 15;
+	if (len)
+		snprintf(out, 16, "%.*s", (int)len, label);
+	else
+		snprintf(out, 16, "tier%d", k);
+}
+
 static int topo_read(struct rd_reader *x)
 {
 	struct rd_topo *t = &x->rd->topo;
@@ -387,18 +410,8 @@ static int topo_read(struct rd_reader *x)
 			g[(size_t)k * t->n + i] = t->group[(size_t)i * RUNDIR_TIERS_MAX + k];
 	free(t->group);
 	t->group = g;
-	for (int k = 0; k < t->ntiers; k++) {
-		const char *l = t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "";
-		size_t len = strcspn(l, "0123456789");
-
-		if (len > 15)
-			len = 15;
-		snprintf(t->tier_name[k], sizeof t->tier_name[k], "%.*s", (int)len, l);
-		if (len && t->tier_name[k][len - 1] == '-') /* "tier3-02" */
-			t->tier_name[k][len - 1] = 0;
-		if (!t->tier_name[k][0])
-			snprintf(t->tier_name[k], sizeof t->tier_name[k], "tier%d", k);
-	}
+	for (int k = 0; k < t->ntiers; k++)
+		tier_name(t->n ? x->rd->tab.str[g[(size_t)k * t->n]] : "", k, t->tier_name[k]);
 	return 0;
 }
 
@@ -522,11 +535,6 @@ static int nics_read(struct rd_reader *x)
 
 /* ---------------------------------------------------------------- loading */
 
-static int p2p_first(struct rd_reader *x)
-{
-	return p2p_read(x, &x->rd->p2p, &x->rd->np2p);
-}
-
 /* The retest rows into a list of their own (folded in once the first rows are sorted). */
 struct retests {
 	struct rd_p2p *rows;
@@ -534,8 +542,7 @@ struct retests {
 };
 
 /* Read dir/name with fn when it exists; *present says whether it did. */
-static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct rd_reader *),
-		struct retests *rt, int *present)
+static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct rd_reader *), int *present)
 {
 	struct rd_reader x = { .rd = rd, .err = err };
 	char path[4200];
@@ -543,7 +550,7 @@ static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct
 
 	if (rc || !*present)
 		return rc;
-	rc = rt ? p2p_read(&x, &rt->rows, &rt->n) : fn(&x);
+	rc = fn(&x);
 	if (rc == 0 && !x.oom)
 		rc = keys_unique(&x);
 	free(x.keys);
@@ -589,7 +596,7 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
 	memset(&rd->topo, 0, sizeof rd->topo);
 	memcpy(saved, rd->dir, sizeof saved);
 	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
-	rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
+	rc = part(rd, err, "topology.csv", topo_read, &rd->has_topo);
 	memcpy(rd->dir, saved, sizeof saved);
 	if (rc == 0 && (ranks_make(rd) || topo_index(rd)))
 		rc = FP_ERUNTIME;
@@ -611,19 +618,19 @@ int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *
 	if (rundir_intern(rd, "") != 0)
 		goto oom;
 	if (files & RD_FILE_P2P)
-		rc = part(rd, err, "p2p.csv", p2p_first, NULL, &rd->has_p2p);
+		rc = p2p_part(rd, "p2p.csv", &rd->p2p, &rd->np2p, &rd->has_p2p, err);
 	if (!rc && (files & RD_FILE_RETESTS))
-		rc = part(rd, err, "p2p_retest.csv", NULL, &rt, &has_rt);
+		rc = p2p_part(rd, "p2p_retest.csv", &rt.rows, &rt.n, &has_rt, err);
 	if (!rc && (files & RD_FILE_RETESTS)) /* run's confirmation pass: pairs behind suspects, measured alone */
-		rc = part(rd, err, "p2p_confirm.csv", NULL, &rt, &has_rt);
+		rc = p2p_part(rd, "p2p_confirm.csv", &rt.rows, &rt.n, &has_rt, err);
 	if (!rc && (files & RD_FILE_TOPO))
-		rc = part(rd, err, "topology.csv", topo_read, NULL, &rd->has_topo);
+		rc = part(rd, err, "topology.csv", topo_read, &rd->has_topo);
 	if (!rc && (files & RD_FILE_COLL))
-		rc = part(rd, err, "collectives.csv", coll_read, NULL, &rd->has_coll);
+		rc = part(rd, err, "collectives.csv", coll_read, &rd->has_coll);
 	if (!rc && (files & RD_FILE_NODES))
-		rc = part(rd, err, "nodes.csv", nodes_read, NULL, &rd->has_nodes);
+		rc = part(rd, err, "nodes.csv", nodes_read, &rd->has_nodes);
 	if (!rc && (files & RD_FILE_NICS))
-		rc = part(rd, err, "nics.csv", nics_read, NULL, &rd->has_nics);
+		rc = part(rd, err, "nics.csv", nics_read, &rd->has_nics);
 	if (!rc && index_build(rd, &rt))
 		goto oom;
 	free(rt.rows);
