@@ -32,6 +32,8 @@ void checks_usage(FILE *f, int with_baseline)
 	fputs("      --expect FILE       judge against expectations (key = value; docs/judging.md):\n"
 	      "                          acceptance.csv; fails on any failed rule\n"
 	      "      --accept            the same with the default line-rate rules (RDMA >= 90%, TCP >= 80%)\n"
+	      "      --allow-unjudged    a rule of the --expect file that nothing in the run could judge\n"
+	      "                          (gpus_per_node without an inventory) does not fail the acceptance\n"
 	      "      --declared FILE     check the measured grouping against a Slurm topology.conf or a CSV\n"
 	      "                          host,leaf[,spine]: declared_mismatch.csv; fails on any mismatch\n", f);
 }
@@ -72,7 +74,7 @@ void checks_opts_free(struct checks_opts *jo)
 }
 
 enum { CHECKS_OPT_EXPECT = 1, CHECKS_OPT_ACCEPT, CHECKS_OPT_DECLARED, CHECKS_OPT_BASELINE, CHECKS_OPT_TOLERANCE,
-       CHECKS_OPT_RETESTS };
+       CHECKS_OPT_RETESTS, CHECKS_OPT_ALLOW_UNJUDGED };
 
 /* One judging option (ctx: struct checks_opts *). 0, or FP_EUSAGE with err. */
 static int checks_take(void *ctx, int opt, const char *arg, char *err)
@@ -80,10 +82,25 @@ static int checks_take(void *ctx, int opt, const char *arg, char *err)
 	struct checks_opts *jo = ctx;
 
 	switch (opt) {
-	case CHECKS_OPT_EXPECT: jo->expect = arg; jo->accept = 1; return 0;
+	case CHECKS_OPT_EXPECT:
+		if (jo->expect) /* the first would be dropped in silence: one file holds every rule */
+			OPTS_FAIL("--expect given twice ('%.60s', then '%.60s'): put every rule in one file",
+				  jo->expect, arg);
+		jo->expect = arg;
+		jo->accept = 1;
+		return 0;
 	case CHECKS_OPT_ACCEPT: jo->accept = 1; return 0;
-	case CHECKS_OPT_DECLARED: jo->declared = arg; return 0;
-	case CHECKS_OPT_BASELINE: jo->baseline = arg; return 0;
+	case CHECKS_OPT_DECLARED:
+		if (jo->declared)
+			OPTS_FAIL("--declared given twice ('%.60s', then '%.60s')", jo->declared, arg);
+		jo->declared = arg;
+		return 0;
+	case CHECKS_OPT_BASELINE:
+		if (jo->baseline)
+			OPTS_FAIL("--baseline given twice ('%.60s', then '%.60s')", jo->baseline, arg);
+		jo->baseline = arg;
+		return 0;
+	case CHECKS_OPT_ALLOW_UNJUDGED: jo->allow_unjudged = 1; return 0;
 	case CHECKS_OPT_TOLERANCE: return opts_seconds("--tolerance", arg, 1000, &jo->tolerance_pct, err);
 	case CHECKS_OPT_RETESTS: return opts_long("--retests", arg, 0, 10, &jo->retests, err);
 	default: OPTS_FAIL("internal: option %d is not a judging one", opt);
@@ -112,6 +129,7 @@ struct opts_group checks_opts_group(struct checks_opts *jo, int with_baseline)
 		{ "expect", required_argument, NULL, CHECKS_OPT_EXPECT },
 		{ "accept", no_argument, NULL, CHECKS_OPT_ACCEPT },
 		{ "declared", required_argument, NULL, CHECKS_OPT_DECLARED },
+		{ "allow-unjudged", no_argument, NULL, CHECKS_OPT_ALLOW_UNJUDGED },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -211,11 +229,12 @@ int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, str
 	return 0;
 }
 
-int checks_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen)
+int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int allow_unjudged, const char *out,
+			char *verdict, size_t vlen)
 {
 	struct results_file csv;
 	struct acc_report rep;
-	int rc = results_tmp_open(&csv, out, "acceptance.csv"), failed;
+	int rc = results_tmp_open(&csv, out, "acceptance.csv"), failed, unjudged;
 
 	if (rc || (rc = checks_acc(cur, s, csv.f, &rep))) {
 		results_tmp_abort(&csv);
@@ -224,9 +243,16 @@ int checks_write_accept(const struct rundir *cur, const struct exp_set *s, const
 	rc = results_tmp_commit(&csv);
 	acc_report_print(stdout, &rep);
 	failed = acc_report_failed_rules(&rep);
-	verdict_add(verdict, vlen, "acceptance: %d of %d rules failed", failed, s->n);
+	unjudged = acc_report_unjudged_rules(&rep);
+	/* a rule asked for and never judged is no pass: a spec for GPUs on a run without an
+	 * inventory proves nothing about them */
+	if (unjudged)
+		verdict_add(verdict, vlen, "acceptance: %d of %d rules failed, %d unjudged%s", failed, s->n, unjudged,
+			    allow_unjudged ? " (allowed)" : "");
+	else
+		verdict_add(verdict, vlen, "acceptance: %d of %d rules failed", failed, s->n);
 	acc_report_free(&rep);
-	return rc ? rc : failed > 0;
+	return rc ? rc : failed > 0 || (unjudged && !allow_unjudged);
 }
 
 struct decl_out {
@@ -295,7 +321,7 @@ int checks_run(const struct checks_opts *jo, const struct rundir *cur, const cha
 	int rc = 0, r;
 
 	if (jo->accept) {
-		r = checks_write_accept(cur, &jo->rules, out, verdict, vlen);
+		r = checks_write_accept(cur, &jo->rules, jo->allow_unjudged, out, verdict, vlen);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (jo->declared) {

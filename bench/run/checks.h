@@ -21,6 +21,7 @@ struct checks_opts {
 	const char *expect;     /* --expect FILE */
 	const char *declared;   /* --declared FILE */
 	int accept;             /* --accept (or --expect) */
+	int allow_unjudged;     /* --allow-unjudged: a file rule nothing judged does not fail */
 	double tolerance_pct;   /* --tolerance PCT (0: from the noise) */
 	long retests;           /* --retests N (run only): confirmation rounds */
 	struct exp_set rules;   /* --expect's rules and the defaults, read once */
@@ -56,7 +57,10 @@ int checks_cmp(const struct rundir *base, const struct rundir *cur, const struct
 int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
 int checks_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
 			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen);
-int checks_write_accept(const struct rundir *cur, const struct exp_set *s, const char *out, char *verdict, size_t vlen);
+/* The acceptance: failed rules fail it, and so do rules of the file that nothing in the run
+ * could judge, unless allow_unjudged. */
+int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int allow_unjudged, const char *out,
+			char *verdict, size_t vlen);
 int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
 			 char *verdict, size_t vlen);
 

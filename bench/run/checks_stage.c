@@ -246,7 +246,7 @@ static int finish(struct jst *s, char *verdict, size_t vlen)
 		rc = r < 0 ? r : rc | r;
 	}
 	if (s->jo->accept) {
-		r = checks_write_accept(&s->cur, &s->jo->rules, s->ro->dir, verdict, vlen);
+		r = checks_write_accept(&s->cur, &s->jo->rules, s->jo->allow_unjudged, s->ro->dir, verdict, vlen);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	if (s->jo->declared) {

@@ -67,6 +67,16 @@ expect "acceptance summary: each failed rule with its worst offenders" sh -c "gr
 $FP topo "$tmp/base" -o "$tmp/t3" --accept > "$tmp/t3.out" 2>&1
 expect "--accept (TCP >= 80% by default): the oversubscribed cross-rack pairs fail" sh -c "[ $? -eq 1 ] && grep -q 'FAIL ethernet.min_pct_line_rate >= 80 (default): 42 of 56 failed' '$tmp/t3.out'"
 
+# a rule of the file that nothing in the run judges (no inventory here: gpus_per_node) is
+# UNJUDGED and fails the acceptance unless --allow-unjudged (it once counted as passed); a file
+# with CR-only line ends keeps every line (it once kept line 1 alone, and passed)
+printf 'gpus_per_node = 8\rethernet.min_pct_line_rate.leaf = 60\r' > "$tmp/cr.conf"
+$FP topo "$tmp/base" -o "$tmp/t5" --expect "$tmp/cr.conf" > "$tmp/t5.out" 2>&1
+expect "--expect: a rule with nothing to judge it is UNJUDGED and fails (exit 1)" sh -c "[ $? -eq 1 ] && grep -q 'UNJUDGED gpus_per_node == 8 (.*cr.conf:1)' '$tmp/t5.out' && grep -q '^verdict: FAIL (.*1 unjudged)' '$tmp/t5.out'"
+expect "--expect: a file with CR-only line ends keeps its second line" grep -q 'ok   ethernet.min_pct_line_rate.leaf >= 60 (.*cr.conf:2)' "$tmp/t5.out"
+$FP topo "$tmp/base" -o "$tmp/t6" --expect "$tmp/cr.conf" --allow-unjudged > "$tmp/t6.out" 2>&1
+expect "--allow-unjudged: the same run passes, and says what was allowed" sh -c "[ $? -eq 0 ] && grep -q '^verdict: PASS (acceptance: 0 of 4 rules failed, 1 unjudged (allowed))' '$tmp/t6.out'"
+
 # bad input: a clear message naming file, line and key; exit 2; run refuses before measuring
 printf 'nodes = 8\nethernet.min_pct_line_rate = 180\n' > "$tmp/bad.conf"
 # refused: exit 2 and a message holding the text given
@@ -90,6 +100,10 @@ refused "run --declared with a node under two leaves" "dup.conf:2: host 'n3' is 
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --declared "$tmp/dup.conf" --results-root "$tmp/rr"
 refused "run --baseline not a results directory" "is not a results directory" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --baseline "$tmp/nothing" --results-root "$tmp/rr"
+refused "topo --expect twice (the first was dropped in silence)" "--expect given twice" \
+	$FP topo "$tmp/base" -o "$tmp/t7" --expect "$tmp/cr.conf" --expect "$tmp/bad.conf"
+refused "--expect /dev/zero: not a regular file or a pipe (it ate memory)" "not a regular file or a pipe" \
+	$FP topo "$tmp/base" -o "$tmp/t8" --expect /dev/zero
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1

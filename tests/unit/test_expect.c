@@ -106,6 +106,52 @@ static void test_parse_bad(void)
 
 /* ---------------------------------------------------------------- judging a run */
 
+/* Line ends and files that are not what they seem: a CR-only file kept only its first line
+ * and passed; a byte order mark made the first key invisible; /dev/zero ate memory; a FIFO
+ * with no writer must not block. */
+static void test_parse_hostile_files(void)
+{
+	struct exp_set s;
+	char err[EXPECT_ERR_MAX] = "", fifo[64];
+	char *big;
+
+	CHECK(parse_text("nodes = 4\rgpus_per_node = 8\rmax_lat_us = 3\r", &s, err) == 0);
+	CHECK(s.n == 3);
+	if (s.n == 3)
+		CHECK_STR(s.r[2].from, "spec.conf:3");
+	exp_free(&s);
+	CHECK(parse_text("nodes = 4\r\ngpus_per_node = 8\r\n\r\nbogus = 1\r\n", &s, err) == FP_EUSAGE);
+	CHECK(strstr(err, "spec.conf:4:") != NULL); /* CRLF: one line end each, the blank line counted */
+	CHECK(parse_text("\xef\xbb\xbfnodes = 4\n", &s, err) == 0);
+	CHECK(s.n == 1 && s.r[0].what == EXP_NODES);
+	exp_free(&s);
+	CHECK(exp_parse_file("/dev/zero", &s, err) == FP_EUSAGE);
+	CHECK(strstr(err, "not a regular file or a pipe") != NULL);
+	big = malloc(EXPECT_BYTES_MAX + 2);
+	if (big) {
+		memset(big, '#', EXPECT_BYTES_MAX + 1);
+		big[EXPECT_BYTES_MAX + 1] = 0;
+		CHECK(parse_text(big, &s, err) == FP_EUSAGE);
+		CHECK(strstr(err, "more than") != NULL);
+		free(big);
+	}
+	{
+		static const char nul[] = "nodes = 4\nx\0y = 1\n";
+		FILE *f = fmemopen((void *)nul, sizeof nul - 1, "r");
+
+		CHECK(exp_parse(f, "spec.conf", &s, err) == FP_EUSAGE);
+		CHECK(strstr(err, "spec.conf:2: a NUL byte") != NULL);
+		fclose(f);
+	}
+	snprintf(fifo, sizeof fifo, "%s/fifo", tmp);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	alarm(10); /* a hang fails the test instead of holding make check */
+	CHECK(exp_parse_file(fifo, &s, err) == 0 && s.n == 0); /* no writer: an empty spec, at once */
+	alarm(0);
+	exp_free(&s);
+	unlink(fifo);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -191,6 +237,7 @@ int main(void)
 	CHECK(mkdtemp(tmp) != NULL);
 	RUN(test_parse_good);
 	RUN(test_parse_bad);
+	RUN(test_parse_hostile_files);
 	RUN(test_judge);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

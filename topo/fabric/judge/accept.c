@@ -363,17 +363,34 @@ int acc_report_failed_rules(const struct acc_report *r)
 	return n;
 }
 
+static int is_default(const struct exp_rule *e)
+{
+	return !strcmp(e->from, "default");
+}
+
+int acc_report_unjudged_rules(const struct acc_report *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->set->n; i++)
+		n += !r->sum[i].judged && !is_default(&r->set->r[i]);
+	return n;
+}
+
 void acc_report_print(FILE *f, const struct acc_report *r)
 {
-	fprintf(f, "\nacceptance: %d rule%s, %d failed\n", r->set->n, r->set->n == 1 ? "" : "s", acc_report_failed_rules(r));
+	int unjudged = acc_report_unjudged_rules(r);
+
+	fprintf(f, "\nacceptance: %d rule%s, %d failed", r->set->n, r->set->n == 1 ? "" : "s", acc_report_failed_rules(r));
+	fprintf(f, unjudged ? ", %d unjudged\n" : "\n", unjudged);
 	for (int i = 0; i < r->set->n; i++) {
 		const struct exp_rule *e = &r->set->r[i];
 		const struct acc_rule_sum *s = &r->sum[i];
+		const char *mark = s->failed ? "FAIL" : s->judged ? "ok" : is_default(e) ? "-" : "UNJUDGED";
 
-		fprintf(f, "  %-4s %s %s %g (%s): ", s->failed ? "FAIL" : s->judged ? "ok" : "-", e->key, exp_op(e->what),
-			e->value, e->from);
+		fprintf(f, "  %-4s %s %s %g (%s): ", mark, e->key, exp_op(e->what), e->value, e->from);
 		if (!s->judged)
-			fprintf(f, "nothing to judge\n");
+			fprintf(f, is_default(e) ? "nothing to judge\n" : "nothing in this run to judge it\n");
 		else if (!s->failed)
 			fprintf(f, "%lld passed\n", s->judged);
 		else

@@ -54,6 +54,8 @@ void acc_report_free(struct acc_report *r);
 void acc_report_row(void *ctx, const struct acc_row *row); /* an acc_sink */
 /* rules with a failure */
 int acc_report_failed_rules(const struct acc_report *r);
+/* rules of the file (not the defaults, which apply to the kinds present) that judged nothing */
+int acc_report_unjudged_rules(const struct acc_report *r);
 /* Every rule: judged, failed, and for a failed one its worst offenders. */
 void acc_report_print(FILE *f, const struct acc_report *r);
 

@@ -3,9 +3,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/opts.h"
@@ -212,26 +215,75 @@ static int line_parse(char *text, const char *name, int line, struct exp_set *s,
 	return 0;
 }
 
+/* The whole text of f, at most EXPECT_BYTES_MAX bytes, into *out (NUL-terminated). 0, or
+ * FP_EUSAGE with err (too large, a NUL byte, a read error), FP_ERUNTIME out of memory. */
+static int slurp(FILE *f, const char *name, char **out, size_t *len, char *err)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap + 1), *p;
+
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap && cap > EXPECT_BYTES_MAX)
+			break;
+		if (n == cap && !(p = realloc(buf, 2 * cap + 1))) {
+			free(buf);
+			buf = NULL;
+		} else if (n == cap) {
+			buf = p;
+			cap *= 2;
+		}
+	}
+	if (!buf) {
+		snprintf(err, EXPECT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	if (n > EXPECT_BYTES_MAX)
+		snprintf(err, EXPECT_ERR_MAX, "%s: more than %d bytes: not an expectations file (a few lines)", name,
+			 EXPECT_BYTES_MAX);
+	else if (ferror(f))
+		snprintf(err, EXPECT_ERR_MAX, "%s: read error", name);
+	else if ((p = memchr(buf, 0, n))) {
+		int line = 1;
+
+		for (const char *q = buf; q < p; q++)
+			line += *q == '\n';
+		snprintf(err, EXPECT_ERR_MAX, "%s:%d: a NUL byte: not a text file", name, line);
+	} else
+		return 0;
+	free(buf);
+	return FP_EUSAGE;
+}
+
 int exp_parse(FILE *f, const char *name, struct exp_set *s, char *err)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	int line = 0, rc = 0;
+	char *buf, *p, *end;
+	size_t len;
+	int line = 0, rc;
 
 	*s = (struct exp_set){ 0 };
-	while (rc == 0 && getline(&buf, &cap, f) >= 0) {
-		line++;
-		buf[strcspn(buf, "#\r\n")] = 0;
-		char *t = trim(buf);
+	if ((rc = slurp(f, name, &buf, &len, err)))
+		return rc;
+	p = buf;
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) /* a UTF-8 byte order mark, as editors write it */
+		p += 3;
+	/* a line ends at LF, CRLF or a lone CR (old Mac editors: the whole file was line 1) */
+	for (end = buf + len; rc == 0 && p < end; line++) {
+		size_t n = strcspn(p, "\r\n");
+		char *next = p + n + (p[n] == '\r' && p[n + 1] == '\n' ? 2 : p[n] ? 1 : 0);
+
+		p[n] = 0;
+		p[strcspn(p, "#")] = 0;
+		char *t = trim(p);
 
 		if (*t)
-			rc = line_parse(t, name, line, s, err);
+			rc = line_parse(t, name, line + 1, s, err);
+		p = next;
 	}
 	free(buf);
-	if (rc == 0 && ferror(f)) {
-		snprintf(err, EXPECT_ERR_MAX, "%s: read error", name);
-		rc = FP_EUSAGE;
-	}
 	if (rc)
 		exp_free(s);
 	return rc;
@@ -239,13 +291,26 @@ int exp_parse(FILE *f, const char *name, struct exp_set *s, char *err)
 
 int exp_parse_file(const char *file, struct exp_set *s, char *err)
 {
-	FILE *f = fopen(file, "r");
-	int rc;
+	/* not blocking on a FIFO without a writer; a regular file or a pipe, read once */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+	struct stat st;
+	FILE *f;
 
-	if (!f) {
+	*s = (struct exp_set){ 0 };
+	if (fd < 0) {
 		snprintf(err, EXPECT_ERR_MAX, "%s: %s", file, strerror(errno));
-		*s = (struct exp_set){ 0 };
 		return FP_EUSAGE;
+	}
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		snprintf(err, EXPECT_ERR_MAX, "%s: not a regular file or a pipe", file);
+		close(fd);
+		return FP_EUSAGE;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* a pipe: wait for its writer's text */
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		snprintf(err, EXPECT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
 	}
 	rc = exp_parse(f, file, s, err);
 	fclose(f);

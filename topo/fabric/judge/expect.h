@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #define EXPECT_ERR_MAX 600
+#define EXPECT_BYTES_MAX (1 << 20) /* an expectations file is a few lines: more is not one */
 
 enum exp_what {
 	EXP_MIN_PCT_LINE_RATE,
@@ -54,8 +55,10 @@ struct exp_set {
 	int n;
 };
 
-/* Parse the file (name for messages). Returns 0, or FP_EUSAGE with "NAME:LINE: key 'K': why"
- * (or "NAME:LINE: why") in err. */
+/* Parse the file (name for messages): at most EXPECT_BYTES_MAX bytes, no NUL byte; lines end
+ * at LF, CRLF or CR; a UTF-8 byte order mark is skipped. Returns 0, or FP_EUSAGE with
+ * "NAME:LINE: key 'K': why" (or "NAME[:LINE]: why") in err, FP_ERUNTIME out of memory.
+ * exp_parse_file takes a regular file or a pipe (read once), never blocking on a FIFO. */
 int exp_parse(FILE *f, const char *name, struct exp_set *s, char *err);
 int exp_parse_file(const char *file, struct exp_set *s, char *err);
 /* Add the default line-rate rules for the kinds s has no min_pct_line_rate rule of. */
