@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
@@ -194,6 +195,27 @@ static int run_checks_options(struct run_opts *c, struct opts_group *g)
 	return 1;
 }
 
+/* Before anything is measured, collective: rank 0 reads the baseline whole, as the judges
+ * will, so that a baseline they would refuse (a host twice in nodes.csv, a malformed
+ * p2p.csv) ends the job now with exit 2, not after the whole run. */
+static int run_checks_check(struct world *w, struct run_opts *c)
+{
+	int rc = 0;
+
+	if (w->rank == 0 && c->checks.baseline) {
+		struct rundir base;
+		char err[RUNDIR_ERR_MAX];
+
+		if ((rc = rundir_load(c->checks.baseline, &base, err)))
+			escape_term_line(stderr, "fabprobe run: --baseline: %s", err);
+		else
+			rundir_free(&base);
+	}
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	return rc;
+}
+
 /* Left in when --baseline, --expect, --accept or --declared asks for a judge. */
 static int run_checks_on(const struct run_opts *c)
 {
@@ -215,4 +237,4 @@ static int run_checks_step(struct world *w, struct run_out *ro, struct run_state
 }
 
 const struct run_stage run_stage_checks = { .name = "checks", .opts = run_checks_options, .on = run_checks_on,
-					     .step = run_checks_step, .after_failure = 1 };
+					     .check = run_checks_check, .step = run_checks_step, .after_failure = 1 };

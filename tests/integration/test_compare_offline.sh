@@ -104,6 +104,13 @@ refused "topo --expect twice (the first was dropped in silence)" "--expect given
 	$FP topo "$tmp/base" -o "$tmp/t7" --expect "$tmp/cr.conf" --expect "$tmp/bad.conf"
 refused "--expect /dev/zero: not a regular file or a pipe (it ate memory)" "not a regular file or a pipe" \
 	$FP topo "$tmp/base" -o "$tmp/t8" --expect /dev/zero
+# a baseline the judges would refuse is refused before anything is measured (it was read only
+# at the end of the run: on a cluster the whole job was lost), and no results directory made
+mkdir -p "$tmp/badbase" && cp "$tmp/base/p2p.csv" "$tmp/base/topology.csv" "$tmp/badbase/"
+printf 'host,cpu\nnode01,x\nnode02,x\nnode01,y\n' > "$tmp/badbase/nodes.csv"
+refused "run --baseline with a host twice in nodes.csv, before measuring" "nodes.csv:4: 'node01' is listed twice (first on line 2)" \
+	"${MPIRUN_LOCAL[@]}" -np 2 $FP run --baseline "$tmp/badbase" --no-inventory --no-coll --results-root "$tmp/rr2"
+expect "... and no results directory was made" [ ! -e "$tmp/rr2" ]
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1
