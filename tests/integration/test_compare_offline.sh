@@ -111,6 +111,14 @@ printf 'host,cpu\nnode01,x\nnode02,x\nnode01,y\n' > "$tmp/badbase/nodes.csv"
 refused "run --baseline with a host twice in nodes.csv, before measuring" "nodes.csv:4: 'node01' is listed twice (first on line 2)" \
 	"${MPIRUN_LOCAL[@]}" -np 2 $FP run --baseline "$tmp/badbase" --no-inventory --no-coll --results-root "$tmp/rr2"
 expect "... and no results directory was made" [ ! -e "$tmp/rr2" ]
+# a p2p.csv that is a link to nothing (or a loop) is an error, not absence: compare once
+# passed without comparing a single pair
+mkdir -p "$tmp/dangling" && cp "$tmp/base/topology.csv" "$tmp/dangling/" && ln -s "$tmp/nowhere.csv" "$tmp/dangling/p2p.csv"
+refused "compare with BASE/p2p.csv a link to nothing" "p2p.csv: a symbolic link that leads to nothing readable" \
+	$FP compare "$tmp/dangling" "$tmp/base" -o "$tmp/cmp-dangling"
+mkdir -p "$tmp/loop" && cp "$tmp/base/topology.csv" "$tmp/loop/" && ln -s loop2 "$tmp/loop/p2p.csv" && ln -s p2p.csv "$tmp/loop/loop2"
+refused "compare with BASE/p2p.csv a loop of links" "p2p.csv: a symbolic link that leads to nothing readable" \
+	$FP compare "$tmp/loop" "$tmp/base" -o "$tmp/cmp-loop"
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1

@@ -177,12 +177,36 @@ static int table_columns(struct rd_reader *x, const struct csv_col *cols, int nc
 	return 0;
 }
 
+/* Whether path is there: absent only when no entry of that name exists. A link to nothing, a
+ * loop of links or an unreadable directory is an error (it was taken for absence, and a
+ * comparison without the baseline's pairs passed). 0, or FP_EUSAGE with err. */
+static int rd_present(const char *path, int *present, char *err)
+{
+	struct stat st;
+
+	*present = 0;
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, RUNDIR_ERR_MAX, "%s: %s", path, strerror(errno));
+		return FP_EUSAGE;
+	}
+	*present = 1;
+	if (stat(path, &st)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: a symbolic link that leads to nothing readable (%s)", path,
+			 strerror(errno));
+		return FP_EUSAGE;
+	}
+	return 0;
+}
+
 static int open_file(struct rd_reader *x, const char *dir, const char *name, char *path, size_t plen, int *present)
 {
+	int rc;
+
 	snprintf(path, plen, "%s/%s", dir, name);
-	*present = access(path, F_OK) == 0;
-	if (!*present)
-		return 0;
+	if ((rc = rd_present(path, present, x->err)) || !*present)
+		return rc;
 	return csv_read_open(&x->r, path, x->err);
 }
 
@@ -236,8 +260,8 @@ static int p2p_part(struct rundir *rd, const char *name, struct rd_p2p **rows, s
 	int rc;
 
 	snprintf(path, sizeof path, "%s/%s", rd->dir, name);
-	if (!(*present = access(path, F_OK) == 0))
-		return 0;
+	if ((rc = rd_present(path, present, err)) || !*present)
+		return rc;
 	if ((rc = p2p_csv_open(&r, path, RD_P2P_NEED, err)))
 		return rc;
 	while ((rc = p2p_csv_next(&r, &in, err)) == 1) {
