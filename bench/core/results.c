@@ -502,3 +502,26 @@ const char *results_run_state(const char *dir, char *why, size_t len)
 	rjson_free(&m);
 	return state;
 }
+
+int results_input_open(const char *file, int pipes, struct stat *st, int *absent, char *err, size_t errlen)
+{
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+
+	if (absent)
+		*absent = fd < 0 && errno == ENOENT;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return FP_EUSAGE;
+	}
+	if (fstat(fd, st) || !(S_ISREG(st->st_mode) || (pipes && S_ISFIFO(st->st_mode)))) {
+		snprintf(err, errlen, "%s", pipes ? "not a regular file or a pipe" : "not a regular file");
+		close(fd);
+		return FP_EUSAGE;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return FP_EUSAGE;
+	}
+	return fd;
+}

@@ -73,6 +73,12 @@ void results_tmp_abort(struct results_file *w);
  * written only once it is complete, and a failed write (a full disk) cuts the file back to
  * its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
+/* The one way to open an input: without blocking (a FIFO with no writer would wait for ever),
+ * then checked before a byte is read: a regular file, or with pipes also a pipe (read once).
+ * Returns the descriptor, back in blocking mode, its stat in *st; or FP_EUSAGE with the reason
+ * (not naming the file) in err, and *absent (when not NULL) set if nothing of that name is there. */
+struct stat;
+int results_input_open(const char *file, int pipes, struct stat *st, int *absent, char *err, size_t errlen);
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 

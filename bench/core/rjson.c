@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "results.h"
 
 #define DEPTH_MAX 32
 
@@ -286,19 +287,15 @@ int rjson_load(const char *file, size_t max, struct rjson *v, char *err, size_t 
 	char perr[256] = "", *text = NULL;
 	struct stat st;
 	size_t len = 0;
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+	int absent, fd = results_input_open(file, 0, &st, &absent, err, errlen), rc;
 
 	memset(v, 0, sizeof *v);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s", errno == ENOENT ? "not in this directory" : strerror(errno));
-		return errno == ENOENT ? 1 : FP_EUSAGE;
+		if (absent)
+			snprintf(err, errlen, "not in this directory");
+		return absent ? 1 : FP_EUSAGE;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "not a regular file");
-		rc = FP_EUSAGE;
-	} else {
-		rc = slurp(fd, max, &text, &len, err, errlen);
-	}
+	rc = slurp(fd, max, &text, &len, err, errlen);
 	close(fd);
 	if (rc)
 		return rc;

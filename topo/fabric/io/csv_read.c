@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/results.h"
 
 /* past the quoted field that starts after the opening quote at p: at its closing quote, or at
  * the end of the text when the quote is left open (a doubled quote is one quote of data) */
@@ -157,25 +158,16 @@ static int row_text(struct csv_read *r)
  * a writer for ever), then read as usual. NULL with err. */
 static FILE *regular_open(const char *file, struct stat *stp, char *err)
 {
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
-	struct stat st;
-	FILE *f;
+	char why[128];
+	int fd = results_input_open(file, 0, stp, NULL, why, sizeof why);
+	FILE *f = NULL;
 
-	if (fd < 0) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: not a regular file", file);
-		close(fd);
-		return NULL;
-	}
-	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+	if (fd < 0)
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, why);
+	else if (!(f = fdopen(fd, "r"))) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, strerror(errno));
 		close(fd);
-		return NULL;
 	}
-	*stp = st;
 	return f;
 }
 

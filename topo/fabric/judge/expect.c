@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/results.h"
 #include "core/opts.h"
 
 static const struct {
@@ -291,22 +291,17 @@ int exp_parse(FILE *f, const char *name, struct exp_set *s, char *err)
 
 int exp_parse_file(const char *file, struct exp_set *s, char *err)
 {
-	/* not blocking on a FIFO without a writer; a regular file or a pipe, read once */
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
+	/* a regular file or a pipe (--expect <(…)), read once; never blocking on a FIFO */
+	char why[128];
 	struct stat st;
+	int fd = results_input_open(file, 1, &st, NULL, why, sizeof why), rc;
 	FILE *f;
 
 	*s = (struct exp_set){ 0 };
 	if (fd < 0) {
-		snprintf(err, EXPECT_ERR_MAX, "%s: %s", file, strerror(errno));
+		snprintf(err, EXPECT_ERR_MAX, "%s: %s", file, why);
 		return FP_EUSAGE;
 	}
-	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		snprintf(err, EXPECT_ERR_MAX, "%s: not a regular file or a pipe", file);
-		close(fd);
-		return FP_EUSAGE;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* a pipe: wait for its writer's text */
 	if (!(f = fdopen(fd, "r"))) {
 		close(fd);
 		snprintf(err, EXPECT_ERR_MAX, "out of memory");
