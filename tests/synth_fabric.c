@@ -4,10 +4,12 @@
  * switch level, whether it was planted slow). Deterministic for a given --seed.
  *
  * Latency of a pair whose lowest common switch is at level t (0 = same leaf):
- *     (leaf_us + 2 t hop_us + off_i + off_j + cable_ij) x exp(noise x N(0,1))
+ *     (leaf_us + 2 t hop_us + off_i + off_j + cable_ij + step_ij) x exp(noise x N(0,1))
  * drawn independently for each direction; off = uniform [0, --offset-us] per node, plus
  * --slow-us for the --slow planted nodes; cable = uniform [0, --cable-us] per pair (the same
- * both ways); each direction is missing with probability --missing.
+ * both ways); step = --pair-step-us for half the pairs, drawn at random, 0 for the others
+ * (bimodal pair offsets: ECMP paths of two lengths, a NIC on the far socket, a host's slow
+ * spells; the same both ways); each direction is missing with probability --missing.
  *
  * Stand-alone C (no project headers): it must run where only a compiler is. */
 #include <errno.h>
@@ -22,7 +24,7 @@
 struct synth_opts {
 	int nlev;                    /* levels in --shape (the last: nodes per leaf) */
 	int lo[LEVELS_MAX], hi[LEVELS_MAX];
-	double leaf_us, hop_us, noise, offset_us, slow_us, missing, cable_us;
+	double leaf_us, hop_us, noise, offset_us, slow_us, missing, cable_us, step_us;
 	int slow;
 	const char *names, *out, *truth;
 	uint64_t seed;
@@ -75,6 +77,7 @@ static void usage(FILE *f)
 	      "  --slow K         K nodes slow by --slow-us more (default 0; 0.6 us)\n"
 	      "  --missing PCT    each direction missing with this chance (default 0)\n"
 	      "  --cable-us X     per-pair extra, uniform 0..X, same both ways (default 0)\n"
+	      "  --pair-step-us X half the pairs, at random, X more, same both ways (default 0)\n"
 	      "  --names KIND     ordered (node00001… in tree order), shuffled (the same names dealt\n"
 	      "                   at random; default) or unrelated (random names, any order)\n"
 	      "  --seed N         (default 1)\n", f);
@@ -157,6 +160,8 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 			o->missing = x / 100;
 		else if (!strcmp(a, "--cable-us"))
 			rc = num(a, v, 0, 1e6, &o->cable_us);
+		else if (!strcmp(a, "--pair-step-us"))
+			rc = num(a, v, 0, 1e6, &o->step_us);
 		else if (!strcmp(a, "--names"))
 			o->names = v;
 		else if (!strcmp(a, "--seed") && !(rc = num(a, v, 0, 1e18, &x)))
@@ -329,7 +334,8 @@ static int write_matrix(const struct synth_opts *o, const struct synth_fabric *f
 				continue;
 			uint64_t h = mix64(o->seed ^ mix64((uint64_t)(i < j ? i : j) << 32 | (uint64_t)(i < j ? j : i)));
 			double cable = o->cable_us * (double)(h >> 11) / 9007199254740992.0;
-			double base = o->leaf_us + 2 * o->hop_us * level_of(f, i, j) + f->off[i] + f->off[j] + cable;
+			double step = mix64(h) >> 63 ? o->step_us : 0;
+			double base = o->leaf_us + 2 * o->hop_us * level_of(f, i, j) + f->off[i] + f->off[j] + cable + step;
 			p = fmt3(p, base * exp(o->noise * gauss(rng)));
 		}
 		*p++ = '\n';

@@ -1,6 +1,7 @@
 /* mpi_util.c — see mpi_util.h. */
 #include "mpi_util.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #include "clock.h"
@@ -49,6 +50,13 @@ int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm)
 	return mpi_wait_sleepy(&req, 0);
 }
 
+static int wait_yield; /* mpi_wait_yield */
+
+void mpi_wait_yield(int on)
+{
+	wait_yield = on;
+}
+
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline)
 {
 	return mpi_wait_deadline_status(reqs, n, deadline, MPI_STATUSES_IGNORE);
@@ -62,6 +70,8 @@ int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Stat
 		CHECK_MPI(MPI_Testall(n, reqs, &done, st));
 		if (done)
 			return 0;
+		if (wait_yield)
+			sched_yield();
 		/* a clock read costs tens of ns: look at it only every 256 polls */
 		if ((spin & 255) == 0 && clock_now() > deadline)
 			break;

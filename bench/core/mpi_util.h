@@ -33,6 +33,10 @@ int mpi_bcast_sleepy(void *buf, int bytes, int root, MPI_Comm comm);
 
 /* Wait for n requests by polling (the measuring path: no sleep), checking the deadline every
  * few hundred polls. On timeout every pending request is cancelled and freed. */
+/* From now on (on = 1) the polls below yield the core between tries: this process shares its
+ * core with the peer it measures against (p2p on a machine with more endpoints than cores),
+ * and a spin would hold the core the peer needs to answer. */
+void mpi_wait_yield(int on);
 int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
 /* The same, keeping the requests' statuses (st: n of them), e.g. to read a received count. */
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st);

@@ -1,7 +1,9 @@
 /* run.c — see run.h. */
 #include "run.h"
 
+#include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,10 +60,18 @@ static void meta_render(struct run_out *ro, const struct world *w)
 	fclose(f);
 }
 
+static const char *json_ns(double ns, char *buf)
+{
+	if (isnan(ns))
+		return "null";
+	snprintf(buf, 32, "%.0f", ns);
+	return buf;
+}
+
 /* status: running, ok, failed, error, interrupted (then sig is the signal) */
 static void meta_write(const struct run_out *ro, const char *status, int exit_code, int sig)
 {
-	char end[32];
+	char end[32], nb[32], na[32];
 	time_t now = time(NULL);
 	struct results_file out;
 	FILE *f;
@@ -76,9 +86,15 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 	if (sig)
 		fprintf(f, "  \"signal\": \"%s\",\n", interrupt_name(sig));
 	fprintf(f, "  \"status\": \"%s\",\n", status);
-	if (ro->meta_extra[0]) { /* the tail ends "]\n}\n": the extra members go before its brace */
+	if (ro->meta_extra[0] || ro->probe.taken) { /* the tail ends "]\n}\n": the extra members go before its brace */
 		fwrite(ro->meta_tail, 1, strlen(ro->meta_tail) - 3, f);
-		fprintf(f, ",\n  %s\n}\n", ro->meta_extra);
+		if (ro->meta_extra[0])
+			fprintf(f, ",\n  %s", ro->meta_extra);
+		if (ro->probe.taken)
+			fprintf(f, ",\n  \"cross_core_probe\": {\"cpus\": [%d, %d], \"round_trip_ns_before\": %s, "
+				"\"round_trip_ns_after\": %s}", ro->probe.cpu[0], ro->probe.cpu[1],
+				json_ns(ro->probe.before_ns, nb), json_ns(ro->probe.after_ns, na));
+		fputs("\n}\n", f);
 	} else {
 		fputs(ro->meta_tail, f);
 	}

@@ -21,6 +21,10 @@ struct run_out {
 	char *meta_head, *meta_tail; /* rank 0: meta.json around its status lines */
 	char meta_extra[1024]; /* rank 0: more members of meta.json, as JSON text ("\"k\": v",
 				* comma-separated), written as they are; "" none */
+	struct {               /* rank 0: p2p's cross-core probe (core/cpuprobe.h), when taken */
+		int taken, cpu[2];
+		double before_ns, after_ns; /* before the first pass, after the last; NAN unknown */
+	} probe;
 	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
 };
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/cpuprobe.h"
 #include "core/csv.h"
 #include "core/interrupt.h"
 #include "core/mpi_util.h"
@@ -49,12 +50,20 @@ struct p2p_run {
 	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
 	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
 	const char *csv_name;    /* "p2p.csv", or the plan's file */
-	int pin;                 /* pin the two sides of a pair to two cores (pin_init) */
-	cpu_set_t cpus;          /* this rank's affinity, restored after each pair */
+	int pin;                 /* place the endpoints on the cores they share (pin_init) */
+	cpu_set_t cpus;          /* this rank's affinity, restored at the end */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
 	int csv_borrowed;        /* csv was opened by the caller (p2p_retest): not ours to close */
+	int lat_only;            /* an earlier latency pass: no stream, nothing written */
+	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
+};
+
+/* A direction's latency figures from the pass with the lowest minimum (--lat-passes). */
+struct lat_best {
+	int64_t iters;
+	double min, avg, p50, p99;
 };
 
 /* ---------------------------------------------------------------- estimates */
@@ -92,11 +101,41 @@ double p2p_default_timeout(const struct p2p_opts *o)
 
 /* ---------------------------------------------------------------- sharing a machine */
 
+/* The n-th of this rank's allowed cores (run->cpus), or -1. */
+static int pin_cpu(const struct p2p_run *run, int n)
+{
+	for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &run->cpus) && k++ == n)
+			return c;
+	return -1;
+}
+
+/* This process onto the n-th of its allowed cores; n < 0: back onto all of them. Best effort:
+ * unpinned, it still measures. */
+static void pin_to(const struct p2p_run *run, int n)
+{
+	cpu_set_t one;
+	int c = pin_cpu(run, n);
+
+	if (n < 0 || c < 0) {
+		sched_setaffinity(0, sizeof run->cpus, &run->cpus);
+		return;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(c, &one);
+	sched_setaffinity(0, sizeof one, &one);
+}
+
 /* When the endpoints that share this machine (the same kernel boot id) outnumber its cores —
  * the emulated cluster, where every "node" runs on the same cores, or one node oversubscribed
- * — the two sides of a pair are pinned to two different cores while they measure: on one core
- * they would take turns, and a round trip would read a scheduler tick or a whole spin, not the
- * link. Elsewhere (one endpoint per machine) nothing is pinned. Collective over epcomm. */
+ * — the endpoints are placed: the two sides of the slot-th measured pair together on one core
+ * (slot modulo all cores but the last), every endpoint that waits on the last core. Together
+ * on one core, a message costs the same whichever cores the host gives this machine's vCPUs at
+ * the moment; on two cores, every message paid the cache-line transfer between them, which on
+ * a shared host moves between ~0.1 and ~0.4 µs a round trip in spells of seconds (read as a
+ * bimodal latency that follows no switch). Sharing a core, the sides must never spin while
+ * they wait (tr_env.shared_core, mpi_wait_yield). Elsewhere (one endpoint per machine) nothing
+ * is pinned. Collective over epcomm. */
 static void pin_init(struct p2p_run *run)
 {
 	char id[40] = "", *all;
@@ -117,21 +156,32 @@ static void pin_init(struct p2p_run *run)
 	free(all);
 	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
 		run->pin = same > CPU_COUNT(&run->cpus);
+	mpi_wait_yield(run->pin);
+	if (run->pin)
+		pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
 
-/* this side of the slot-th pair of a step onto its own core of the allowed ones */
-static void pin_pair(struct p2p_run *run, int slot, int side)
+/* Rank 0, on a machine the endpoints share: the cross-core round trip (core/cpuprobe.h)
+ * between the measuring core and the waiting one, before the first pass and after the last,
+ * into meta.json, so that a spell of the host is visible beside the figures it touched. */
+static void pin_probe(struct p2p_run *run, int after)
 {
-	int want = (2 * slot + side) % CPU_COUNT(&run->cpus), k = 0;
-	cpu_set_t one;
+	struct run_out *ro = run->out;
+	int a = pin_cpu(run, 0), b = pin_cpu(run, CPU_COUNT(&run->cpus) - 1);
+	double ns;
 
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &run->cpus) && k++ == want) {
-			CPU_SET(c, &one);
-			sched_setaffinity(0, sizeof one, &one); /* best effort: unpinned, it still measures */
-			return;
-		}
+	if (!run->pin || run->w->rank != 0 || !ro)
+		return;
+	ns = cpuprobe_round_trip_ns(a, b);
+	if (!ro->probe.taken)
+		ro->probe.before_ns = ro->probe.after_ns = NAN;
+	ro->probe.taken = 1;
+	ro->probe.cpu[0] = a;
+	ro->probe.cpu[1] = b;
+	if (after)
+		ro->probe.after_ns = ns;
+	else if (isnan(ro->probe.before_ns))
+		ro->probe.before_ns = ns;
 }
 
 /* ---------------------------------------------------------------- measuring one pair */
@@ -263,6 +313,30 @@ static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
 			       .bw_min = NAN, .bw_max = NAN, .bw_warm = -1, .bw_converged = -1 };
 }
 
+/* Keep, per direction and latency size, the figures of the pass with the lowest minimum: into
+ * run->best after an earlier pass, from it into run->mine after the last one. Only the side
+ * that timed the ping-pongs holds figures; the other's stay NAN, on both passes alike. */
+static void lat_keep_best(struct p2p_run *run, int peer)
+{
+	for (int i = 0; i < run->nrec; i++) {
+		struct p2p_rec *r = &run->mine[i];
+		struct lat_best *b = &run->best[(size_t)peer * (size_t)run->nrec + (size_t)i];
+		int have = b->iters > 0 && !isnan(b->min);
+
+		if (r->status != P2P_OK || isnan(r->lat_min)) {
+			continue;
+		} else if (run->lat_only && (!have || r->lat_min < b->min)) {
+			*b = (struct lat_best){ r->lat_iters, r->lat_min, r->lat_avg, r->lat_p50, r->lat_p99 };
+		} else if (!run->lat_only && have && b->min < r->lat_min) {
+			r->lat_iters = b->iters;
+			r->lat_min = b->min;
+			r->lat_avg = b->avg;
+			r->lat_p50 = b->p50;
+			r->lat_p99 = b->p99;
+		}
+	}
+}
+
 /* Both directions of the pair (me, peer), every size; fills run->mine. */
 static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
 		     const struct tr_port *ports, int peer, unsigned seq, int slot)
@@ -282,7 +356,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
 	}
 	if (run->pin)
-		pin_pair(run, slot, me == hi);
+		pin_to(run, slot % (CPU_COUNT(&run->cpus) - 1));
 	if (!ports[me].usable || !ports[peer].usable) {
 		status = P2P_SKIPPED;
 		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
@@ -307,7 +381,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 			}
 			if (z->lat)
 				rc = lat_measure(run, tr, c, src == me, z->bytes, deadline, r);
-			if (!rc && z->bw)
+			if (!rc && z->bw && !run->lat_only)
 				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (rc) {
 				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
@@ -327,7 +401,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 	if (c)
 		tr->disconnect(c);
 	if (run->pin)
-		sched_setaffinity(0, sizeof run->cpus, &run->cpus);
+		pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
 
 /* ---------------------------------------------------------------- one path */
@@ -432,6 +506,36 @@ static void path_summary(const struct p2p_run *run, const struct p2p_matrices *m
 
 /* Every step: agree that all is well (rank 0 reports its last write), measure this step's
  * pairs, gather the records to rank 0, which writes them. */
+/* An earlier latency pass over the steps of sc, in another order than the last pass's (pass p
+ * of the earlier ones: reversed and rotated by (p + 1)/passes of the steps, so that no step
+ * is measured twice in a row, and the path's first step, cold, is not the first again): each
+ * endpoint keeps its pairs' figures; nothing is gathered or written. */
+static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
+		    const struct tr_port *ports, const struct sched *sc, int p)
+{
+	struct world *w = run->w;
+	int rc = 0, n = sc->nsteps;
+
+	run->lat_only = 1;
+	for (int i = 0; i < n && rc == 0; i++) {
+		int s = (int)(((long)n - 1 - i + (long)(p + 1) * n / run->o->lat_passes) % n);
+
+		if ((rc = agree(run, rc, "latency pass step")))
+			break;
+		for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
+			const struct sched_pair *q = &sc->pair[k];
+			int peer = q->a == w->my_ep ? q->b : q->a;
+
+			if (q->a != w->my_ep && q->b != w->my_ep)
+				continue;
+			pair_run(run, tr, ctx, ports, peer, (unsigned)k, k - sc->step_first[s]);
+			lat_keep_best(run, peer);
+		}
+	}
+	run->lat_only = 0;
+	return rc;
+}
+
 static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
 		      const struct tr_port *ports, const struct sched *sc, const struct p2p_path_out *po,
 		      struct p2p_matrices *m)
@@ -440,6 +544,12 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 	double t0 = clock_now();
 	int rc = 0;
 
+	if (run->best) {
+		for (size_t i = 0; i < (size_t)w->nep * (size_t)run->nrec; i++)
+			run->best[i] = (struct lat_best){ 0 };
+		for (int p = 0; p + 1 < run->o->lat_passes && rc == 0; p++)
+			rc = lat_pass(run, tr, ctx, ports, sc, p);
+	}
 	for (int s = 0; s < sc->nsteps; s++) {
 		MPI_Request req;
 
@@ -449,10 +559,13 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 			rec_init(&run->mine[i], -1, -1, 0);
 		for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
 			const struct sched_pair *p = &sc->pair[k];
+			int peer = p->a == w->my_ep ? p->b : p->a;
 
-			if (p->a == w->my_ep || p->b == w->my_ep)
-				pair_run(run, tr, ctx, ports, p->a == w->my_ep ? p->b : p->a, (unsigned)k,
-					 k - sc->step_first[s]);
+			if (p->a != w->my_ep && p->b != w->my_ep)
+				continue;
+			pair_run(run, tr, ctx, ports, peer, (unsigned)k, k - sc->step_first[s]);
+			if (run->best)
+				lat_keep_best(run, peer);
 		}
 		if ((rc = MPI_RC(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
 					     run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req))))
@@ -477,7 +590,8 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	struct world *w = run->w;
 	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
 			      .single_node = w->single_node, .max_window = (int)run->o->window,
-			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE };
+			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE,
+			      .shared_core = run->pin };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
 	struct p2p_matrices m = { 0 };
@@ -543,10 +657,15 @@ static int run_start(struct p2p_run *run)
 	run->timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
 	run->stall_pending = o->test_stall_rank == w->rank;
 	pin_init(run);
+	pin_probe(run, 0);
 	if (run->pin && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
 		printf("p2p: the endpoints outnumber the cores of the machine they share: the two sides of a "
-		       "pair are pinned to two cores while they measure\n");
+		       "pair measure together on one core, waiting endpoints on another\n");
 	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
+	/* earlier latency passes: not with a test hook, which must act on the pass that is written */
+	if (o->lat_passes > 1 && o->nlat > 0 && o->test_stall_rank < 0 && o->test_fault_rank < 0 &&
+	    !(run->best = calloc((size_t)w->nep * (size_t)run->nrec, sizeof *run->best)))
+		LOG_WARN("out of memory for the latency passes' figures: one latency pass");
 	run->samples = calloc((size_t)o->lat_iters, sizeof *run->samples);
 	run->ticks = calloc((size_t)o->lat_iters + 1, sizeof *run->ticks);
 	clock_tick_init(&run->clk);
@@ -568,9 +687,15 @@ static int run_start(struct p2p_run *run)
 
 static int run_finish(struct p2p_run *run, int rc)
 {
+	if (run->pin) {
+		pin_probe(run, 1);
+		pin_to(run, -1);
+		mpi_wait_yield(0);
+	}
 	if (run->csv && !run->csv_borrowed && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
 		rc = FP_ERUNTIME;
 	free(run->mine);
+	free(run->best);
 	free(run->samples);
 	free(run->ticks);
 	free(run->wtimes);

@@ -23,6 +23,7 @@ struct p2p_opts {
 	struct p2p_size sizes[2 * OPTS_LIST_MAX]; /* union of the latency and bandwidth sizes */
 	int nsizes;
 	long lat_iters, lat_warmup;  /* ping-pong samples, unrecorded ones before them */
+	long lat_passes;             /* latency passes over the pairs; the last one also streams */
 	long bw_iters, bw_warmup;    /* timed windows; warm-up windows at least (0: none) */
 	double bw_tolerance;         /* warm-up ends when two consecutive windows agree within this fraction */
 	double bw_warmup_time;       /* seconds: warm-up budget per direction and size (then "not converged") */

@@ -7,7 +7,9 @@
  * endpoint connects from its own address (bound to the device) and says hello {token, from,
  * to, seq}; the higher accepts only that hello, closes and logs anything else, and answers one
  * byte. Latency uses TCP_NODELAY; the data path polls the socket for a short while before it
- * sleeps in poll(), so that a ping-pong is not measured through a scheduler wake-up. */
+ * sleeps in poll(), so that a ping-pong is not measured through a scheduler wake-up, except
+ * when the two sides share one core (env->shared_core): there it sleeps at once, handing the
+ * core to the peer. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +55,7 @@ struct tcp_ctx {
 	char *sbuf, *rbuf;
 	size_t max;
 	int fault;               /* test only: TR_FAULT_* for this endpoint */
+	int spin;                /* non-blocking tries before poll(): SPIN_TRIES, 0 on a shared core */
 };
 
 struct tcp_conn {
@@ -107,7 +110,7 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			snprintf(c->base.why, TR_WHY_MAX, "%s: %s", sending ? "send" : "recv", strerror(errno));
 			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 		}
-		if (++tries < SPIN_TRIES)
+		if (++tries < c->ctx->spin)
 			continue;
 		tries = 0;
 		int rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline);
@@ -211,6 +214,7 @@ static int tcp_open(const struct tr_env *env, const char *arg, void **out, struc
 	ctx->nep = env->nep;
 	ctx->max = env->max_size;
 	ctx->fault = env->fault;
+	ctx->spin = env->shared_core ? 0 : SPIN_TRIES;
 	ctx->addrs = calloc((size_t)env->nep, sizeof *ctx->addrs);
 	if (!ctx->addrs) {
 		free(ctx); /* a few bytes per endpoint: nothing can go on */

@@ -34,6 +34,8 @@ struct tr_env {
 	size_t max_size;    /* largest message any call will ask for */
 	int max_window;     /* largest stream window any call will ask for */
 	int fault;          /* TR_FAULT_* to act out on this endpoint (tests only) */
+	int shared_core;    /* the two sides of a pair share one core: wait asleep or yielding,
+			     * never spinning (p2p.c's pinning on a machine the endpoints share) */
 };
 
 /* What one endpoint offers on a path. */

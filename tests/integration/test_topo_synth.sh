@@ -56,6 +56,10 @@ fabric "emulated-cluster-like, a node +6 us slow in a rack" '' --shape 3x2-3 --l
 	--slow-us 6
 fabric "emulated-cluster-like, racks of 3, a node +1.8 us slow" '' --shape 3x3 --leaf-us 5 --hop-us 27 --noise 2 --slow 1 \
 	--slow-us 1.8
+fabric "bimodal pair offsets: half the pairs +1.5 us (30% of a 5 us leaf, 3% across), racks of 6..16" '' \
+	--shape 4x6-16 --leaf-us 5 --hop-us 27 --noise 2 --pair-step-us 1.5
+fabric "bimodal pair offsets, 3 tiers, racks of 6..12"    '' --shape 2x3x6-12 --leaf-us 5 --hop-us 27 --noise 2 --pair-step-us 1.5
+fabric "low noise (0.5%), 2 slow nodes +25%, named in their leaf" '' --shape 3x4x4-24 --noise 0.5 --slow 2 --slow-us 0.4
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
 for n in 2 3 5 8 12; do
 	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3

@@ -317,6 +317,19 @@ static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, s
 	}
 }
 
+/* The effect a slow or fast link must have to be worth a look (docs/judging.md): half the step
+ * from its tier to the next (the tier below, at the top), or the tier's level when that is
+ * less (a pair twice its tier's latency is a finding whatever the steps). That far off, the
+ * pair reads as if it crossed a switch it should not (or skipped one); less is a pair offset
+ * (a longer cable, another ECMP path, a NIC on the far socket) that nobody would recable for,
+ * however far beyond the noise. */
+static double link_floor(const struct infer_model *m, int T, int t)
+{
+	double step = t + 1 < T ? m->level[t + 1] - m->level[t] : t > 0 ? m->level[t] - m->level[t - 1] : INFINITY;
+
+	return fmin(0.5 * step, m->level[t]);
+}
+
 /* Latency: the pairs per tier and their medians (the first walk counts a sample, the second
  * collects the medians' windows); pairs far off the model (beyond the largest deviation noise gives among
  * this many pairs), and pairs never measured. */
@@ -353,9 +366,9 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 
 			mod = mod > 0.05 * s ? mod : 0.05 * s;
 			med_collect(&md, t, s);
-			if (s > hi * mod)
+			if (s > hi * mod && s - mod >= link_floor(m, T, t))
 				suspect_add(r, SUSPECT_SLOW_LINK, j, i, s, mod, t);
-			else if (s < lo * mod)
+			else if (s < lo * mod && mod - s >= link_floor(m, T, t))
 				suspect_add(r, SUSPECT_FAST_LINK, j, i, s, mod, t);
 		}
 	for (int t = 0; t < T; t++)

@@ -22,6 +22,8 @@
 #define SWEEPS_MAX 4
 #define MOVE_Z 3         /* standard errors by which a unit must be closer to move */
 #define TIER_FEW 4      /* nodes in a group below which its pairs are judged one by one */
+#define FIT_Z 4          /* tier_fits: standard deviations of the count of pairs across the midway */
+#define FIT_SLACK 0.03   /* and the share of its pairs a tier may have there beyond the noise's */
 #define LONE_Z 6         /* pair sigmas below its next tier for two lone nodes to share a switch */
 
 struct tier_eval {
@@ -472,6 +474,44 @@ static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *
 	return total > 0 && most >= total;
 }
 
+/* The tier as a model of its pairs (docs/latency-map.md, "A tier is a model of its pairs"):
+ * each pair the tier joins lies at its level W, each pair between a group and its nearest at
+ * their mean b, both within the pair noise. Then a pair falls on the wrong side of the midway
+ * (W + b) / 2 with the chance Phi(-(b - W) / (2 sigma)) and no more. A switch tier is a block
+ * structure; pair offsets that follow no switch (ECMP paths of two lengths, a host's spells)
+ * split a leaf only into groups whose pairs cross the midway far more often than that: the
+ * tier is refused. The test counts pairs, O(N^2), once per tier judged. Returns 1 when the
+ * tier's pairs fit it, 0 when not. */
+static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
+{
+	const struct infer_ctx *c = e->c;
+	double w = j->ws / j->wc, m = 0, bad = 0, expect = 0, var = 0;
+
+	for (int x = 1; x < e->n; x++)
+		for (int y = 0; y < x; y++) {
+			int gx = e->ug[e->unit[x]], gy = e->ug[e->unit[y]];
+			float d = c->d[tri(x, y)];
+			double b, p;
+
+			if (isnan(d) || e->comp[x] != e->comp[y])
+				continue;
+			if (gx == gy && e->unit[x] != e->unit[y])
+				b = j->near[gx] >= 0 ? mean_between(e, gx, j->near[gx]) : INFINITY;
+			else if (gx != gy && (j->near[gx] == gy || j->near[gy] == gx))
+				b = mean_between(e, gx, gy);
+			else
+				continue;
+			if (!isfinite(b) || !(b > w))
+				continue;
+			p = 0.5 * erfc((b - w) / (2 * c->sigma) / sqrt(2));
+			m++;
+			expect += p;
+			var += p * (1 - p);
+			bad += gx == gy ? d > (w + b) / 2 : d < (w + b) / 2;
+		}
+	return bad <= expect + FIT_Z * sqrt(var) + FIT_SLACK * m + 1;
+}
+
 static int tier_stands(struct tier_eval *e, struct tier_verdict *v)
 {
 	int g = e->g, joins = 0, alive = g;
@@ -524,7 +564,8 @@ static int tier_stands(struct tier_eval *e, struct tier_verdict *v)
 	 * node's pairs (docs/latency-map.md: one pair between two lone nodes is a link, slow or not:
 	 * pair_lone decides; one node's pairs are its offset, a slow node) */
 	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) &&
-		(e->uu ? j.wc / 2 >= 2 && rests_on_one_node(e, &j) == 0 : grouped(&j) * 2 >= e->n);
+		(e->uu ? j.wc / 2 >= 2 && rests_on_one_node(e, &j) == 0 : grouped(&j) * 2 >= e->n) &&
+		tier_fits(e, &j);
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
 out:
