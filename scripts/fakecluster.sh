@@ -49,6 +49,10 @@ up options:
   --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
   --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
   --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+  --pair-jitter N        half the pairs of nodes (at random by their addresses, the same
+                         both ways) pay N us more each way: pair offsets that follow no
+                         switch, as ECMP paths and cable lengths give (default 0 = none)
+  --pair-seed N          which half (default 1)
   --place NODE=RACK      put NODE in rack RACK (1-based) instead of where --racks and
                          --interleave put it (repeatable): "one node moved to another rack"
   --interleave           number the nodes across racks in turn (node01 in rack 1, node02
@@ -146,12 +150,12 @@ check_delay() {
 parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
-	opt_place=()
+	opt_place=() opt_pair_jitter=0 opt_pair_seed=1
 	opt_slurm=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
-			--core-delay-us | --degrade | --place)
+			--core-delay-us | --degrade | --place | --pair-jitter | --pair-seed)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
@@ -176,6 +180,8 @@ parse_up() {
 	check_rate --core-rate "$opt_core_rate"
 	check_delay --uplink-delay-us "$opt_uplink_delay_us"
 	check_delay --core-delay-us "$opt_core_delay_us"
+	check_delay --pair-jitter "$opt_pair_jitter"
+	[[ $opt_pair_seed =~ ^[0-9]{1,9}$ ]] || die_usage "--pair-seed: '$opt_pair_seed' is not a whole number (up to 9 digits)"
 	layout_nodes
 	place_nodes
 	layout_spines
@@ -197,6 +203,7 @@ parse_up() {
 	if [ ${#opt_place[@]} -gt 0 ]; then
 		canonical+=" place=$(printf '%s\n' "${opt_place[@]}" | sort | paste -sd, -)"
 	fi
+	[ "$opt_pair_jitter" = 0 ] || canonical+=" pair_jitter_us=$opt_pair_jitter pair_seed=$opt_pair_seed"
 	[ "$opt_slurm" = 0 ] || canonical+=" slurm=1"
 }
 
@@ -346,11 +353,11 @@ shape() {
 	fi
 }
 
-# delay NS DEV US: the BPF busy-wait on DEV's egress (nothing when US is 0 or
-# BPF turned out unusable: then only bandwidth separates the tiers).
+# delay NS DEV US [OBJ]: the BPF busy-wait on DEV's egress (nothing when US is 0
+# or BPF turned out unusable: then only bandwidth separates the tiers).
 delay() {
 	[ "$3" -gt 0 ] && [ "$bpf_ok" = 1 ] || return 0
-	local obj=$BUILD/delay-${3}us.o
+	local obj=${4:-$BUILD/delay-${3}us.o}
 	if ! { tc -n "$1" qdisc add dev "$2" clsact &&
 		tc -n "$1" filter add dev "$2" egress bpf da obj "$obj" sec tc; } >"$BUILD/tc.err" 2>&1; then
 		warn "BPF delay unavailable (tc: $(grep -m 1 -iE 'error|invalid|fail' "$BUILD/tc.err" || head -n 1 "$BUILD/tc.err")):" \
@@ -364,7 +371,8 @@ delay() {
 build_delay_objects() {
 	bpf_ok=1
 	local us clang arch
-	[ "$opt_uplink_delay_us" -gt 0 ] || { [ -n "$opt_spines" ] && [ "$opt_core_delay_us" -gt 0 ]; } || return 0
+	[ "$opt_uplink_delay_us" -gt 0 ] || { [ -n "$opt_spines" ] && [ "$opt_core_delay_us" -gt 0 ]; } ||
+		[ "$opt_pair_jitter" -gt 0 ] || return 0
 	clang=$(find_clang) || { echo "$PROG: clang not found: install the Debian package 'clang'" \
 		"(or pass --uplink-delay-us 0 --core-delay-us 0 for bandwidth-only separation)" >&2; exit 2; }
 	[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "$PROG: bpf/bpf_helpers.h not found: install the" \
@@ -378,6 +386,11 @@ build_delay_objects() {
 			-c "$LIBDIR/delay.bpf.c" -o "$BUILD/delay-${us}us.o" ||
 			die "compiling $LIBDIR/delay.bpf.c failed"
 	done
+	if [ "$opt_pair_jitter" -gt 0 ]; then
+		"$clang" -O2 -g -target bpf -I"/usr/include/$arch" -DPAIR_NS="${opt_pair_jitter}000ULL" \
+			-DPAIR_SEED="${opt_pair_seed}ULL" -c "$LIBDIR/delay.bpf.c" -o "$BUILD/pair.o" ||
+			die "compiling $LIBDIR/delay.bpf.c (pair offsets) failed"
+	fi
 }
 
 # uplink NS_LOW NS_HIGH RATE DELAY_US: the link from a lower switch to the one
@@ -484,6 +497,7 @@ build_fabric() {
 		link_add "$ns" eth0 "${NS_PREFIX}leaf${node_rack[i]}" "$node"
 		ip -n "$ns" addr add "$(node_ip "$i")/$PREFIX_LEN" dev eth0
 		shape "$ns" eth0 "$(node_rate "$node")"
+		delay "$ns" eth0 "$opt_pair_jitter" "$BUILD/pair.o"
 		shape "${NS_PREFIX}leaf${node_rack[i]}" "$node" "$(node_rate "$node")"
 	done
 	wait_forwarding

@@ -308,6 +308,74 @@ static void test_no_structure_invented(void)
 	lognormal = 0;
 }
 
+static int count_kind(const struct infer_result *r, int kind)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->nsuspects; i++)
+		k += r->suspects[i].kind == kind;
+	return k;
+}
+
+/* The effect floors (docs/judging.md), each on both sides, at 0.3% noise, where every planted
+ * difference is many noise sigmas out: only the floor decides. A slow node must add 10% of the
+ * lowest level: +6% is not named, +20% is. */
+static void test_slow_node_floor(void)
+{
+	static const int racks[] = { 6, 6, 6, 6 };
+	static const double lv[] = { 10, 60, 60 };
+
+	for (int side = 0; side < 2; side++) {
+		lognormal = 1;
+		build(&t, racks, 4, 0, lv, 0.003);
+		lognormal = 0;
+		double off = side ? 2.0 : 0.6; /* µs on a 10 µs leaf */
+		for (int j = 0; j < t.n; j++)
+			if (j != 7) {
+				t.lat[(size_t)7 * t.n + j] += (float)off;
+				t.lat[(size_t)j * t.n + 7] += (float)off;
+			}
+		struct infer_result r = run(&t, 0);
+		CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf));
+		CHECK(has_suspect(&r, SUSPECT_SLOW_NODE, 7) == side);
+		CHECK(count_kind(&r, SUSPECT_SLOW_NODE) == side);
+		done(&t, &r);
+	}
+}
+
+/* A slow (or fast) link must be off its tier by half the step to the next tier, or by the
+ * tier's level when that is less: on a 10 µs leaf under a 60 µs spine, +4 µs (40%, a pair
+ * offset) is not named, +12 µs (twice the latency) is; -4 µs is no fast link. */
+static void test_link_floor(void)
+{
+	static const int racks[] = { 6, 6, 6, 6 };
+	static const double lv[] = { 10, 60, 60 };
+
+	for (int side = 0; side < 2; side++) {
+		int a = -1, b = -1, c = -1, d = -1;
+
+		lognormal = 1;
+		build(&t, racks, 4, 0, lv, 0.003);
+		lognormal = 0;
+		for (int i = 0; i < t.n; i++)
+			if (t.leaf[i] == 1)
+				b = a < 0 ? -1 : b < 0 ? i : b, a = a < 0 ? i : a;
+		for (int i = 0; i < t.n; i++)
+			if (t.leaf[i] == 2)
+				d = c < 0 ? -1 : d < 0 ? i : d, c = c < 0 ? i : c;
+		CHECK(a >= 0 && b >= 0 && c >= 0 && d >= 0);
+		double up = side ? 12 : 4;
+		t.lat[(size_t)a * t.n + b] += (float)up, t.lat[(size_t)b * t.n + a] += (float)up;
+		t.lat[(size_t)c * t.n + d] -= 4, t.lat[(size_t)d * t.n + c] -= 4;
+		struct infer_result r = run(&t, 0);
+		CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf));
+		CHECK(count_kind(&r, SUSPECT_SLOW_LINK) == side && has_suspect(&r, SUSPECT_SLOW_LINK, a) == side);
+		CHECK(count_kind(&r, SUSPECT_FAST_LINK) == 0);
+		CHECK(count_kind(&r, SUSPECT_SLOW_NODE) == 0);
+		done(&t, &r);
+	}
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -320,5 +388,7 @@ int main(void)
 	RUN(test_many_nodes);
 	RUN(test_emulated_small);
 	RUN(test_no_structure_invented);
+	RUN(test_slow_node_floor);
+	RUN(test_link_floor);
 	CHECK_EXIT();
 }

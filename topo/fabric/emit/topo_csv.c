@@ -112,8 +112,13 @@ static void suspect_text(const struct emit_topo *t, const struct suspect *s, cha
 		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, v, kind, e);
 		break;
 	case SUSPECT_JITTERY_LINK:
-		*metric = "lat_p50_us";
-		snprintf(why, wl, "%s-%s: p50 %.1f us over a minimum of %.1f us, p99 %.1f us, far beyond the other pairs under a %s switch: a congested or flapping link, or a busy host", a, b, v, e, x, kind);
+		if (s->rule == SUSP_JITTER_P99) {
+			*metric = "lat_p99_us";
+			snprintf(why, wl, "%s-%s: p99 %.1f us, %.0f times its p50 of %.1f us (minimum %.1f us), far beyond the other pairs under a %s switch: a heavy tail (a flapping link, drops and retransmits, a preempted host)", a, b, v, v / e, e, x, kind);
+		} else {
+			*metric = "lat_p50_us";
+			snprintf(why, wl, "%s-%s: p50 %.1f us, %.1f times its minimum of %.1f us (p99 %.1f us), far beyond the other pairs under a %s switch: a congested link or a busy host", a, b, v, v / e, e, x, kind);
+		}
 		break;
 	default:
 		*metric = "";

@@ -12,6 +12,7 @@
 #define HUBER 2.0          /* pairs beyond HUBER sigmas weigh less (robust to slow links) */
 #define SAMPLE_MAX 65536   /* residuals sampled for the spread */
 #define HIST_BINS (1 << 18) /* value bins (see bin_of) for exact medians in two passes */
+#define SLOW_NODE_FLOOR 0.1 /* a slow node adds at least this share of the lowest level (judging.md) */
 
 /* µs of pair (i, j) from d and the offsets it was built with */
 static inline double pair_us(const struct infer_ctx *c, float x, int i, int j)
@@ -300,7 +301,8 @@ static void suspect_add(struct infer_result *r, int kind, int a, int b, double v
 }
 
 /* A node whose offset stands far out of everybody's: beyond 5 spreads of the offsets (MAD),
- * 5 of its own standard error, and 2% of the lowest level. */
+ * 5 of its own standard error, and the effect floor: 10% of the lowest level (docs/judging.md:
+ * a node that adds less to every path is nothing anyone would replace a NIC for). */
 static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r, float *buf)
 {
 	int n = c->n;
@@ -310,7 +312,7 @@ static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, s
 		buf[i] = fabsf((float)m->off[i]);
 	double spread = 1.4826 * infer_select(buf, (size_t)n, (size_t)(n - 1) / 2);
 	for (int i = 0; i < n; i++) {
-		double thr = fmax(5 * spread, fmax(5 * m->se[i], 0.02 * h0));
+		double thr = fmax(5 * spread, fmax(5 * m->se[i], SLOW_NODE_FLOOR * h0));
 
 		if (isfinite(thr) && m->off[i] > thr)
 			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, m->off[i], 0, -1);

@@ -120,7 +120,7 @@ static double node_bw_ratio(int a, const struct infer_result *r, const struct su
 	return med;
 }
 
-void susp_value(int kind, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
+void susp_value(int kind, int rule, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
 		 const struct susp_opts *o, double *value, double *expected, double *extra)
 {
 	int n = m->n, t = b >= 0 ? pair_tier(r, a, b) : r->ntiers;
@@ -148,15 +148,23 @@ void susp_value(int kind, int a, int b, const struct infer_result *r, const stru
 		*expected = t < r->ntiers ? r->bw_p50_GBps[t] : NAN;
 		break;
 	case SUSPECT_JITTERY_LINK: {
-		/* the worse direction: the higher p50 (then p99) */
+		/* the worse direction by the rule's figure: the higher p50 (then p99), or p99 */
+		const float *by = rule == SUSP_JITTER_P99 ? m->lat_p99 : m->lat_p50;
+		const float *then = rule == SUSP_JITTER_P99 ? m->lat_p50 : m->lat_p99;
 		int s = a, d = b;
-		float pa = cell(m->lat_p50, n, a, b), pb = cell(m->lat_p50, n, b, a);
+		float pa = cell(by, n, a, b), pb = cell(by, n, b, a);
 
-		if (isnan(pa) || pb > pa || (pb == pa && cell(m->lat_p99, n, b, a) > cell(m->lat_p99, n, a, b)))
+		if (isnan(pa) || pb > pa || (pb == pa && cell(then, n, b, a) > cell(then, n, a, b)))
 			s = b, d = a;
-		*value = cell(m->lat_p50, n, s, d);
-		*expected = cell(m->lat_min, n, s, d);
-		*extra = cell(m->lat_p99, n, s, d);
+		if (rule == SUSP_JITTER_P99) {
+			*value = cell(m->lat_p99, n, s, d);
+			*expected = cell(m->lat_p50, n, s, d);
+			*extra = cell(m->lat_min, n, s, d);
+		} else {
+			*value = cell(m->lat_p50, n, s, d);
+			*expected = cell(m->lat_min, n, s, d);
+			*extra = cell(m->lat_p99, n, s, d);
+		}
 		break;
 	}
 	default:
@@ -221,8 +229,8 @@ static int direction_jittery(const struct susp_matrices *m, const struct susp_op
 
 	if (isnan(mn) || isnan(p50) || isnan(p99))
 		return 0;
-	return (p50 >= o->p50_ratio * mn && p50 - mn > ref->x50[t]) ||
-	       (p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t]);
+	return (p50 >= o->p50_ratio * mn && p50 - mn > ref->x50[t] ? SUSP_JITTER_P50 : 0) |
+	       (p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t] ? SUSP_JITTER_P99 : 0);
 }
 
 static int jittery_links(const struct infer_result *r, const struct susp_matrices *m, const struct susp_opts *o,
@@ -242,9 +250,13 @@ static int jittery_links(const struct infer_result *r, const struct susp_matrice
 						   .state = SUSP_CANDIDATE, .value2 = NAN, .expected2 = NAN,
 						   .extra2 = NAN };
 
-			if (t >= r->ntiers || !(direction_jittery(m, o, &ref, t, i, j) || direction_jittery(m, o, &ref, t, j, i)))
+			int why = t < r->ntiers ? direction_jittery(m, o, &ref, t, i, j) | direction_jittery(m, o, &ref, t, j, i) : 0;
+
+			if (!why)
 				continue;
-			susp_value(s.kind, i, j, r, m, o, &s.value, &s.expected, &s.extra);
+			/* a lasting shift says more than a tail: the p50 rule first */
+			s.rule = why & SUSP_JITTER_P50 ? SUSP_JITTER_P50 : SUSP_JITTER_P99;
+			susp_value(s.kind, s.rule, i, j, r, m, o, &s.value, &s.expected, &s.extra);
 			if ((rc = list_add(out, &s)))
 				return rc;
 		}
@@ -400,7 +412,7 @@ int susp_decide(const struct susp_list *first, const struct susp_list *after, co
 		struct suspect s = first->s[i];
 		int again = find(after, &s);
 
-		susp_value(s.kind, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
+		susp_value(s.kind, s.rule, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
 		if (!susp_retested(&s, n, retested))
 			s.state = SUSP_NOT_RETESTED;
 		else

@@ -44,6 +44,10 @@ struct susp_opts {
 };
 void susp_opts_default(struct susp_opts *o);
 
+/* jittery_link: what stood out, p50 over the minimum (a lasting shift: a congested link) or
+ * p99 over p50 (a heavy tail: a flapping link, a preempted host) */
+enum susp_jitter_rule { SUSP_JITTER_P50 = 1, SUSP_JITTER_P99 = 2 };
+
 enum susp_state { SUSP_CANDIDATE, SUSP_HELD, SUSP_NOT_HELD, SUSP_NOT_RETESTED, SUSP_NEW };
 /* "candidate", "held", "did not hold", "not re-tested", "only on re-test" */
 const char *susp_state_name(int state);
@@ -53,9 +57,11 @@ struct suspect {
 	int a, b;             /* nodes; b = -1 for a node; a->b for a direction (low_bw_link) */
 	int tier;             /* tier of the pair in the map, -1 for a node */
 	int state;            /* enum susp_state */
+	int rule;             /* jittery_link: the rule that named it (enum susp_jitter_rule),
+			       * kept through the confirmation; 0 for the other kinds */
 	/* first and confirming figure (NAN: none). value: what was measured (µs, GB/s, a ratio),
-	 * expected: what its tier gives; jittery_link: value = p50, expected = min, extra = p99 of
-	 * the worse direction */
+	 * expected: what its tier gives; jittery_link, of the worse direction: by its p50, value =
+	 * p50, expected = min, extra = p99; by its p99, value = p99, expected = p50, extra = min */
 	double value, expected, extra;
 	double value2, expected2, extra2;
 };
@@ -77,7 +83,7 @@ int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
  * bandwidth to their tier's (expected 1); a link's latency (the mean of both directions'
  * minimum, expected the tier's p50); a direction's bandwidth (expected the tier's p50); a
  * jittery link's worse direction. NAN where not measured. */
-void susp_value(int kind, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
+void susp_value(int kind, int rule, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
 		 const struct susp_opts *o, double *value, double *expected, double *extra);
 
 /* Every pair behind the suspects of l that are in state SUSP_CANDIDATE, each once, a < b, in
