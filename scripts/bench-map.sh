@@ -11,24 +11,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
-n=10 seed=$RANDOM
+runs=10 seed=$RANDOM
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seed) seed=$2; shift 2 ;;
-	[1-9]*) n=$1; shift ;;
+	[1-9]*) runs=$1; shift ;;
 	*) echo "usage: $0 [N] [--seed S]" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench-map: needs root (network namespaces)" >&2; exit 2; }
 make --no-print-directory -s fabprobe
 FC=scripts/fakecluster.sh
-OPTS=(-c 1 -n 500 --lat-warmup 50 -s 1M -W 16 --bw-iters 4 --bw-warmup 1 --coll-max 64K --no-progress)
+# the demo's options, from the demo itself (one place to change them)
+read -ra OPTS <<< "$(sed -n 's/^OPTS=(\(.*\) --name demo)$/\1/p' scripts/demo.sh)"
+[ ${#OPTS[@]} -gt 0 ] || { echo "bench-map: no OPTS=(... --name demo) line in scripts/demo.sh" >&2; exit 1; }
+OPTS+=(--no-progress)
 tmp=$(mktemp -d)
 trap '$FC down >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 RANDOM=$seed
-echo "bench-map: $n clusters, seed $seed"
+echo "bench-map: $runs clusters, seed $seed"
 exact=0 false=0 missed=0 times=()
-for k in $(seq "$n"); do
+for k in $(seq "$runs"); do
 	nracks=$((3 + RANDOM % 3)) nodes=$((8 + RANDOM % 5))
 	sizes=() left=$nodes
 	for r in $(seq "$nracks"); do # every rack at least one node, the rest dealt at random
@@ -93,5 +96,5 @@ for k in $(seq "$n"); do
 		"${named:-nobody}" "$secs"
 	[ $ok = 1 ] || cp -r "$tmp/r$k" "/tmp/bench-map-r$k-$seed" 2>/dev/null || true
 done
-echo "$exact of $n exact, $false false suspects, $missed missed faults"
+echo "$exact of $runs exact, $false false suspects, $missed missed faults"
 summary "seconds per run" "${times[@]}"

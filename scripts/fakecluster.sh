@@ -698,6 +698,7 @@ cmd_mpirun() {
 		--mca plm_rsh_agent "$LIBDIR/rsh-agent" \
 		--mca plm_rsh_no_tree_spawn 1 \
 		--mca hwloc_base_binding_policy none \
+		--mca mpi_yield_when_idle 1 \
 		--mca pml ob1 --mca btl tcp,self \
 		--mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" \
 		"$@" 2>&"$filter" {filter}>&- || rc=$?

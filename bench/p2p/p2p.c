@@ -78,8 +78,8 @@ double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
 		const struct p2p_size *z = &o->sizes[i];
 		double wire = (double)z->bytes / (GBps * 1e9);
 
-		if (z->lat)
-			t += (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
+		if (z->lat) /* every latency pass (--lat-passes) */
+			t += (double)o->lat_passes * (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
 		if (z->bw)
 			t += (double)(o->bw_iters + warm) *
 			     ((double)o->window * wire + 2 * lat_us * 1e-6);

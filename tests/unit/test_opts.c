@@ -283,9 +283,15 @@ static void test_estimate(void)
 {
 	struct p2p_opts o;
 
-	parse("-l 8 -s none -n 1000 --lat-warmup 0", &o);
+	parse("-l 8 -s none -n 1000 --lat-warmup 0 --lat-passes 1", &o);
 	/* 1000 round trips of 2 x 10 µs (the 8 B on the wire ~0), both directions = 40 ms */
 	CHECK_NEAR(p2p_pair_estimate(&o, 10, 1e6), 0.04, 1e-4);
+	parse("-l 8 -s none -n 1000 --lat-warmup 0", &o);
+	/* the same in the default two latency passes */
+	CHECK_NEAR(p2p_pair_estimate(&o, 10, 1e6), 0.08, 1e-4);
+	CHECK(parse("--lat-passes 0", &o) == FP_EUSAGE && strstr(err, "--lat-passes"));
+	CHECK(parse("--lat-passes 5", &o) == FP_EUSAGE && parse("--lat-passes x", &o) == FP_EUSAGE);
+	CHECK(parse("--lat-passes 4", &o) == 0 && o.lat_passes == 4);
 	parse("-l none -s 1M --window 10 --bw-iters 4 --bw-warmup 1", &o);
 	/* 4 timed windows of 10 MiB and a warm-up of two (two windows that agree), at 1 GB/s,
 	 * both directions, latency ~0 */
