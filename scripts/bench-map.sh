@@ -88,13 +88,16 @@ for k in $(seq "$runs"); do
 		[ "$got" = "$want" ] || ok=0 why="${why:+$why; }$got tiers, truth $want"
 	fi
 	named=$(cat "$tmp/r$k"/suspects*.csv 2>/dev/null | awk -F, '$1 != "kind" { print $2 }' | tr ' ' '\n' | sed '/^$/d' | sort -u | paste -sd' ' -)
+	kinds=$(cat "$tmp/r$k"/suspects*.csv 2>/dev/null | awk -F, '$1 != "kind" { print $1 }' | sort -u | paste -sd' ' -)
 	f_here=0 m_here=0
 	for h in $named; do [ "$h" = "$slow" ] || f_here=$((f_here + 1)); done
 	if [ -n "$slow" ] && ! [[ " $named " == *" $slow "* ]]; then m_here=1; fi
 	exact=$((exact + ok)) false=$((false + f_here)) missed=$((missed + m_here))
-	printf 'run %2d: %-60s %s, named: %s, %d s\n' "$k" "$what" "$([ $ok = 1 ] && echo exact || echo "NOT exact ($why)")" \
-		"${named:-nobody}" "$secs"
-	[ $ok = 1 ] || cp -r "$tmp/r$k" "/tmp/bench-map-r$k-$seed" 2>/dev/null || true
+	printf 'run %2d: %-60s %s, named: %s%s, %d s\n' "$k" "$what" "$([ $ok = 1 ] && echo exact || echo "NOT exact ($why)")" \
+		"${named:-nobody}" "${kinds:+ ($kinds)}" "$secs"
+	if [ $ok = 0 ] || [ $f_here -gt 0 ] || [ $m_here -gt 0 ]; then # kept for a look
+		cp -r "$tmp/r$k" "/tmp/bench-map-r$k-$seed" 2>/dev/null && cp /run/fabprobe-fakecluster/truth.csv "/tmp/bench-map-r$k-$seed/" || true
+	fi
 done
 echo "$exact of $runs exact, $false false suspects, $missed missed faults"
 summary "seconds per run" "${times[@]}"

@@ -504,8 +504,6 @@ static void path_summary(const struct p2p_run *run, const struct p2p_matrices *m
 	free(order);
 }
 
-/* Every step: agree that all is well (rank 0 reports its last write), measure this step's
- * pairs, gather the records to rank 0, which writes them. */
 /* An earlier latency pass over the steps of sc, in another order than the last pass's (pass p
  * of the earlier ones: reversed and rotated by (p + 1)/passes of the steps, so that no step
  * is measured twice in a row, and the path's first step, cold, is not the first again): each
@@ -528,7 +526,10 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 
 			if (q->a != w->my_ep && q->b != w->my_ep)
 				continue;
-			pair_run(run, tr, ctx, ports, peer, (unsigned)k, k - sc->step_first[s]);
+			/* a sequence number of its own per pass: a message left over from a pair that
+			 * timed out never matches the same pair's next pass */
+			pair_run(run, tr, ctx, ports, peer, (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs),
+				 k - sc->step_first[s]);
 			lat_keep_best(run, peer);
 		}
 	}
@@ -536,6 +537,8 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 	return rc;
 }
 
+/* Every step: agree that all is well (rank 0 reports its last write), measure this step's
+ * pairs, gather the records to rank 0, which writes them. */
 static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
 		      const struct tr_port *ports, const struct sched *sc, const struct p2p_path_out *po,
 		      struct p2p_matrices *m)
