@@ -354,8 +354,56 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
  * beyond 4 standard errors (a slow node) is kept whole when it is below lo, or below the
  * node's own spread (its row's median less its nearest pair: the node has pairs clearly
- * nearer than its others). Beyond both, the node is more likely on a switch of its own than
- * that slow: with one other switch in the fabric, the two cannot be told apart. */
+ * nearer than its others), and, for a slow one, when it shows in the node's far pairs too
+ * (offset_reaches_far). Beyond both, the node is more likely on a switch of its own than that
+ * slow: with one other switch in the fabric, the two cannot be told apart. */
+/* Whether node i's offset o (µs) shows in its far pairs too, as an offset must: against its
+ * nearest node j, over the columns in the far half of j's row, the median of
+ * lat(i, z) - lat(j, z) must not stand clearly below o / 2 (3 of its standard errors, from the
+ * pair noise). A node alone on its leaf beside a leaf of several, under one spine with more
+ * spines around, reads like a slow node of that leaf from its near pairs only; its pairs across
+ * the core carry no such offset. 1 when it shows (or too few far pairs say anything), 0 when
+ * not. buf: n floats of scratch. */
+static int offset_reaches_far(const struct infer_ctx *c, int i, double o, float *buf)
+{
+	int n = c->n, j = -1, k = 0;
+	float best = INFINITY, med;
+
+	for (int z = 0; z < n; z++) {
+		float v = z == i ? NAN : sym_of(c->lat, n, i, z);
+
+		if (v < best)
+			best = v, j = z;
+	}
+	if (j < 0)
+		return 1;
+	for (int z = 0; z < n; z++) {
+		float v = z == i || z == j ? NAN : sym_of(c->lat, n, j, z);
+
+		if (!isnan(v) && !isnan(sym_of(c->lat, n, i, z)))
+			buf[k++] = v;
+	}
+	if (k < 6)
+		return 1;
+	med = infer_median(buf, (size_t)k);
+	double far = 0;
+	int m = 0;
+	for (int z = 0; z < n; z++) {
+		float a = z == i || z == j ? NAN : sym_of(c->lat, n, i, z), b = z == j ? NAN : sym_of(c->lat, n, j, z);
+
+		if (!isnan(a) && !isnan(b) && b >= med) {
+			buf[m++] = a - b;
+			far += b;
+		}
+	}
+	if (m < 3)
+		return 1;
+	far /= m;
+	double d = infer_median(buf, (size_t)m), se = 1.25 * sqrt(2.0) * c->sigma * far / sqrt((double)m);
+
+	return !(d < o / 2 && o / 2 - d > 3 * se);
+}
+
 void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf)
 {
 	int n = c->n, k = 0;
@@ -376,7 +424,8 @@ void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double 
 	for (int i = 0; i < n; i++) {
 		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
 
-		if (fabs(o[i]) > 4 * sqrt(s2) && (fabs(o[i]) <= lo || fabs(o[i]) < c->spread[i]))
+		if (fabs(o[i]) > 4 * sqrt(s2) && (fabs(o[i]) <= lo || fabs(o[i]) < c->spread[i]) &&
+		    (o[i] < 0 || offset_reaches_far(c, i, o[i], buf)))
 			continue;
 		o[i] *= tau2 > 0 ? tau2 / (tau2 + s2) : 0;
 	}
