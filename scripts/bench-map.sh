@@ -61,7 +61,8 @@ for k in $(seq "$runs"); do
 	fi
 	slow=''
 	if [ $((RANDOM % 2)) -eq 0 ]; then
-		slow=$(printf 'node%02d' $((1 + RANDOM % nodes)))
+		pick=$((1 + RANDOM % nodes)) # drawn here: \$RANDOM in a \$(...) is reseeded, not the seed's
+		slow=$(printf 'node%02d' "$pick")
 		args+=(--degrade "$slow=1gbit")
 		what+=", $slow slowed"
 	fi
