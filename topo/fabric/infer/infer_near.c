@@ -354,8 +354,8 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
  * beyond 4 standard errors (a slow node) is kept whole when it is below lo, or below the
  * node's own spread (its row's median less its nearest pair: the node has pairs clearly
- * nearer than its others), and, for a slow one, when it shows in the node's far pairs too
- * (offset_reaches_far). Beyond both, the node is more likely on a switch of its own than that
+ * nearer than its others) and, for a slow one, shows in the node's far pairs too
+ * (offset_reaches_far, asked only of offsets above lo: few nodes). Beyond both, the node is more likely on a switch of its own than that
  * slow: with one other switch in the fabric, the two cannot be told apart. */
 /* Whether node i's offset o (µs) shows in its far pairs too, as an offset must: against its
  * nearest node j, over the columns in the far half of j's row, the median of
@@ -424,8 +424,8 @@ void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double 
 	for (int i = 0; i < n; i++) {
 		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
 
-		if (fabs(o[i]) > 4 * sqrt(s2) && (fabs(o[i]) <= lo || fabs(o[i]) < c->spread[i]) &&
-		    (o[i] < 0 || offset_reaches_far(c, i, o[i], buf)))
+		if (fabs(o[i]) > 4 * sqrt(s2) &&
+		    (fabs(o[i]) <= lo || (fabs(o[i]) < c->spread[i] && (o[i] < 0 || offset_reaches_far(c, i, o[i], buf)))))
 			continue;
 		o[i] *= tau2 > 0 ? tau2 / (tau2 + s2) : 0;
 	}

@@ -24,6 +24,7 @@
 #define TIER_FEW 4      /* nodes in a group below which its pairs are judged one by one */
 #define FIT_Z 4          /* tier_fits: standard deviations of the count of pairs across the midway */
 #define FIT_SLACK 0.03   /* and the share of its pairs a tier may have there beyond the noise's */
+#define FIT_SAMPLE ((size_t)1 << 21) /* pairs tier_fits counts at most (a sample beyond) */
 #define LONE_Z 6         /* pair sigmas below its next tier for two lone nodes to share a switch */
 
 struct tier_eval {
@@ -480,35 +481,51 @@ static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *
  * (W + b) / 2 with the chance Phi(-(b - W) / (2 sigma)) and no more. A switch tier is a block
  * structure; pair offsets that follow no switch (ECMP paths of two lengths, a host's spells)
  * split a leaf only into groups whose pairs cross the midway far more often than that: the
- * tier is refused. The test counts pairs, O(N^2), once per tier judged. Returns 1 when the
- * tier's pairs fit it, 0 when not. */
+ * tier is refused. The test counts the pairs, or a sample of about FIT_SAMPLE of them (every
+ * stride-th of each row) on large fabrics, once per tier judged. Returns 1 when the tier's
+ * pairs fit it, 0 when not. */
 static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 {
 	const struct infer_ctx *c = e->c;
 	double w = j->ws / j->wc, m = 0, bad = 0, expect = 0, var = 0;
+	int n = e->n, g = j->g, *gn = malloc(sizeof *gn * (size_t)n);
+	int stride = (int)(tri(n, 0) / FIT_SAMPLE + 1); /* a sample of every stride-th pair */
+	double *bn = malloc(sizeof *bn * (size_t)g), *pn = malloc(sizeof *pn * (size_t)g);
 
-	for (int x = 1; x < e->n; x++)
-		for (int y = 0; y < x; y++) {
-			int gx = e->ug[e->unit[x]], gy = e->ug[e->unit[y]];
-			float d = c->d[tri(x, y)];
-			double b, p;
+	if (!gn || !bn || !pn) { /* no memory for the test: the tier stands on the others */
+		free(gn);
+		free(bn);
+		free(pn);
+		return 1;
+	}
+	for (int x = 0; x < n; x++)
+		gn[x] = e->ug[e->unit[x]];
+	for (int k = 0; k < g; k++) { /* per group: its nearest's mean and the chance of a cross */
+		bn[k] = j->alive[k] && j->near[k] >= 0 ? mean_between(e, k, j->near[k]) : INFINITY;
+		pn[k] = isfinite(bn[k]) && bn[k] > w ? 0.5 * erfc((bn[k] - w) / (2 * c->sigma) / sqrt(2)) : -1;
+	}
+	for (int x = 1; x < n; x++) {
+		const float *row = c->d + tri(x, 0);
 
-			if (isnan(d) || e->comp[x] != e->comp[y])
-				continue;
-			if (gx == gy && e->unit[x] != e->unit[y])
-				b = j->near[gx] >= 0 ? mean_between(e, gx, j->near[gx]) : INFINITY;
-			else if (gx != gy && (j->near[gx] == gy || j->near[gy] == gx))
-				b = mean_between(e, gx, gy);
+		for (int y = x % stride; y < x; y += stride) {
+			int gx = gn[x], gy = gn[y], k;
+			float d = row[y];
+
+			if (gx == gy)
+				k = e->unit[x] != e->unit[y] ? gx : -1;
 			else
+				k = j->near[gx] == gy ? gx : j->near[gy] == gx ? gy : -1;
+			if (k < 0 || pn[k] < 0 || isnan(d) || e->comp[x] != e->comp[y])
 				continue;
-			if (!isfinite(b) || !(b > w))
-				continue;
-			p = 0.5 * erfc((b - w) / (2 * c->sigma) / sqrt(2));
 			m++;
-			expect += p;
-			var += p * (1 - p);
-			bad += gx == gy ? d > (w + b) / 2 : d < (w + b) / 2;
+			expect += pn[k];
+			var += pn[k] * (1 - pn[k]);
+			bad += gx == gy ? d > (w + bn[k]) / 2 : d < (w + bn[k]) / 2;
 		}
+	}
+	free(gn);
+	free(bn);
+	free(pn);
 	return bad <= expect + FIT_Z * sqrt(var) + FIT_SLACK * m + 1;
 }
 
