@@ -45,9 +45,14 @@ uplink_tx() { # bytes sent by every leaf into its uplink
 	echo $sum
 }
 # suspects DIR: the suspects every suspects file of a run names ("kind hosts", one a line);
-# show_suspects DIR: the first of them as "#" comments
+# show_suspects DIR: the first of them as "#" comments, with what they rest on (metric, value,
+# expected, first pass, state), and the cross-core probe of the run: a failure in CI says why
 suspects() { cat "$1"/suspects*.csv 2>/dev/null | awk -F, '$1 != "kind" { print $1, $2 }'; }
-show_suspects() { suspects "$1" | head -8 | sed 's/^/#   /'; }
+show_suspects() {
+	cat "$1"/suspects_*.csv 2>/dev/null | awk -F, '$1 != "kind" { print $1, $2, $3, $4, $5, $6, $7, $8 }' |
+		head -12 | sed 's/^/#   /'
+	grep -o '"cross_core_probe": {[^}]*}' "$1/meta.json" 2>/dev/null | sed 's/^/#   /'
+}
 # same_groups CSV-A COL-A CSV-B COL-B: the two files group the hosts the same way
 same_groups() {
 	[ "$(awk -F, -v c="$2" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$1" | sort)" = \
