@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fabric/infer/infer.h"
@@ -376,6 +377,92 @@ static void test_link_floor(void)
 	}
 }
 
+/* In a leaf of 3, a node's two leaf pairs +25% (pair offsets: a longer cable, another path)
+ * fit a slow node exactly; its pairs beyond the leaf do not carry it, so it is no slow_node. A
+ * node +25% on every path, in the same place, is one. */
+static void test_slow_node_small_leaf(void)
+{
+	static const int racks[] = { 3, 3, 3, 3 };
+	static const double lv[] = { 16, 70, 70 };
+
+	for (int every = 0; every < 2; every++) {
+		lognormal = 1;
+		build(&t, racks, 4, 0, lv, 0.01);
+		lognormal = 0;
+		for (int j = 1; j < t.n; j++)
+			if (every || t.leaf[j] == t.leaf[0]) {
+				t.lat[(size_t)0 * t.n + j] += 4;
+				t.lat[(size_t)j * t.n + 0] += 4;
+			}
+		struct infer_result r = run(&t, 0);
+		CHECK(r.ntiers == 2 && same_partition(&r, 0, t.leaf));
+		CHECK(has_suspect(&r, SUSPECT_SLOW_NODE, 0) == every);
+		CHECK(count_kind(&r, SUSPECT_SLOW_NODE) == every);
+		done(&t, &r);
+	}
+}
+
+/* the pairs a tier boundary rests on (infer_boundary_pairs, the confirmation re-measures them):
+ * per boundary, the slowest pairs inside the tier's groups and the fastest between them, by
+ * brute force; no pair twice, nor one the caller already planned; none without a boundary */
+static int lct(const struct infer_result *r, int a, int b)
+{
+	int k = 0;
+
+	while (k < r->ntiers - 1 && r->group[(size_t)k * r->n + a] != r->group[(size_t)k * r->n + b])
+		k++;
+	return k;
+}
+
+static float symv(const struct tree *x, int a, int b)
+{
+	return (x->lat[(size_t)a * x->n + b] + x->lat[(size_t)b * x->n + a]) / 2;
+}
+
+static void test_boundary_pairs(void)
+{
+	static const int racks[] = { 4, 4, 3, 5, 2, 4 };
+	static const double lv[] = { 1.5, 2.1, 2.8 };
+	int out[2 * 64];
+
+	build(&t, racks, 6, 2, lv, 0.02);
+	struct infer_result r = run(&t, 0);
+	CHECK(r.ntiers == 3);
+	int got = infer_boundary_pairs(&r, t.lat, t.n, out, 0, 64);
+	CHECK_EQ(got, 4 * INFER_BOUNDARY_PAIRS);
+	for (int k = 0; k < got; k++) {
+		int a = out[2 * k], b = out[2 * k + 1], tier = lct(&r, a, b), beyond = 0, side = -1;
+
+		CHECK(a < b);
+		for (int j = 0; j < k; j++)
+			CHECK(!(out[2 * j] == a && out[2 * j + 1] == b));
+		/* inside tier `tier` and slowest there, or across and fastest: count the pairs of that
+		 * tier beyond it on its side; fewer than INFER_BOUNDARY_PAIRS */
+		side = k / INFER_BOUNDARY_PAIRS % 2; /* 0: the slow inside, 1: the fast across */
+		for (int x = 1; x < t.n; x++)
+			for (int y = 0; y < x; y++)
+				if (lct(&r, x, y) == tier)
+					beyond += side ? symv(&t, x, y) < symv(&t, a, b) : symv(&t, x, y) > symv(&t, a, b);
+		CHECK(beyond < INFER_BOUNDARY_PAIRS);
+		CHECK(tier == (k / INFER_BOUNDARY_PAIRS + 1) / 2);
+	}
+	/* the caller's pairs are not repeated, and room is respected */
+	int have[2 * 64];
+	memcpy(have, out, sizeof *out * 2);
+	CHECK_EQ(infer_boundary_pairs(&r, t.lat, t.n, have, 1, 64), 4 * INFER_BOUNDARY_PAIRS - 1);
+	for (int k = 1; k < 4 * INFER_BOUNDARY_PAIRS; k++)
+		CHECK(!(have[2 * k] == out[0] && have[2 * k + 1] == out[1]));
+	CHECK_EQ(infer_boundary_pairs(&r, t.lat, t.n, have, 0, 3), 3);
+	done(&t, &r);
+	/* one switch: no boundary, nothing to re-measure */
+	static const int one[] = { 6 };
+	build(&t, one, 1, 0, lv, 0.02);
+	r = run(&t, 0);
+	CHECK(r.ntiers == 1);
+	CHECK_EQ(infer_boundary_pairs(&r, t.lat, t.n, out, 0, 64), 0);
+	done(&t, &r);
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -390,5 +477,7 @@ int main(void)
 	RUN(test_no_structure_invented);
 	RUN(test_slow_node_floor);
 	RUN(test_link_floor);
+	RUN(test_slow_node_small_leaf);
+	RUN(test_boundary_pairs);
 	CHECK_EXIT();
 }

@@ -76,4 +76,13 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 void infer_result_free(struct infer_result *r);
 const char *infer_suspect_kind_name(int kind);
 
+/* Per tier boundary and side, the pairs nearest it (run re-measures them: a tier is a finding too) */
+#define INFER_BOUNDARY_PAIRS 1
+/* The pairs nearest r's tier boundaries, from lat (n x n, µs, NAN = not measured): per tier t
+ * below the top, the INFER_BOUNDARY_PAIRS slowest pairs whose lowest common tier is t and the
+ * INFER_BOUNDARY_PAIRS fastest whose lowest common tier is t + 1 (the pairs the boundary rests
+ * on), a < b, appended at out[2 * have] unless among the first `have` pairs there; a sample of
+ * at most ~4M pairs on large fabrics. Returns the count appended (room: max). Pure. */
+int infer_boundary_pairs(const struct infer_result *r, const float *lat, int n, int *out, int have, int max);
+
 #endif

@@ -300,9 +300,45 @@ static void suspect_add(struct infer_result *r, int kind, int a, int b, double v
 		r->suspects[r->nsuspects++] = (struct infer_suspect){ kind, a, b, value, expected, tier };
 }
 
+/* Whether node i's offset o (µs) is a node's, not its few leaf pairs': a node adds o to every
+ * path, so its pairs beyond its leaf read o above the model without it (level + the peer's
+ * offset). With fewer than LEAF_PAIRS_MIN pairs in its leaf, the leaf pairs alone cannot tell
+ * a node from pair offsets (in a leaf of 3, the node offsets fit its 3 pairs exactly, whatever
+ * they hold: a longer cable, a pair that took another path), so the pairs beyond must carry it:
+ * their median excess at least o / 2 and 2 standard errors above 0 (from the pair noise at their
+ * level). 1 when the offset stands, 0 when it rests on the leaf pairs only. buf: n floats. */
+#define LEAF_PAIRS_MIN 3
+static int node_offset_stands(const struct infer_ctx *c, const struct infer_model *m, const struct infer_result *r,
+			      int i, double o, float *buf)
+{
+	int n = c->n, T = r->ntiers, mates = 0, k = 0;
+	double level = 0;
+
+	for (int z = 0; z < n; z++) {
+		float v = z == i ? NAN : sym_of(c->lat, n, i, z);
+		int t = isnan(v) ? T : tiers_pair(r->group, T, n, i, z);
+
+		if (t == 0)
+			mates++;
+		else if (t < T) {
+			buf[k++] = (float)(v - m->level[t] - m->off[z]);
+			level += m->level[t];
+		}
+	}
+	if (mates >= LEAF_PAIRS_MIN)
+		return 1;
+	if (k < 3)
+		return 0;
+	level /= k;
+	double d = infer_median(buf, (size_t)k), se = 1.25 * m->sigma * level / sqrt((double)k);
+
+	return d >= o / 2 && d > 2 * se;
+}
+
 /* A node whose offset stands far out of everybody's: beyond 5 spreads of the offsets (MAD),
  * 5 of its own standard error, and the effect floor: 10% of the lowest level (docs/judging.md:
- * a node that adds less to every path is nothing anyone would replace a NIC for). */
+ * a node that adds less to every path is nothing anyone would replace a NIC for); in a leaf of
+ * fewer than 4, its pairs beyond the leaf must show it (node_offset_stands). */
 static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, struct infer_result *r, float *buf)
 {
 	int n = c->n;
@@ -314,7 +350,7 @@ static void slow_nodes(const struct infer_ctx *c, const struct infer_model *m, s
 	for (int i = 0; i < n; i++) {
 		double thr = fmax(5 * spread, fmax(5 * m->se[i], SLOW_NODE_FLOOR * h0));
 
-		if (isfinite(thr) && m->off[i] > thr)
+		if (isfinite(thr) && m->off[i] > thr && node_offset_stands(c, m, r, i, m->off[i], buf))
 			suspect_add(r, SUSPECT_SLOW_NODE, i, -1, m->off[i], 0, -1);
 	}
 }
