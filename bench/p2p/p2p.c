@@ -55,7 +55,6 @@ struct p2p_run {
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
-	int csv_borrowed;        /* csv was opened by the caller (p2p_retest): not ours to close */
 	int lat_only;            /* an earlier latency pass: no stream, nothing written */
 	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
 };
@@ -687,7 +686,7 @@ static int run_start(struct p2p_run *run)
 		LOG_ERROR("out of memory");
 		rc = FP_ERUNTIME;
 	}
-	if (rc == 0 && w->rank == 0 && !run->csv_borrowed) {
+	if (rc == 0 && w->rank == 0) {
 		if ((run->csv = results_open(run->out->dir, run->csv_name)))
 			p2p_csv_header(run->csv);
 		else
@@ -703,7 +702,7 @@ static int run_finish(struct p2p_run *run, int rc)
 		pin_to(run, -1);
 		mpi_wait_yield(0);
 	}
-	if (run->csv && !run->csv_borrowed && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
+	if (run->csv && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
 		rc = FP_ERUNTIME;
 	free(run->mine);
 	free(run->best);
@@ -756,28 +755,5 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 			rc = path_run(&run, plan->path[i], &sc, plan->what);
 		sched_destroy(&sc);
 	}
-	return run_finish(&run, rc);
-}
-
-int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
-	       const struct sched_pair *pairs, int npairs)
-{
-	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .csv = csv,
-			       .csv_name = "p2p_retest.csv", .csv_borrowed = 1 };
-	struct sched sc = { 0 };
-	int rc;
-
-	if (w->my_ep < 0 || npairs == 0)
-		return 0;
-	rc = run_start(&run);
-	if (rc == 0) {
-		rc = sched_from_pairs(pairs, npairs, &sc);
-		if (rc)
-			LOG_ERROR("out of memory for %d pairs", npairs);
-		rc = agree(&run, rc, "retest plan");
-	}
-	if (rc == 0)
-		rc = path_run(&run, path, &sc, "re-testing");
-	sched_destroy(&sc);
 	return run_finish(&run, rc);
 }

@@ -157,11 +157,5 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 		  struct run_out *out, struct p2p_result *res);
 /* The largest number of pairs of a plan per path (a bound for the plan's broadcast). */
 #define P2P_PLAN_PAIRS_MAX 65536
-/* Measure the given pairs of one path again (both directions, every size), one pair at a
- * time, as the judges' confirmation: every endpoint calls it with the same list. Rank 0
- * appends the rows to csv (p2p.csv's columns; the caller opened it). Returns 0 or a negative
- * FP_E* (agreed by every endpoint); a pair that fails is recorded, not an error. */
-int p2p_retest(const struct p2p_opts *o, struct world *w, struct run_out *out, FILE *csv, const char *path,
-	       const struct sched_pair *pairs, int npairs);
 
 #endif

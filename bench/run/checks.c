@@ -25,8 +25,8 @@ void checks_usage(FILE *f, int with_baseline)
 		      "      --baseline DIR      compare with an earlier run: compare.csv, compare_topology.csv;\n"
 		      "                          fails on anything worse or gone\n"
 		      "      --tolerance PCT     a change counts beyond PCT % (default: from each run's noise, at least 5)\n"
-		      "      --retests N         confirmation rounds for suspected regressions and failed\n"
-		      "                          rules: such pairs are measured again (default 2; 0 = none)\n", f);
+		      "      --retests N         measurements of each pair worse than the baseline or failing a\n"
+		      "                          rule, in the confirmation pass (default 2; 0 = none)\n", f);
 	else
 		fputs("Judging:\n", f);
 	fputs("      --expect FILE       judge against expectations (key = value; docs/judging.md):\n"

@@ -67,19 +67,23 @@ int checks_write_declared(const char *file, const struct decl *d, const struct r
 struct world;
 struct run_out;
 struct p2p_opts;
-struct p2p_result;
-/* `run`'s latency map, drawn again (rank 0) once retests replaced suspect figures. */
-struct checks_remap {
-	int (*fn)(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res);
-	void *arg;
-};
-/* `run`: collective over every rank. Rank 0 judges the results directory; candidate
- * regressions and acceptance failures are measured again (up to jo->retests rounds, a pair
- * counting only if every measurement agrees; then the latency map is drawn again through
- * remap from the best figure of each pair, as a stall during one pair could have misplaced a
- * node) before the files are written. skip (rank 0's
- * word): an earlier stage failed, judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
-int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, const struct p2p_opts *o,
-		const struct checks_remap *remap, int skip, char *verdict, size_t vlen);
+
+/* The pairs the judges may name in one run, at most: beyond that a change is plainly not noise */
+#define CHECKS_SUSPECTED_MAX 64
+
+/* `run`, rank 0, before the confirmation pass: the pairs the judges suspect in what the run
+ * wrote so far (p2p.csv, nodes.csv), each pair's tier from the first map (n hosts, ntiers,
+ * labels[k * n + i] as topology.csv will hold them): worse than the baseline, or failing a
+ * rule. Into t as (path index into o->paths, endpoint a, endpoint b), a < b; returns their count
+ * (at most CHECKS_SUSPECTED_MAX), FP_EUSAGE (the run or the baseline does not read: said) or
+ * FP_ERUNTIME. The confirmation pass measures them with its own candidates, once. */
+int checks_suspected(const struct checks_opts *jo, const struct p2p_opts *o, const struct world *w,
+		     const struct run_out *ro, int ntiers, const char *const *labels, int *t);
+/* `run`'s last stage, collective over every rank: rank 0 judges the results directory, whose
+ * figures the confirmation pass measured again where anything was suspected (a pair counts on
+ * its best figure), and writes the judges' files. skip (rank 0's word): an earlier stage failed,
+ * judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
+int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, char *verdict,
+		 size_t vlen);
 
 #endif

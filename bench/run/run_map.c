@@ -114,24 +114,47 @@ static int plan_room(int n)
 	return all < P2P_PLAN_PAIRS_MAX ? (int)all : P2P_PLAN_PAIRS_MAX;
 }
 
-/* rank 0: the plan as ints: npaths, then per path npairs and the pairs. Pairs whose estimate
+/* The judges' pairs (cf->judged) of path index i not among the first `got` pairs at buf,
+ * appended after them; returns their count. */
+static int plan_judged(const struct run_confirm_opts *cf, const struct run_maps *mp, int i, int *buf, int got)
+{
+	int nj = 0;
+
+	for (int j = 0; cf->judged_rounds > 0 && j < cf->njudged; j++) {
+		const int *t = cf->judged + 3 * j;
+		int dup = strcmp(cf->judged_paths[t[0]], mp->p[i].m->path) != 0;
+
+		for (int c = 0; c < got + nj && !dup; c++)
+			dup = buf[2 * c] == t[1] && buf[2 * c + 1] == t[2];
+		if (!dup) {
+			buf[2 * (got + nj)] = t[1];
+			buf[2 * (got + nj) + 1] = t[2];
+			nj++;
+		}
+	}
+	return nj;
+}
+
+/* rank 0: the plan as ints: npaths, then per path npairs and the pairs: the map's candidates,
+ * the pairs the judges suspect, the controls, then the later rounds. Pairs whose estimate
  * would pass the budget are left out (their candidates are "not re-tested"). */
 static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *co, struct run_maps *mp, int *len,
 		      double *est, int *left_out)
 {
-	int cap = 1, k = 0;
+	int cap = 1, k = 0, rounds = cf->judged_rounds > CONFIRM_ROUNDS ? cf->judged_rounds : CONFIRM_ROUNDS;
 	int *buf;
 
 	*est = 0;
 	*left_out = 0;
 	for (int i = 0; i < mp->npaths; i++)
-		cap += 1 + 2 * CONFIRM_ROUNDS * (plan_room(mp->p[i].m->n) + CONTROLS_PER_TIER * INFER_TIERS_MAX);
+		cap += 1 + 2 * rounds * (plan_room(mp->p[i].m->n) + (CONTROLS_PER_TIER + 2 * INFER_BOUNDARY_PAIRS) *
+							 INFER_TIERS_MAX + cf->njudged);
 	if (!(buf = malloc(sizeof *buf * (size_t)cap)))
 		return NULL;
 	buf[k++] = mp->npaths;
 	for (int i = 0; i < mp->npaths; i++) {
 		struct run_path_map *p = &mp->p[i];
-		int n = p->m->n, left = 0, at = k++, got;
+		int n = p->m->n, left = 0, at = k++, got, nj = 0;
 		double lat = median_cells(p->m->lat_min, n), GBps = median_cells(p->m->bw, n);
 		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
 			     STEP_OVERHEAD_S;
@@ -141,31 +164,59 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 			free(buf);
 			return NULL;
 		}
+		if (!cf->off)
+			nj = plan_judged(cf, mp, i, buf + k, got);
 		/* control pairs for the jitter candidates, measured with them (after them) */
-		int nc = got ? susp_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * got,
+		int nc = got ? susp_controls(&p->first, &p->r1, n, CONTROLS_PER_TIER, buf + k + 2 * (got + nj),
 					      CONTROLS_PER_TIER * INFER_TIERS_MAX) : 0;
-		/* within the budget, in the order of the candidates, then the controls */
+		/* the pairs each tier boundary rests on: a tier is a finding too */
+		int nb = cf->off ? 0 : infer_boundary_pairs(&p->r1, p->m->lat_min, n, buf + k, got + nj + nc,
+							   2 * INFER_BOUNDARY_PAIRS * INFER_TIERS_MAX);
+		/* within the budget, in the order of the candidates, the judges' pairs, the controls,
+		 * the boundaries' pairs */
 		int keep = 0;
-		while (keep < got + nc && *est + per <= cf->max_s) {
+		while (keep < got + nj + nc + nb && *est + per <= cf->max_s) {
 			*est += per;
 			keep++;
 		}
-		*left_out += left + (got > keep ? got - keep : 0);
-		for (int c = got; c < keep; c++) {
+		*left_out += left + (got + nj > keep ? got + nj - keep : 0);
+		for (int c = got + nj; c < keep && c < got + nj + nc; c++) {
 			int a = buf[k + 2 * c], b = buf[k + 2 * c + 1];
 
 			p->control[(size_t)a * n + b] = p->control[(size_t)b * n + a] = 1;
 			p->ncontrol++;
 		}
+		if (keep > got + nj + nc && !(p->boundary = calloc((size_t)(keep - got - nj - nc), sizeof *p->boundary))) {
+			free(buf);
+			return NULL;
+		}
+		for (int c = got + nj + nc; c < keep; c++) { /* their first figures, to keep the better */
+			struct run_boundary *q = &p->boundary[p->nboundary++];
+
+			q->a = buf[k + 2 * c];
+			q->b = buf[k + 2 * c + 1];
+			for (int d = 0; d < 2; d++) {
+				size_t x = d ? (size_t)q->b * n + q->a : (size_t)q->a * n + q->b;
+
+				q->first[d][0] = p->m->lat_min[x];
+				q->first[d][1] = p->m->lat_p50[x];
+				q->first[d][2] = p->m->lat_p99[x];
+				q->first[d][3] = p->m->bw[x];
+			}
+		}
 		/* a candidate that rests on one pair is one measurement against many: its pair (and
 		 * the controls) again, in later rounds, so that an episode of the machine (a slow
-		 * spell of seconds) cannot make it hold; each pair keeps its best figure */
+		 * spell of seconds) cannot make it hold; each pair keeps its best figure. The judges'
+		 * pairs: --retests rounds in all. */
 		int all = keep;
-		for (int round = 1; round < CONFIRM_ROUNDS; round++)
+		for (int round = 1; round < rounds; round++)
 			for (int c = 0; c < keep; c++) {
 				int a = buf[k + 2 * c], b = buf[k + 2 * c + 1];
+				int again = c < got ? round < CONFIRM_ROUNDS && susp_link_pair(&p->first, a, b)
+					  : c < got + nj ? round < cf->judged_rounds
+					  : c < got + nj + nc && round < CONFIRM_ROUNDS;
 
-				if ((c < got && !susp_link_pair(&p->first, a, b)) || *est + per > cf->max_s)
+				if (!again || *est + per > cf->max_s)
 					continue;
 				*est += per;
 				buf[k + 2 * all] = a;
@@ -245,6 +296,18 @@ static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const 
 			p->retested[x] = 1;
 		}
 	}
+	/* a boundary's pair keeps the better of its figures: a slow spell during either measurement
+	 * cannot move a node, and a tier the first figures drew from such a spell goes */
+	for (int k = 0; k < p->nboundary; k++)
+		for (int d = 0; d < 2; d++) {
+			const struct run_boundary *q = &p->boundary[k];
+			size_t x = d ? (size_t)q->b * n + q->a : (size_t)q->a * n + q->b;
+
+			p->m->lat_min[x] = fminf(p->m->lat_min[x], q->first[d][0]);
+			p->m->lat_p50[x] = fminf(p->m->lat_p50[x], q->first[d][1]);
+			p->m->lat_p99[x] = fminf(p->m->lat_p99[x], q->first[d][2]);
+			p->m->bw[x] = fmaxf(p->m->bw[x], q->first[d][3]);
+		}
 }
 
 /* rank 0: the map of the confirmed figures and the decision, per path */
@@ -280,21 +343,28 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 
 static void confirm_say(const struct run_maps *mp, const struct run_confirm_opts *cf, double est, int left_out)
 {
-	int cand = 0;
+	int cand = 0, nb = 0, judged = cf->judged_rounds > 0 ? cf->njudged : 0;
+	char also[96] = "";
 
-	for (int i = 0; i < mp->npaths; i++)
+	for (int i = 0; i < mp->npaths; i++) {
 		cand += mp->p[i].first.n;
+		nb += mp->p[i].nboundary;
+	}
 	if (cf->off) {
-		printf("\nconfirmation pass: off (--no-confirm): %d candidate suspect%s count as found\n", cand,
-		       cand == 1 ? "" : "s");
+		printf("\nconfirmation pass: off (--no-confirm): %d candidate suspect%s count as found%s\n", cand,
+		       cand == 1 ? "" : "s", cf->njudged ? ", the judges' findings on the first figures" : "");
 		return;
 	}
-	if (!cand) {
-		printf("\nconfirmation pass: no candidate suspects, nothing to re-test\n");
+	if (!cand && !judged && !nb) {
+		printf("\nconfirmation pass: no candidate suspects and no tier boundary, nothing to re-test\n");
 		return;
 	}
-	printf("\nconfirmation pass: %d candidate suspect%s; the pairs behind them re-measured alone, longer, "
-	       "~%.0f s (at most %.0f s, --confirm-time)\n", cand, cand == 1 ? "" : "s", est, cf->max_s);
+	if (judged)
+		snprintf(also, sizeof also, " and %d pair%s the judges suspect (%d round%s)", judged,
+			 judged == 1 ? "" : "s", cf->judged_rounds, cf->judged_rounds == 1 ? "" : "s");
+	printf("\nconfirmation pass: %d candidate suspect%s%s; the pairs behind them and the %d pair%s nearest the "
+	       "tier boundaries re-measured alone, longer, ~%.0f s (at most %.0f s, --confirm-time)\n", cand,
+	       cand == 1 ? "" : "s", also, nb, nb == 1 ? "" : "s", est, cf->max_s);
 	if (left_out)
 		printf("  %d pair%s left out (time budget): their candidates are not re-tested and do not count\n",
 		       left_out, left_out == 1 ? "" : "s");
@@ -444,6 +514,24 @@ static void maps_compare(const struct run_maps *mp, const char *const *labels)
 	}
 }
 
+/* whether the map of the confirmed figures kept the first one's tiers and groups */
+static void map_again_say(const struct run_path_map *p)
+{
+	const struct infer_result *a = &p->r1, *b = &p->r2;
+	int ex, d = leaves_differ(a, b, p->m->n, &ex), same = a->ntiers == b->ntiers && d == 0;
+
+	for (int t = 0; same && t < a->ntiers; t++)
+		same = a->ngroups[t] == b->ngroups[t];
+	printf("  the map again from the confirmed figures (%d pair%s re-measured, %d at tier boundaries): ",
+	       p->nretest, p->nretest == 1 ? "" : "s", p->nboundary);
+	if (same)
+		printf("the same tiers and groups\n");
+	else
+		printf("CHANGED from %d tier%s and %d leaf group%s (the first figures) to %d and %d, %d node%s in "
+		       "other leaf groups: the files hold the confirmed map\n", a->ntiers, a->ntiers == 1 ? "" : "s",
+		       a->ngroups[0], a->ngroups[0] == 1 ? "" : "s", b->ntiers, b->ngroups[0], d, d == 1 ? "" : "s");
+}
+
 static int write_one(const struct run_maps *mp, int i, const char *suffix, int schedulers, const char *dir,
 		     const struct emit_topo *base, int print)
 {
@@ -459,15 +547,17 @@ static int write_one(const struct run_maps *mp, int i, const char *suffix, int s
 	if (print) {
 		printf("\npath %s%s:", p->m->path, i == mp->compute ? " (the compute fabric: the scheduler files)" : "");
 		topo_summary_print(stdout, &t);
-		if (p->nretest || p->rest.n) {
+		if (p->first.n || p->rest.n) {
 			int held = 0;
 
 			for (int k = 0; k < p->held.n; k++)
 				held += p->held.s[k].state == SUSP_HELD;
-			printf("  re-tested %d candidate%s (%d pair%s alone, %d of them controls): %d held; the others "
-			       "are in retested%s.csv\n", p->first.n, p->first.n == 1 ? "" : "s", p->nretest,
+			printf("  re-tested %d candidate%s (%d pair%s alone in all, %d of them controls): %d held; the "
+			       "others are in retested%s.csv\n", p->first.n, p->first.n == 1 ? "" : "s", p->nretest,
 			       p->nretest == 1 ? "" : "s", p->ncontrol, held, suffix);
 		}
+		if (p->have_r2)
+			map_again_say(p);
 	}
 	return rc;
 }
@@ -533,26 +623,6 @@ int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char 
 	return total;
 }
 
-int run_maps_keep_decisions(struct run_maps *to, const struct run_maps *from)
-{
-	for (int i = 0; i < to->npaths; i++) {
-		struct run_path_map *p = &to->p[i];
-		const struct run_path_map *q = NULL;
-
-		for (int k = 0; k < from->npaths && !q; k++)
-			if (!strcmp(from->p[k].m->path, p->m->path) && from->p[k].m->n == p->m->n)
-				q = &from->p[k];
-		if (!q)
-			continue;
-		if (susp_list_copy(&p->first, &q->first) || susp_list_copy(&p->held, &q->held) ||
-		    susp_list_copy(&p->rest, &q->rest))
-			return FP_ERUNTIME;
-		p->nretest = q->nretest;
-		p->ncontrol = q->ncontrol;
-	}
-	return 0;
-}
-
 void run_maps_free(struct run_maps *mp)
 {
 	for (int i = 0; i < mp->npaths; i++) {
@@ -568,6 +638,7 @@ void run_maps_free(struct run_maps *mp)
 		susp_list_free(&p->rest);
 		free(p->retested);
 		free(p->control);
+		free(p->boundary);
 	}
 	memset(mp, 0, sizeof *mp);
 }

@@ -18,7 +18,12 @@ struct run_path_map {
 	unsigned char *retested;      /* n x n: pairs re-measured */
 	unsigned char *control;       /* n x n: control pairs re-measured with them (susp_controls) */
 	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
+	/* the pairs nearest each tier boundary of r1 (infer_boundary_pairs), re-measured whatever
+	 * the candidates; each keeps the better of its two figures (boundary: their first ones) */
+	int nboundary;
+	struct run_boundary { int a, b; float first[2][4]; } *boundary;
 };
+
 
 struct run_maps {
 	int npaths;
@@ -32,6 +37,11 @@ struct run_confirm_opts {
 	int off;            /* --no-confirm */
 	double max_s;       /* --confirm-time: the pass stops planning pairs beyond this estimate */
 	long factor;        /* samples and windows, times the first pass's */
+	/* the pairs the judges suspect (checks_suspected): (path index into judged_paths, a, b) */
+	const int *judged;
+	int njudged;
+	int judged_rounds;  /* --retests: measurements of each in all (0: none) */
+	const char (*judged_paths)[P2P_PATH_MAX];
 };
 
 /* The confirmation pass's measurement options, from the first pass's: only the sizes the
@@ -40,8 +50,8 @@ void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts
 
 /* rank 0: the map of each path's first figures and its candidates. 0 or FP_ERUNTIME. */
 int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels);
-/* Every rank: rank 0 plans the pairs behind the candidates (within the time budget) and
- * sends the plan; the endpoints re-measure them alone (p2p_confirm.csv); rank 0 overlays the
+/* Every rank: rank 0 plans the pairs behind the candidates and those the judges suspect
+ * (within the time budget, each once however many name it) and sends the plan; the endpoints re-measure them alone (p2p_confirm.csv); rank 0 overlays the
  * confirming figures, maps them again and decides what held. Returns 0, 1 when a re-measured
  * pair failed, or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
 int run_confirm(const struct run_confirm_opts *co, const struct p2p_opts *o, struct world *w,
@@ -58,12 +68,6 @@ int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_
 /* rank 0: the confirmed suspects per kind over every path of a multi-node run, as the verdict
  * says them ("low_bw_node 1 (node06)"); returns their total. */
 int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char *out, size_t len);
-/* rank 0: the confirmation's decisions (its candidates, what held and what did not, the
- * pairs it re-measured) carried from `from` into the maps redrawn in `to`, path by path: the
- * judges' retests redraw where nodes sit, and a suspect the confirmation held stays a measured
- * fact (redrawn without them, suspects.csv and the verdict lost every confirmed suspect).
- * 0 or FP_ERUNTIME. */
-int run_maps_keep_decisions(struct run_maps *to, const struct run_maps *from);
 void run_maps_free(struct run_maps *mp);
 
 #endif

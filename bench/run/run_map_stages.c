@@ -1,7 +1,7 @@
 /* run_map_stages.c — `run`'s stages over the latency maps (run_stage.h): map (each path's first
- * map and its candidates), confirm (the candidates re-measured alone), outputs (the maps'
- * files, the scheduler files, meta.json's members) and checks (the judges, which may draw the
- * map again from the figures they confirmed). */
+ * map and its candidates), confirm (the candidates and the judges' suspected pairs re-measured
+ * alone, in one plan), outputs (the maps' files, the scheduler files, meta.json's members) and
+ * checks (the judges, on the files with the confirming figures). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,12 +62,56 @@ static int run_confirm_options(struct run_opts *c, struct opts_group *g)
 	return 1;
 }
 
-/* Every rank: the candidates re-measured alone (with --no-confirm: counted as found, said). */
+/* rank 0: the pairs the judges suspect in the first figures (checks_suspected), each pair's
+ * tier from the compute path's first map; the count into *n (0 when no judge is asked for). */
+static int run_judged(const struct run_opts *c, const struct world *w, const struct run_out *ro,
+		      struct run_maps *mp, int *t, int *n)
+{
+	const struct infer_result *r;
+	char (*names)[EMIT_NAME_MAX] = NULL;
+	const char **labels = NULL;
+	int rc = 0;
+
+	*n = 0;
+	if (!checks_wanted(&c->checks) || !mp->npaths)
+		return 0;
+	run_maps_compute(mp);
+	r = &mp->p[mp->compute].r1;
+	struct emit_topo et = { .n = w->nep, .hosts = (const char *const *)w->labels, .tree = r };
+	size_t cells = (size_t)w->nep * (size_t)r->ntiers;
+	names = malloc(sizeof *names * (cells + 1));
+	labels = malloc(sizeof *labels * (cells + 1));
+	if (!names || !labels)
+		rc = FP_ERUNTIME;
+	for (size_t x = 0; rc == 0 && x < cells; x++) {
+		int k = (int)(x / (size_t)w->nep);
+
+		emit_group_name(&et, k, r->group[x], names[x]);
+		labels[x] = names[x];
+	}
+	if (rc == 0 && (rc = checks_suspected(&c->checks, &c->p2p, w, ro, r->ntiers, labels, t)) >= 0) {
+		*n = rc;
+		rc = 0;
+	}
+	free(names);
+	free(labels);
+	return rc;
+}
+
+/* Every rank: the map's candidates and the judges' suspected pairs re-measured alone, in one
+ * plan (with --no-confirm: the candidates count as found, said). */
 static int run_confirm_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
 	const struct run_opts *c = st->c;
-	struct run_confirm_opts cf = { .off = c->no_confirm, .max_s = c->confirm_time, .factor = c->confirm_factor };
+	int t[3 * CHECKS_SUSPECTED_MAX + 1], rc = 0;
+	struct run_confirm_opts cf = { .off = c->no_confirm, .max_s = c->confirm_time, .factor = c->confirm_factor,
+				       .judged = t, .judged_rounds = (int)c->checks.retests,
+				       .judged_paths = c->p2p.paths };
 
+	if (w->rank == 0)
+		rc = run_judged(c, w, ro, &st->mp, t, &cf.njudged);
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)
+		return st->krc = rc < 0 ? rc : FP_ERUNTIME; /* a baseline or run that does not read: said */
 	return st->krc = run_confirm(&cf, &c->p2p, w, ro, &st->mp);
 }
 
@@ -165,29 +209,6 @@ const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outp
 
 /* ---------------------------------------------------------------- checks */
 
-/* checks_stage's remap: the maps again from every pair's best figure once the judges measured
- * suspected regressions again (a stall during one pair can misplace a node). */
-struct run_remap {
-	struct run_state *st;
-	int rc, done;
-};
-
-/* rank 0: the maps from res, their files; the outputs' result in rm->rc. */
-static int run_remap(void *arg, struct world *w, struct run_out *ro, const struct p2p_result *res)
-{
-	struct run_remap *rm = arg;
-	struct run_maps mp = { 0 };
-	int rc = run_maps_first(&mp, (struct p2p_result *)res, w->labels);
-
-	if (rc == 0)
-		rc = run_maps_keep_decisions(&mp, &rm->st->mp);
-	if (rc == 0)
-		rc = rm->rc = run_maps_out(rm->st->c, w, ro, &mp, rm->st->which, sizeof rm->st->which);
-	rm->done = rc >= 0;
-	run_maps_free(&mp);
-	return rc;
-}
-
 /* The judging options (checks.c) into g. */
 static int run_checks_options(struct run_opts *c, struct opts_group *g)
 {
@@ -222,18 +243,11 @@ static int run_checks_on(const struct run_opts *c)
 	return checks_wanted(&c->checks);
 }
 
-/* Every rank: the judges on the files written so far (nothing when an earlier stage failed);
- * what they find is re-tested before it counts, and the map drawn again. */
+/* rank 0: the judges on the files written, the confirming figures among them (nothing when
+ * an earlier stage failed, but that is said). */
 static int run_checks_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	struct run_remap rm = { st, st->trc, 0 };
-	struct checks_remap remap = { run_remap, &rm };
-
-	st->jrc = checks_stage(w, ro, &st->c->checks, &st->c->p2p, w->rank == 0 && st->res.npaths ? &remap : NULL,
-			       st->failed != 0, st->verdict, sizeof st->verdict);
-	if (rm.done)
-		st->trc = rm.rc;
-	return st->jrc;
+	return st->jrc = checks_stage(w, ro, &st->c->checks, st->failed != 0, st->verdict, sizeof st->verdict);
 }
 
 const struct run_stage run_stage_checks = { .name = "checks", .opts = run_checks_options, .on = run_checks_on,

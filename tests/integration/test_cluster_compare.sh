@@ -80,12 +80,17 @@ for k in $(seq "${FP_REPEATS:-3}"); do
 		--declared "$tmp/base/topology.conf" -o "$d" > "$d.out" 2>&1
 	expect "run $k: verdict FAIL, naming the baseline, acceptance and declared findings" \
 		grep -q '^verdict: FAIL .*baseline: [1-9][0-9]* worse, 0 gone, 1 moved; acceptance: 2 of 5 rules failed; declared: 1 mismatch)' "$d.out"
-	# the judges' retests redraw the map: the suspects the confirmation pass held must stay in
-	# suspects.csv and in the verdict's suspects clause (they vanished once: "none confirmed")
+	# one confirmation pass for the map's candidates and the judges' pairs: the suspects it held
+	# are in suspects.csv and in the verdict's suspects clause (they vanished once, when the
+	# judges re-measured on their own and redrew the map: "none confirmed"), and the judges'
+	# pairs were measured in it (no second pass, no p2p_retest.csv)
 	expect "run $k: the verdict's suspects clause names $SLOW ($(grep -m1 '^verdict: ' "$d.out" | grep -o 'suspects: [^;)]*'))" \
 		grep -q "^verdict: FAIL .*suspects: [^;)]*$SLOW" "$d.out"
 	expect "run $k: suspects.csv holds $SLOW's finding, held, and nothing else" awk -F, -v s=$SLOW '
 		NR > 1 { n++; if ($2 !~ s || $8 != "held") bad++ } END { exit !(n >= 1 && !bad) }' "$d/suspects.csv"
+	expect "run $k: one confirmation pass, the judges' pairs in it, no second" sh -c "
+		grep -q '^confirmation pass: [0-9]* candidate suspects\? and [1-9][0-9]* pairs\? the judges suspect' '$d.out' &&
+		[ ! -e '$d/p2p_retest.csv' ] && [ \$(grep -c '^confirmation pass' '$d.out') -eq 1 ]"
 	expect "run $k: the map names $MOVED moved at the leaf, nothing else" \
 		[ "$(awk -F, 'NR > 1 && $7 != "same" { print $1, $3, $7 }' "$d/compare_topology.csv")" = "0 $MOVED moved" ]
 	missing=$(slow_not_worse "$d/compare.csv")

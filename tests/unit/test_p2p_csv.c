@@ -2,7 +2,8 @@
  * name past a byte order mark, the columns a reader needs, numbers and their errors (naming the
  * file, line and column), torn last rows (fewer cells, or a row run into one), blank lines,
  * NUL bytes, short rows, only regular files (a FIFO is never waited on), a second reading, a
- * file that changed in between; and rundir (the judges) reading p2p_retest.csv through it. */
+ * file that changed in between; and rundir (the judges) reading p2p_retest.csv through it, and
+ * a topology given in memory. */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -191,6 +192,42 @@ static void test_rundir_retests(void)
 	CHECK(strstr(rerr, "p2p.csv:3: blank line inside the table") != NULL);
 }
 
+/* `run` judges on its first map before topology.csv exists: a topology given in memory gives
+ * the same tiers and names as the file would, replaces one read before, and a bad shape is
+ * refused */
+static void test_rundir_set_topology(void)
+{
+	static const char *const hosts[] = { "a", "b", "c" };
+	static const char *const two[] = { "leaf01", "leaf01", "leaf02", "spine01", "spine01", "spine01" };
+	static const char *const one[] = { "leaf01", "leaf02", "leaf02" };
+	char d[300], text[512], rerr[RUNDIR_ERR_MAX];
+	struct rundir rd;
+
+	snprintf(d, sizeof d, "%s/topo", dir);
+	CHECK_EQ(mkdir(d, 0700), 0);
+	snprintf(text, sizeof text, "%smpi,,a,b,0,0,8,2,2,,ok\nmpi,,a,c,0,0,8,9,9,,ok\n", head);
+	put("topo/p2p.csv", text, strlen(text));
+	snprintf(text, sizeof text, "host,order,tier0,offset_us\na,0,leaf09,0\nb,1,leaf08,0\n");
+	put("topo/topology.csv", text, strlen(text));
+	CHECK_EQ(rundir_load(d, &rd, rerr), 0);
+	int a = rundir_find(&rd, "a"), b = rundir_find(&rd, "b"), c = rundir_find(&rd, "c");
+	CHECK_EQ(rundir_tier(&rd, a, b), 1); /* the file's: a and b apart, c not in it */
+	CHECK_EQ(rundir_tier(&rd, a, c), -1);
+	CHECK_EQ(rundir_set_topology(&rd, 3, hosts, 2, two), 0);
+	c = rundir_find(&rd, "c");
+	CHECK_EQ(rundir_tier(&rd, a, b), 0);
+	CHECK_EQ(rundir_tier(&rd, a, c), 1);
+	CHECK(!strcmp(rundir_tier_name(&rd, 0), "leaf") && !strcmp(rundir_tier_name(&rd, 1), "spine"));
+	CHECK_EQ(rd.np2p, 2); /* the rows still found by name after the new strings */
+	CHECK_EQ(rundir_set_topology(&rd, 3, hosts, 1, one), 0);
+	CHECK_EQ(rundir_tier(&rd, b, rundir_find(&rd, "c")), 0);
+	CHECK_EQ(rundir_tier(&rd, a, b), 1);
+	CHECK_EQ(rundir_set_topology(&rd, 3, hosts, 0, one), FP_EUSAGE);
+	CHECK_EQ(rundir_set_topology(&rd, 3, hosts, RUNDIR_TIERS_MAX + 1, one), FP_EUSAGE);
+	CHECK_EQ(rundir_tier(&rd, a, b), 1); /* a refused shape changes nothing */
+	rundir_free(&rd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -202,6 +239,7 @@ int main(void)
 	RUN(test_rows);
 	RUN(test_files);
 	RUN(test_rundir_retests);
+	RUN(test_rundir_set_topology);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd))

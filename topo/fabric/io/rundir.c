@@ -627,6 +627,35 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
 	return rc;
 }
 
+int rundir_set_topology(struct rundir *rd, int n, const char *const *hosts, int ntiers, const char *const *labels)
+{
+	struct rd_topo t = { .n = n, .ntiers = ntiers };
+
+	if (n < 0 || ntiers < 1 || ntiers > RUNDIR_TIERS_MAX)
+		return FP_EUSAGE;
+	t.host = malloc(sizeof *t.host * (size_t)(n ? n : 1));
+	t.group = malloc(sizeof *t.group * (size_t)(n ? n : 1) * (size_t)ntiers);
+	if (!t.host || !t.group)
+		goto oom;
+	for (int i = 0; i < n; i++)
+		if ((t.host[i] = rundir_intern(rd, hosts[i])) < 0)
+			goto oom;
+	for (size_t x = 0; x < (size_t)n * (size_t)ntiers; x++)
+		if ((t.group[x] = rundir_intern(rd, labels[x])) < 0)
+			goto oom;
+	for (int k = 0; k < ntiers; k++)
+		tier_name(n ? labels[(size_t)k * n] : "", k, t.tier_name[k]);
+	free(rd->topo.host);
+	free(rd->topo.group);
+	rd->topo = t;
+	rd->has_topo = 1;
+	return ranks_make(rd) || topo_index(rd) ? FP_ERUNTIME : 0;
+oom:
+	free(t.host);
+	free(t.group);
+	return FP_ERUNTIME;
+}
+
 int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err)
 {
 	struct retests rt = { 0 };

@@ -87,6 +87,10 @@ int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *
 void rundir_free(struct rundir *rd);
 /* Replace rd's topology by dir/topology.csv (absent: none). 0 or FP_EUSAGE / FP_ERUNTIME. */
 int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
+/* Replace rd's topology by one given in memory, as topology.csv would hold it: n hosts, ntiers
+ * tiers (at most RUNDIR_TIERS_MAX), labels[k * n + i] the tier-k group of host i (`run` judges
+ * on its first map before topology.csv is written). 0, FP_EUSAGE (a bad shape), FP_ERUNTIME. */
+int rundir_set_topology(struct rundir *rd, int n, const char *const *hosts, int ntiers, const char *const *labels);
 
 static inline const char *rundir_str(const struct rundir *rd, int id)
 {
