@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The latency map on synthetic fabrics with a known tree (tests/synth_fabric.c): each knob of
-# the generator at small N, three seeds each, every case exact (the groups of every tier equal
+# the generator at small N (and one fabric of 4,096 nodes at 10% noise), three seeds each, every case exact (the groups of every tier equal
 # the truth up to their names), the planted slow nodes named, nothing else a suspect; single
 # switches of 2..12 nodes give one group and no suspect (tests/synth_check.py); captured runs of
 # the emulated cluster give its racks and spines.
@@ -61,6 +61,10 @@ fabric "bimodal pair offsets: half the pairs +1.5 us (30% of a 5 us leaf, 3% acr
 fabric "bimodal pair offsets, 3 tiers, racks of 6..12"    '' --shape 2x3x6-12 --leaf-us 5 --hop-us 27 --noise 2 --pair-step-us 1.5
 fabric "low noise (0.5%), 2 slow nodes +25%, named in their leaf" '' --shape 3x4x4-24 --noise 0.5 --slow 2 --slow-us 0.4
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
+# at scale, the noise high (a 0.5 us step is 2.7 pair sigmas): a node whose one pair with a
+# node of another leaf read fast must not stay paired with it, nor come in with it
+fabric "4,096 nodes, 3 switch levels, 10% noise, every defect" unmeasured_pair --shape 4x4x8x32 --noise 10 \
+	--offset-us 0.2 --slow 2 --missing 5 --cable-us 0.1
 for n in 2 3 5 8 12; do
 	fabric "one switch, $n nodes, 3% noise: one group"    '' --shape 1x$n --noise 3
 done

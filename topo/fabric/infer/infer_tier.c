@@ -194,9 +194,12 @@ static void place(struct tier_eval *e, int u, double theta, int *fresh)
 		return;
 	/* a unit in a group moves only when it is clearly closer to the other (else two halves
 	 * of one switch would trade nodes for ever); two units alone and nearest to each other:
-	 * the one of the higher group joins */
+	 * the one of the higher group joins. A node whose group is itself and one other rests
+	 * there on one pair: it joins a group it meets at that group's level, on more pairs (two
+	 * nodes of two switches, their one pair fast by noise or a shorter cable, are no switch) */
 	int clearly = best >= 0 && !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
-	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly) &&
+	int one_pair = !e->uu && e->gsize[own] == 2 && best >= 0 && e->sc[best] > 2 * e->sc[own];
+	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly || one_pair) &&
 	    !(e->gsize[own] == 1 && e->gsize[best] == 1 && own < best))
 		e->newg[u] = best;               /* closer to another group on average */
 	else if (e->gsize[own] > 1 && !(aown < theta))
@@ -529,7 +532,9 @@ static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 	return bad <= expect + FIT_Z * sqrt(var) + FIT_SLACK * m + 1;
 }
 
-static int tier_stands(struct tier_eval *e, struct tier_verdict *v)
+/* Whether the partition in e->ug stands as a tier, the weak groups joined to their nearest
+ * first (their count into *joined); the evidence into v. */
+static int tier_stands(struct tier_eval *e, struct tier_verdict *v, int *joined)
 {
 	int g = e->g, joins = 0, alive = g;
 	struct tier_test j = { .g = g };
@@ -585,6 +590,7 @@ static int tier_stands(struct tier_eval *e, struct tier_verdict *v)
 		tier_fits(e, &j);
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
+	*joined = joins;
 out:
 	free(j.alive);
 	free(j.near);
@@ -693,11 +699,16 @@ static int setup(struct tier_eval *e, struct cand *cd, int *ncd)
 static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers *ti, double *band)
 {
 	struct tier_verdict v = { 0 };
-	int t = ti->ntiers, *group = ti->group + (size_t)t * e->n;
+	int t = ti->ntiers, *group = ti->group + (size_t)t * e->n, joined = 0;
 
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
-	if (!tier_stands(e, &v))
+	if (!tier_stands(e, &v, &joined))
+		return 0;
+	/* a group too weak to stand was joined whole to its nearest; a node that was in it only
+	 * by one fast pair (two nodes of two switches, their pair low by noise or a shorter cable)
+	 * now sits with the other's switch: every unit placed again, and the tier judged again */
+	if (joined && (refine(e, &theta) < 0 || !tier_stands(e, &v, &joined)))
 		return 0;
 	for (int i = 0; i < e->n; i++)
 		group[i] = e->ug[e->unit[i]];
