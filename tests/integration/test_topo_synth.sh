@@ -60,6 +60,8 @@ fabric "bimodal pair offsets: half the pairs +1.5 us (30% of a 5 us leaf, 3% acr
 	--shape 4x6-16 --leaf-us 5 --hop-us 27 --noise 2 --pair-step-us 1.5
 fabric "bimodal pair offsets, 3 tiers, racks of 6..12"    '' --shape 2x3x6-12 --leaf-us 5 --hop-us 27 --noise 2 --pair-step-us 1.5
 fabric "low noise (0.5%), 2 slow nodes +25%, named in their leaf" '' --shape 3x4x4-24 --noise 0.5 --slow 2 --slow-us 0.4
+fabric "1% noise, 3 slow nodes +100%, named in their leaf" '' --shape 3x4x4-24 --noise 1 --slow 3 --slow-us 1.6
+fabric "10% noise, 3 slow nodes +100%, named in their leaf" '' --shape 3x4x4-24 --noise 10 --slow 3 --slow-us 1.6
 fabric "every node alone on its leaf: one group"         '' --shape 6x1 --noise 3
 # at scale, the noise high (a 0.5 us step is 2.7 pair sigmas): a node whose one pair with a
 # node of another leaf read fast must not stay paired with it, nor come in with it

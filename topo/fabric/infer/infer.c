@@ -377,7 +377,7 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 	c.d = infer_big(np);
 	c.off = calloc(3 * (size_t)n + 1, sizeof *c.off);
 	c.rows = malloc(sizeof *c.rows * (size_t)INFER_BLOCK * (n ? n : 1));
-	c.spread = calloc((size_t)n + 1, sizeof *c.spread);
+	c.spread = calloc(2 * (size_t)n + 1, sizeof *c.spread); /* and each row's nearest pair */
 	r->group = malloc(sizeof *r->group * (size_t)n * INFER_TIERS_MAX + 1);
 	r->offset_us = calloc((size_t)n + 1, sizeof *r->offset_us);
 	r->order = malloc(sizeof *r->order * (size_t)n + 1);

@@ -25,7 +25,8 @@ struct infer_ctx {
 	double dsum, npairs;         /* over the measured pairs of d */
 	double dmin;                 /* log of the least latency */
 	double *off;                 /* µs: the offsets d was built with */
-	float *spread;               /* µs per node: its row's median less its least latency */
+	float *spread;               /* µs per node: its row's median less its least latency; then n more:
+				      * that least latency (µs) */
 	double sigma;                /* pair noise, log units */
 	float *rows;                 /* INFER_BLOCK x n: a block of full rows of d */
 };

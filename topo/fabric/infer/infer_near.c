@@ -342,6 +342,7 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
 			if (!isnan(row[q]))
 				v[k++] = row[q];
 		c->spread[i] = k ? (float)(exp(infer_median(v, (size_t)k)) - nb->v[(size_t)i * NEAR_K]) : 0;
+		c->spread[n + i] = nb->v[(size_t)i * NEAR_K];
 	}
 	for (int i = 0; i < n; i++) /* the lowest level: the typical nearest pair */
 		buf[i] = isfinite(nb->v[(size_t)i * NEAR_K]) ? nb->v[(size_t)i * NEAR_K] : INFINITY;
@@ -352,11 +353,15 @@ static void near_offsets(struct infer_ctx *c, const struct near *nb, float *buf,
  * the true offsets spread tau² = (spread of the estimates)² - (mean error)². Each estimate is
  * shrunk by tau² / (tau² + se²). An offset known no better than half the noise of a pair at
  * the lowest level lo (µs) is dropped: it would add noise where tiers are closest. An offset
- * beyond 4 standard errors (a slow node) is kept whole when it is below lo, or below the
- * node's own spread (its row's median less its nearest pair: the node has pairs clearly
- * nearer than its others) and, for a slow one, shows in the node's far pairs too
- * (offset_reaches_far, asked only of offsets above lo: few nodes). Beyond both, the node is more likely on a switch of its own than that
- * slow: with one other switch in the fabric, the two cannot be told apart. */
+ * beyond 4 standard errors (a slow node) is kept whole when it is below lo, or when the
+ * node's row has a structure (its spread, the row's median less its nearest pair, above the
+ * offset, or above STRUCT_SIGMAS pair sigmas at the nearest pair's level: the node has pairs
+ * clearly nearer than its others, its leaf mates, however slow it is) and, for a slow one, the
+ * offset shows in the node's far pairs too (offset_reaches_far, asked only of offsets above
+ * lo: few nodes). Else the node is more likely on a switch of its own than that slow: beside
+ * one other switch only, the two cannot be told apart. (+100% slow nodes split their leaves
+ * while the spread had to exceed the offset: a node +1.6 us on a 1.6 us leaf has a spread of
+ * about 1 us.) */
 /* Whether node i's offset o (µs) shows in its far pairs too, as an offset must: against its
  * nearest node j, over the columns in the far half of j's row, the median of
  * lat(i, z) - lat(j, z) must not stand clearly below o / 2 (3 of its standard errors, from the
@@ -404,6 +409,7 @@ static int offset_reaches_far(const struct infer_ctx *c, int i, double o, float 
 	return !(d < o / 2 && o / 2 - d > 3 * se);
 }
 
+#define STRUCT_SIGMAS 2.5 /* a row whose nearest pair stands this many pair sigmas below its median */
 void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf)
 {
 	int n = c->n, k = 0;
@@ -425,7 +431,8 @@ void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double 
 		double s2 = isfinite(se[i]) ? (double)se[i] * se[i] : INFINITY;
 
 		if (fabs(o[i]) > 4 * sqrt(s2) &&
-		    (fabs(o[i]) <= lo || (fabs(o[i]) < c->spread[i] && (o[i] < 0 || offset_reaches_far(c, i, o[i], buf)))))
+		    (fabs(o[i]) <= lo || ((fabs(o[i]) < c->spread[i] || c->spread[i] > STRUCT_SIGMAS * c->sigma * c->spread[n + i]) &&
+					  (o[i] < 0 || offset_reaches_far(c, i, o[i], buf)))))
 			continue;
 		o[i] *= tau2 > 0 ? tau2 / (tau2 + s2) : 0;
 	}
