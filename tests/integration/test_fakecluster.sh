@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Integration test of scripts/fakecluster.sh: builds emulated clusters, checks
-# the ground truth, the MPI launch, the latency and bandwidth steps, and that
+# Integration test of scripts/fakecluster.sh: refuses bad option values, builds emulated
+# clusters, checks the ground truth, the MPI launch, the latency and bandwidth steps, and that
 # 'down' leaves nothing behind. Needs root; takes 11-14 s on 2 cores.
 #
 # Prints one line per check: "ok - NAME", "not ok - NAME: WHY" or
@@ -18,7 +18,7 @@ core_delay_us=50
 # shellcheck source=tests/integration/lib.sh
 . "$top/tests/integration/lib.sh" # ok, notok, skip, FAILED
 
-all_checks=("failed up cleans up" "up 3,3,2 builds namespaces" "truth.csv matches layout"
+all_checks=("up refuses bad values, builds nothing" "failed up cleans up" "up 3,3,2 builds namespaces" "truth.csv matches layout"
 	"second up is a no-op" "mpirun -np 8 sees every node" "same-rack vs cross-rack latency"
 	"cross-rack throughput limited by uplink" "degraded node throughput"
 	"spines: truth.csv has spine column" "spines: cross-spine latency step" "down leaves nothing"
@@ -144,6 +144,22 @@ mbps() {
 # --- checks ------------------------------------------------------------------------------
 
 "$fc" down >/dev/null 2>&1
+
+# Bad values are refused before anything is built: exit 2, the option and the value named.
+name="up refuses bad values, builds nothing"
+why=''
+for bad in "--pair-jitter abc" "--pair-jitter -1" "--pair-jitter 10001" "--pair-jitter 1.5" \
+	"--pair-seed x" "--pair-seed 1234567890" "--uplink-delay-us 2e3" "--uplink-rate fast" \
+	"--degrade node99=1gbit" "--place node01=x"; do
+	read -r opt val <<< "$bad"
+	"$fc" up --racks 2,1 "$opt" "$val" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -qF -- "$opt" "$tmp/out" || [ -n "$(our_namespaces)" ] || [ -e "$truth" ]; then
+		why="$why [$bad: exit $rc, $(head -n 1 "$tmp/out")]"
+		"$fc" down >/dev/null 2>&1
+	fi
+done
+if [ -z "$why" ]; then ok "$name"; else notok "$name" "$why"; fi
 
 # A failed up must remove everything it had made.
 name="failed up cleans up"
