@@ -46,7 +46,7 @@ struct tier_eval {
 };
 
 struct tier_verdict {
-	int ok;
+	int ok, oom;        /* the tier stands; out of memory judging it (the map fails) */
 	double bmin, sep_z, sep_step;  /* lowest nearest-mean; the weakest separations */
 	long long sep_pairs, within;
 	double wsum, wcnt;  /* d summed over the tier's own pairs, and their count */
@@ -486,7 +486,7 @@ static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *
  * split a leaf only into groups whose pairs cross the midway far more often than that: the
  * tier is refused. The test counts the pairs, or a sample of about FIT_SAMPLE of them (every
  * stride-th of each row) on large fabrics, once per tier judged. Returns 1 when the tier's
- * pairs fit it, 0 when not. */
+ * pairs fit it, 0 when not, -1 when out of memory (no tier stands untested). */
 static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 {
 	const struct infer_ctx *c = e->c;
@@ -495,11 +495,11 @@ static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 	int stride = (int)(tri(n, 0) / FIT_SAMPLE + 1); /* a sample of every stride-th pair */
 	double *bn = malloc(sizeof *bn * (size_t)g), *pn = malloc(sizeof *pn * (size_t)g);
 
-	if (!gn || !bn || !pn) { /* no memory for the test: the tier stands on the others */
+	if (!gn || !bn || !pn) {
 		free(gn);
 		free(bn);
 		free(pn);
-		return 1;
+		return -1;
 	}
 	for (int x = 0; x < n; x++)
 		gn[x] = e->ug[e->unit[x]];
@@ -548,8 +548,10 @@ static int tier_stands(struct tier_eval *e, struct tier_verdict *v, int *joined)
 	j.tail = malloc(sizeof *j.tail * (size_t)g);
 	j.size = calloc((size_t)g, sizeof *j.size);
 	j.next = malloc(sizeof *j.next * (size_t)e->n);
-	if (!j.alive || !j.near || !j.fwd || !j.b || !j.head || !j.tail || !j.size || !j.next)
+	if (!j.alive || !j.near || !j.fwd || !j.b || !j.head || !j.tail || !j.size || !j.next) {
+		v->oom = 1;
 		goto out;
+	}
 	for (int k = 0; k < g; k++) {
 		j.alive[k] = 1;
 		j.fwd[k] = k;
@@ -585,9 +587,12 @@ static int tier_stands(struct tier_eval *e, struct tier_verdict *v, int *joined)
 	/* at tier 0 most nodes share a switch; above it, no tier rests on one pair or on one
 	 * node's pairs (docs/latency-map.md: one pair between two lone nodes is a link, slow or not:
 	 * pair_lone decides; one node's pairs are its offset, a slow node) */
+	int one = 0, fits = 0;
+
 	v->ok = alive > e->ncomp && alive < e->nunit && isfinite(v->sep_z) &&
-		(e->uu ? j.wc / 2 >= 2 && rests_on_one_node(e, &j) == 0 : grouped(&j) * 2 >= e->n) &&
-		tier_fits(e, &j);
+		(e->uu ? j.wc / 2 >= 2 && (one = rests_on_one_node(e, &j)) == 0 : grouped(&j) * 2 >= e->n) &&
+		(fits = tier_fits(e, &j)) == 1;
+	v->oom = one < 0 || fits < 0;
 	v->wsum = j.ws / 2;
 	v->wcnt = j.wc / 2;
 	*joined = joins;
@@ -704,12 +709,12 @@ static int try_tier(struct tier_eval *e, int p, double theta, struct infer_tiers
 	if (cut_units(e, p) < 0 || refine(e, &theta) < 0)
 		return 0;
 	if (!tier_stands(e, &v, &joined))
-		return 0;
+		return v.oom ? -1 : 0;
 	/* a group too weak to stand was joined whole to its nearest; a node that was in it only
 	 * by one fast pair (two nodes of two switches, their pair low by noise or a shorter cable)
 	 * now sits with the other's switch: every unit placed again, and the tier judged again */
 	if (joined && (refine(e, &theta) < 0 || !tier_stands(e, &v, &joined)))
-		return 0;
+		return v.oom ? -1 : 0;
 	for (int i = 0; i < e->n; i++)
 		group[i] = e->ug[e->unit[i]];
 	ti->theta[t] = theta;
