@@ -23,9 +23,8 @@ done
 make --no-print-directory -s fabprobe
 FC=scripts/fakecluster.sh
 # the demo's options, from the demo itself (one place to change them)
-read -ra OPTS <<< "$(sed -n 's/^OPTS=(\(.*\) --name demo)$/\1/p' scripts/demo.sh)"
-[ ${#OPTS[@]} -gt 0 ] || { echo "bench-map: no OPTS=(... --name demo) line in scripts/demo.sh" >&2; exit 1; }
-OPTS+=(--no-progress)
+. scripts/demo-opts.sh
+OPTS=("${DEMO_OPTS[@]}" --coll-max 64K --no-progress)
 tmp=$(mktemp -d)
 trap '$FC down >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 RANDOM=$seed

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 FC=scripts/fakecluster.sh
 RACKS=4,3,3,2
 SLOW=node06=1gbit
-# enough samples for clear figures on 2 cores, short enough for about a minute
-OPTS=(-c 1 -n 300 --lat-warmup 50 -s 1M -W 8 --bw-iters 3 --bw-warmup 1 --coll-max 64K --name demo)
+. scripts/demo-opts.sh
+OPTS=("${DEMO_OPTS[@]}" --coll-max 64K --name demo)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: the emulated cluster needs root (network namespaces); running fabprobe on this"

@@ -24,8 +24,9 @@ Q=(-c 1 -n 300 --lat-warmup 30 -W 16 --bw-iters 2 --bw-warmup 1 --no-progress)
 # runs in a row of each scenario (FP_REPEATS; 3 by default, the claim: every one exact, no
 # false alarm; CI runs 1 to stay within its time)
 REPEATS=${FP_REPEATS:-3}
-# the demo's options (scripts/demo.sh): what a new user tries first
-D=(-c 1 -n 500 --lat-warmup 50 -s 1M -W 16 --bw-iters 4 --bw-warmup 1 --no-progress)
+# the demo's options (scripts/demo-opts.sh): what a new user tries first
+. scripts/demo-opts.sh
+D=("${DEMO_OPTS[@]}" --no-progress)
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 # same_cross FILE COLUMN SIZE [PATH]: "same-rack-median cross-rack-median" of a p2p.csv column
