@@ -377,6 +377,34 @@ static void test_link_floor(void)
 	}
 }
 
+/* The bandwidth floors (docs/judging.md) at 0.3% noise, where only the floor decides: a node
+ * whose pairs reach 0.8 of their tier's median is no low_bw_node, one at 0.6 is; a link at 0.6
+ * of its tier's median is no low_bw_link, one at 0.4 is (named in each direction). */
+static void test_bw_floors(void)
+{
+	static const int racks[] = { 6, 6, 6, 6 };
+	static const double lv[] = { 10, 60, 60 };
+	static const double node_f[] = { 0.8, 0.6 }, link_f[] = { 0.6, 0.4 };
+
+	for (int side = 0; side < 2; side++) {
+		build(&t, racks, 4, 0, lv, 0.003);
+		for (int j = 0; j < t.n; j++)
+			if (j != 7) {
+				t.bw[(size_t)7 * t.n + j] *= (float)node_f[side];
+				t.bw[(size_t)j * t.n + 7] *= (float)node_f[side];
+			}
+		t.bw[(size_t)1 * t.n + 13] *= (float)link_f[side]; /* nodes 1 and 13: another leaf each */
+		t.bw[(size_t)13 * t.n + 1] *= (float)link_f[side];
+		struct infer_result r = run(&t, 1);
+		CHECK(same_partition(&r, 0, t.leaf));
+		CHECK(has_suspect(&r, SUSPECT_LOW_BW_NODE, 7) == side);
+		CHECK(count_kind(&r, SUSPECT_LOW_BW_NODE) == side);
+		CHECK(count_kind(&r, SUSPECT_LOW_BW_LINK) == 2 * side); /* each direction */
+		CHECK(has_suspect(&r, SUSPECT_LOW_BW_LINK, 13) == side);
+		done(&t, &r);
+	}
+}
+
 /* In a leaf of 3, a node's two leaf pairs +25% (pair offsets: a longer cable, another path)
  * fit a slow node exactly; its pairs beyond the leaf do not carry it, so it is no slow_node. A
  * node +25% on every path, in the same place, is one. */
@@ -477,6 +505,7 @@ int main(void)
 	RUN(test_no_structure_invented);
 	RUN(test_slow_node_floor);
 	RUN(test_link_floor);
+	RUN(test_bw_floors);
 	RUN(test_slow_node_small_leaf);
 	RUN(test_boundary_pairs);
 	CHECK_EXIT();
