@@ -185,6 +185,12 @@ int checks_write_compare(const char *base_dir, const struct rundir *base, const 
 	if (results_tmp_commit(&csv) | results_tmp_commit(&map))
 		rc = FP_ERUNTIME;
 	cmp_report_print(stdout, &rep, &sk, base_dir, cur_dir);
+	/* a side without p2p.csv: no pair was compared, and the summary says so (it printed no
+	 * "pairs" line at all, and passed as if every pair had been) */
+	const char *no_p2p = !base->has_p2p && !cur->has_p2p ? "BASE and NEW" : !base->has_p2p ? "BASE"
+			     : !cur->has_p2p ? "NEW" : NULL;
+	if (no_p2p)
+		printf("  pairs:     not compared (no p2p.csv in %s)\n", no_p2p);
 	if (!base->has_topo || !cur->has_topo)
 		printf("  map: not compared (no topology.csv in %s)\n", base->has_topo ? "NEW" : "BASE");
 	failed = cmp_report_failed(&rep);
@@ -193,11 +199,11 @@ int checks_write_compare(const char *base_dir, const struct rundir *base, const 
 		worse += rep.count[k][CMP_WORSE];
 		gone += rep.count[k][CMP_GONE];
 	}
-	printf("compare: %s (%lld worse, %lld gone, %lld moved; compare.csv, compare_topology.csv)\n",
-	       failed ? "FAIL" : "PASS", worse, gone,
-	       rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED]);
-	verdict_add(verdict, vlen, "baseline: %lld worse, %lld gone, %lld moved", worse, gone,
-		    rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED]);
+	long long moved = rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED];
+	printf("compare: %s (%lld worse, %lld gone, %lld moved%s; compare.csv, compare_topology.csv)\n",
+	       failed ? "FAIL" : "PASS", worse, gone, moved, no_p2p ? "; pairs not compared" : "");
+	verdict_add(verdict, vlen, "baseline: %lld worse, %lld gone, %lld moved%s", worse, gone, moved,
+		    no_p2p ? ", pairs not compared" : "");
 	cmp_report_free(&rep);
 	return rc ? rc : failed;
 }

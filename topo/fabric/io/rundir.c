@@ -216,13 +216,14 @@ static int open_file(struct rd_reader *x, const char *dir, const char *name, cha
  * row measured), no retests yet. 0 or FP_ERUNTIME. */
 static int p2p_row(struct rundir *rd, const struct p2p_csv_in *in, struct rd_p2p *p)
 {
-	const char *s[5] = { in->path, in->kind, in->src_host, in->dst_host, in->status };
-	int id[5];
+	const char *s[7] = { in->path, in->kind, in->src_host, in->dst_host, in->status, in->src_dev, in->dst_dev };
+	int id[7];
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		if ((id[i] = rundir_intern(rd, s[i])) < 0)
 			return FP_ERUNTIME;
 	*p = (struct rd_p2p){ .path = id[0], .kind = id[1], .src = id[2], .dst = id[3], .status = id[4],
+			      .src_dev = id[5], .dst_dev = id[6],
 			      .size = in->size_B, .line_rate = (float)in->line_rate_Gbps, .ok = in->ok,
 			      .line = in->line };
 	p->v[RD_LAT_MIN] = (float)in->lat_us_min;
@@ -297,9 +298,39 @@ static int cmp_key(const struct rundir *rd, const struct rd_p2p *a, const struct
 	return a->size < b->size ? -1 : a->size > b->size;
 }
 
+/* The sort of the rows: by key (cmp_key), then by endpoint (several ranks of one host share a
+ * key: matched in the order of their devices), then by line (a row repeated: its first first). */
 static int cmp_p2p(const void *a, const void *b, void *rd)
 {
-	return cmp_key(rd, a, b);
+	const struct rd_p2p *x = a, *y = b;
+	const int *r = ((const struct rundir *)rd)->rank;
+	int c = cmp_key(rd, x, y);
+
+	if (!c && x->src_dev != y->src_dev)
+		c = r[x->src_dev] < r[y->src_dev] ? -1 : 1;
+	if (!c && x->dst_dev != y->dst_dev)
+		c = r[x->dst_dev] < r[y->dst_dev] ? -1 : 1;
+	return c ? c : x->line - y->line;
+}
+
+/* A row given twice in p2p.csv (path, both endpoints, size) is refused, as every reader here
+ * refuses a repeated key: which of the two would a comparison take? (The second was left over
+ * as "gone".) The rows are sorted. 0, or FP_EUSAGE with err. */
+static int p2p_unique(const struct rundir *rd, char *err)
+{
+	for (size_t i = 1; i < rd->np2p; i++) {
+		const struct rd_p2p *x = &rd->p2p[i - 1], *y = &rd->p2p[i];
+		char *const *s = rd->tab.str;
+
+		if (cmp_key(rd, x, y) || x->src_dev != y->src_dev || x->dst_dev != y->dst_dev)
+			continue;
+		snprintf(err, RUNDIR_ERR_MAX, "%.300s/p2p.csv:%d: path %.40s, %.60s%s%.30s -> %.60s%s%.30s, %lld B is "
+			 "listed twice (first on line %d)", rd->dir, y->line, s[y->path], s[y->src],
+			 *s[y->src_dev] ? "/" : "", s[y->src_dev], s[y->dst], *s[y->dst_dev] ? "/" : "", s[y->dst_dev],
+			 y->size, x->line);
+		return FP_EUSAGE;
+	}
+	return 0;
 }
 
 static int cmp_id(const void *a, const void *b, void *rd)
@@ -657,6 +688,8 @@ int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *
 		rc = part(rd, err, "nics.csv", nics_read, &rd->has_nics);
 	if (!rc && index_build(rd, &rt))
 		goto oom;
+	if (!rc)
+		rc = p2p_unique(rd, err);
 	free(rt.rows);
 	if (rc)
 		rundir_free(rd);
