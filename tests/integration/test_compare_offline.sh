@@ -138,6 +138,14 @@ expect "compare with no p2p.csv in BASE says the pairs were not compared" sh -c 
 mkdir -p "$tmp/dirp2p/p2p.csv" && cp "$tmp/base/topology.csv" "$tmp/dirp2p/"
 refused "compare with BASE/p2p.csv a directory (there, unreadable: an error, not absence)" "p2p.csv: not a regular file" \
 	$FP compare "$tmp/dirp2p" "$tmp/base" -o "$tmp/cmp-dirp2p"
+# a collective among the worst regressions is printed with its datatype and reduction (they
+# were read from a buffer on the stack, gone by then: garbage or nothing)
+mkdir -p "$tmp/coll1" "$tmp/coll2"
+{ echo "run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,time_us_max,algbw_GBps,busbw_GBps,wrong,status"
+  for k in 1 2 3 4 5 6 7 8; do echo "x,mpi,allreduce,$((k * 1024)),1,float,sum,0,4,1,0,1,1,5.0$k,5.0$k,0,ok"; done; } > "$tmp/coll1/collectives.csv"
+sed 's/,5\.04,5\.04,/,1.04,1.04,/' "$tmp/coll1/collectives.csv" > "$tmp/coll2/collectives.csv"
+$FP compare "$tmp/coll1" "$tmp/coll2" -o "$tmp/cmp-coll" > "$tmp/coll.out" 2>&1
+expect "compare: a worse collective is listed with its datatype and reduction" sh -c "[ $? -eq 1 ] && grep -q '^    mpi allreduce float sum 4096 B busbw_GBps: 5.04 -> 1.04' '$tmp/coll.out'"
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1

@@ -265,28 +265,100 @@ out:
 
 /* ---------------------------------------------------------------- collectives */
 
-static int same_coll(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
-		     int with_size)
+/* Two rows of two runs in the order of their strings: backend, op, then (full) dtype, redop,
+ * root and in_place, then size. full: the key a row is matched by; not full: (backend, op,
+ * size), whether the other run measured that op at that size at all. */
+static int coll_cmp(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
+		    int full)
 {
-	return !strcmp(a->tab.str[x->backend], b->tab.str[y->backend]) && !strcmp(a->tab.str[x->op], b->tab.str[y->op]) &&
-	       !strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]) && !strcmp(a->tab.str[x->redop], b->tab.str[y->redop]) &&
-	       !strcmp(a->tab.str[x->root], b->tab.str[y->root]) && x->in_place == y->in_place &&
-	       (!with_size || x->size == y->size);
+	int c = strcmp(a->tab.str[x->backend], b->tab.str[y->backend]);
+
+	if (!c)
+		c = strcmp(a->tab.str[x->op], b->tab.str[y->op]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->redop], b->tab.str[y->redop]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->root], b->tab.str[y->root]);
+	if (!c && full)
+		c = x->in_place - y->in_place;
+	if (!c)
+		c = x->size < y->size ? -1 : x->size > y->size;
+	return c;
 }
 
-static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct rundir *b,
-				       int with_size)
+/* One run's rows sorted both ways, to find a row of the other run in O(log rows). */
+struct coll_index {
+	const struct rundir *rd;
+	int *by[2];            /* [1]: by the full key; [0]: by backend, op, size */
+	struct cmp_coll_noise noise;
+};
+
+struct coll_sort {
+	const struct rundir *rd;
+	int full;
+};
+
+static int coll_sort_cmp(const void *p, const void *q, void *ctx)
 {
-	for (int j = 0; j < b->ncoll; j++)
-		if (same_coll(a, x, b, &b->coll[j], with_size))
-			return &b->coll[j];
+	const struct coll_sort *s = ctx;
+
+	return coll_cmp(s->rd, &s->rd->coll[*(const int *)p], s->rd, &s->rd->coll[*(const int *)q], s->full);
+}
+
+static void coll_index_free(struct coll_index *ix)
+{
+	free(ix->by[0]);
+	free(ix->by[1]);
+	cmp_coll_noise_free(&ix->noise);
+}
+
+static int coll_index_build(const struct rundir *rd, struct coll_index *ix)
+{
+	*ix = (struct coll_index){ .rd = rd };
+	for (int full = 0; full < 2; full++) {
+		struct coll_sort s = { rd, full };
+
+		if (!(ix->by[full] = malloc(sizeof(int) * (size_t)(rd->ncoll + 1))))
+			goto oom;
+		for (int i = 0; i < rd->ncoll; i++)
+			ix->by[full][i] = i;
+		if (rd->ncoll)
+			qsort_r(ix->by[full], (size_t)rd->ncoll, sizeof(int), coll_sort_cmp, &s);
+	}
+	if (cmp_coll_noise_build(rd, &ix->noise) == 0)
+		return 0;
+oom:
+	coll_index_free(ix);
+	return FP_ERUNTIME;
+}
+
+/* The row of ix's run that x (a row of run a) matches (full), or one at its op and size. */
+static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct coll_index *ix,
+				       int full)
+{
+	int lo = 0, hi = ix->rd->ncoll;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct rd_coll *y = &ix->rd->coll[ix->by[full][mid]];
+		int c = coll_cmp(ix->rd, y, a, x, full);
+
+		if (!c)
+			return y;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
-static void coll_item(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
-		      const struct cmp_opts *o, cmp_sink sink, void *ctx)
+static void coll_item(const struct coll_index *ia, const struct rd_coll *x, const struct coll_index *ib,
+		      const struct rd_coll *y, const struct cmp_opts *o, cmp_sink sink, void *ctx)
 {
-	const struct rundir *rr = x ? a : b;
+	const struct rundir *a = ia->rd, *b = ib->rd, *rr = x ? a : b;
 	const struct rd_coll *r = x ? x : y;
 	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
 			       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
@@ -298,8 +370,8 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 	if (!x || !y) {
 		one_side(&it, x != NULL);
 	} else {
-		double tol = tol_of(o, cmp_coll_sigma(a, x->backend, x->op, x->dtype, x->redop),
-				    cmp_coll_sigma(b, y->backend, y->op, y->dtype, y->redop));
+		double tol = tol_of(o, cmp_coll_noise_get(&ia->noise, x->backend, x->op, x->dtype, x->redop),
+				    cmp_coll_noise_get(&ib->noise, y->backend, y->op, y->dtype, y->redop));
 
 		it.cls = cmp_classify(it.before, it.after, 1, tol, &it.change_pct);
 		it.tol_pct = tol_pct(tol, it.change_pct);
@@ -317,28 +389,35 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 int cmp_coll(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *o, cmp_sink sink,
 	     void *ctx, struct cmp_skip *skip)
 {
-	for (int side = 0; side < 2; side++) {
-		const struct rundir *a = side ? cur : base, *b = side ? base : cur;
+	struct coll_index ix[2];
+
+	if (coll_index_build(base, &ix[0]))
+		return FP_ERUNTIME;
+	if (coll_index_build(cur, &ix[1])) {
+		coll_index_free(&ix[0]);
+		return FP_ERUNTIME;
+	}
+	for (int side = 0; side < 2; side++) { /* BASE's rows in their order, then NEW's unmatched */
+		const struct coll_index *ia = &ix[side], *ib = &ix[!side];
+		const struct rundir *a = ia->rd;
 
 		for (int i = 0; i < a->ncoll; i++) {
-			const struct rd_coll *x = &a->coll[i], *y = coll_find(a, x, b, 1);
-			int op_size = 0;
+			const struct rd_coll *x = &a->coll[i], *y = coll_find(a, x, ib, 1);
 
 			if (side && y)
 				continue; /* matched: done from BASE's side */
-			for (int j = 0; !y && j < b->ncoll; j++)
-				op_size |= b->coll[j].size == x->size && !strcmp(a->tab.str[x->op], b->tab.str[b->coll[j].op]) &&
-					   !strcmp(a->tab.str[x->backend], b->tab.str[b->coll[j].backend]);
-			if (!y && !op_size) {
+			if (!y && !coll_find(a, x, ib, 0)) { /* the other run never measured this op at this size */
 				cmp_skip_note(skip, a->tab.str[x->op], x->size, !side);
 				continue;
 			}
 			if (side)
-				coll_item(b, NULL, a, x, o, sink, ctx);
+				coll_item(ib, NULL, ia, x, o, sink, ctx);
 			else
-				coll_item(a, x, b, y, o, sink, ctx);
+				coll_item(ia, x, ib, y, o, sink, ctx);
 		}
 	}
+	coll_index_free(&ix[0]);
+	coll_index_free(&ix[1]);
 	return 0;
 }
 
