@@ -158,4 +158,26 @@ printf 'host,a,b\na,,1e-400\nb,1 ,\n' > "$tmp/tiny.csv"
 run $FP topo "$tmp/tiny.csv" -o "$tmp/tiny"
 expect "7: 1e-400 and a trailing blank are read (as leading blanks are)" [ $rc -eq 0 ]
 
+# ---- the judges' own files (issue 21, 8 and 9): read once, capped, a BOM as everywhere
+run $FP topo $FIX/racks332.csv -o "$tmp/j0"
+awk -F, 'NR > 1 { print $1 "," $3 "," $4 }' "$tmp/j0/topology.csv" > "$tmp/decl.csv"
+run timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j1" --declared /dev/zero
+expect "21.8: --declared /dev/zero: refused at once (exit 2; it ate memory)" sh -c "[ $rc -eq 2 ] && grep -q 'not a regular file or a pipe' '$tmp/out'"
+yes 'node01,leaf00' | head -c 70000000 > "$tmp/huge.decl"
+run timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j2" --declared "$tmp/huge.decl"
+expect "21.8: a 70 MB declared file: exit 2 naming the cap" sh -c "[ $rc -eq 2 ] && grep -q 'huge.decl: more than 64 MiB: the cap of a declared topology' '$tmp/out'"
+yes 'node01,leaf00' | head -c 70000000 | timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j3" --declared /dev/stdin > "$tmp/out" 2>&1
+rc=${PIPESTATUS[2]}
+expect "21.8: the same through a pipe: exit 2 naming the cap" sh -c "[ $rc -eq 2 ] && grep -q '/dev/stdin: more than 64 MiB: the cap of a declared topology' '$tmp/out'"
+for i in 1 2 3 4 5 6 7; do echo "SwitchName=s$i Nodes=n$i[1-999999]"; done > "$tmp/ranges.conf"
+run timeout 60 $FP topo $FIX/racks332.csv -o "$tmp/j4" --declared "$tmp/ranges.conf"
+expect "21.8: hostlists of 7M names in 231 bytes: exit 2 naming the cap, file and line (it took GBs)" sh -c "[ $rc -eq 2 ] && grep -q 'ranges.conf:2: Nodes=n2\[1-999999\]: the file.s lists expand to more than 1000000 names (the cap of a declared topology)' '$tmp/out'"
+cat "$tmp/decl.csv" | $FP topo $FIX/racks332.csv -o "$tmp/j5" --declared /dev/stdin > "$tmp/out" 2>&1
+expect "21.9: --declared /dev/stdin (a pipe), read once: exit 0, no mismatch" sh -c "[ $? -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+{ printf '\xef\xbb\xbf'; cat "$tmp/decl.csv"; } > "$tmp/bom.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j6" --declared "$tmp/bom.decl"
+expect "21.9: a declared CSV with a BOM: no phantom host, exit 0" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+tr '\n' '\r' < "$tmp/decl.csv" > "$tmp/cr.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j7" --declared "$tmp/cr.decl"
+expect "21.9: a declared CSV with CR-only line ends: every line read, exit 0" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
 exit $((FAILED > 0))

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/escape.h"
+#include "core/results.h"
 #include "core/log.h"
 #include "fabric/io/csv_read.h"
 #include "groups.h"
@@ -40,6 +41,7 @@ struct parse {
 	int nsw, swcap;
 	struct conf_host *ch; /* topology.conf: hosts read, chains pending */
 	int nch, chcap;
+	int names;            /* names the file's hostlists expanded to so far (DECL_NAMES_MAX) */
 };
 
 const char *decl_problem_name(int problem)
@@ -162,12 +164,17 @@ static int conf_members(struct parse *p, const char *name, const char *list, int
 	char **names = NULL;
 	int n = 0, rc = 0;
 
-	if (hostlist_expand(list, &names, &n, p->err, DECL_ERR_MAX)) {
+	if (hostlist_expand_max(list, DECL_NAMES_MAX - p->names, &names, &n, p->err, DECL_ERR_MAX)) {
 		char why[DECL_ERR_MAX];
 
-		snprintf(why, sizeof why, "%s", p->err);
+		if (!strncmp(p->err, "hostlist: more than", 19)) /* the budget of the whole file, spent */
+			snprintf(why, sizeof why, "the file's lists expand to more than %d names (the cap of a "
+				 "declared topology)", DECL_NAMES_MAX);
+		else
+			snprintf(why, sizeof why, "%s", p->err);
 		PFAIL(line, "%s=%.100s: %.300s", switches ? "Switches" : "Nodes", list, why);
 	}
+	p->names += n;
 	for (int i = 0; rc == 0 && i < n; i++) {
 		if (switches) {
 			struct sw *c = sw_add(p, names[i], -1);
@@ -265,19 +272,28 @@ static int conf_finish(struct parse *p)
 
 /* ---------------------------------------------------------------- reading */
 
-static int is_conf(FILE *f)
+/* The length of the line at t (up to end): up to its LF, CRLF or lone CR; *next past it. */
+static size_t line_len(const char *t, const char *end, const char **next)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	int yes = 0;
+	size_t n = 0;
 
-	while (!yes && getline(&buf, &cap, f) >= 0) {
-		buf[strcspn(buf, "#")] = 0;
-		yes = strcasestr(buf, "SwitchName=") != NULL;
+	while (t + n < end && t[n] != '\n' && t[n] != '\r')
+		n++;
+	*next = t + n + (t + n < end ? (t[n] == '\r' && t + n + 1 < end && t[n + 1] == '\n' ? 2 : 1) : 0);
+	return n;
+}
+
+/* A topology.conf: some line (before a '#') holds SwitchName=. */
+static int is_conf(const char *text, const char *end)
+{
+	for (const char *t = text, *next; t < end; t = next) {
+		size_t n = line_len(t, end, &next);
+
+		for (size_t i = 0; i + 11 <= n && t[i] != '#'; i++)
+			if (!strncasecmp(t + i, "SwitchName=", 11))
+				return 1;
 	}
-	free(buf);
-	rewind(f);
-	return yes;
+	return 0;
 }
 
 /* [i * TIERS_MAX + k] while reading, [i * ntiers + k] from here on */
@@ -293,28 +309,34 @@ static void compact(struct decl *d)
 		}
 }
 
-int decl_read(const char *file, struct decl *d, char *err)
+int decl_parse(char *text, size_t len, const char *file, struct decl *d, char *err)
 {
 	struct parse p = { .file = file, .err = err, .d = d };
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t cap = 0;
+	char *t = text, *end = text + len, *nul = memchr(text, 0, len);
+	const char *next;
 	int line = 0, rc = 0, conf, header = 0;
 
 	*d = (struct decl){ 0 };
-	if (!f) {
-		snprintf(err, DECL_ERR_MAX, "%s: %s", file, strerror(errno));
+	if (nul) {
+		line = 1;
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		snprintf(err, DECL_ERR_MAX, "%s:%d: a NUL byte: not a text file", file, line);
 		return FP_EUSAGE;
 	}
-	conf = is_conf(f);
+	if (len >= 3 && !memcmp(t, "\xef\xbb\xbf", 3)) /* a UTF-8 byte order mark, as every reader takes it */
+		t += 3;
+	conf = is_conf(t, end);
 	snprintf(d->format, sizeof d->format, "%s", conf ? "topology.conf" : "csv");
-	while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+	for (; rc == 0 && t < end; t = (char *)next) {
+		size_t n = line_len(t, end, &next);
+
 		line++;
-		buf[strcspn(buf, "#\r\n")] = 0;
-		char *t = buf + strspn(buf, " \t");
-		if (!*t)
-			continue;
-		rc = conf ? conf_line(&p, t, line) : csv_line(&p, t, line, &header);
+		t[n] = 0;
+		t[strcspn(t, "#")] = 0;
+		char *s = t + strspn(t, " \t");
+		if (*s)
+			rc = conf ? conf_line(&p, s, line) : csv_line(&p, s, line, &header);
 	}
 	if (rc == 0 && conf)
 		rc = conf_finish(&p);
@@ -333,8 +355,6 @@ int decl_read(const char *file, struct decl *d, char *err)
 	strtab_free(&p.swname);
 	strtab_free(&p.hosts);
 	free(p.host_line);
-	free(buf);
-	fclose(f);
 	if (d->group)
 		compact(d);
 	if (rc) {
@@ -344,6 +364,27 @@ int decl_read(const char *file, struct decl *d, char *err)
 		escape_term(raw, err, DECL_ERR_MAX, 0); /* names from the file reach a terminal */
 		decl_free(d);
 	}
+	return rc;
+}
+
+int decl_read(const char *file, struct decl *d, char *err)
+{
+	/* a regular file or a pipe (--declared <(…), /dev/stdin), read once into memory, capped */
+	char why[128], *text;
+	size_t len;
+	int rc = results_input_read(file, 1, DECL_BYTES_MAX, &text, &len, why, sizeof why);
+
+	*d = (struct decl){ 0 };
+	if (rc) {
+		if (!strncmp(why, "more than", 9))
+			snprintf(err, DECL_ERR_MAX, "%s: more than %d MiB: the cap of a declared topology", file,
+				 DECL_BYTES_MAX >> 20);
+		else
+			snprintf(err, DECL_ERR_MAX, "%s: %s", file, why);
+		return rc;
+	}
+	rc = decl_parse(text, len, file, d, err);
+	free(text);
 	return rc;
 }
 
