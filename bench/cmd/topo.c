@@ -182,12 +182,14 @@ int cmd_topo(int argc, char **argv)
 	if (rc) {
 		escape_term_line(stderr, "fabprobe topo: %s", err);
 		matrix_free(&m);
+		checks_opts_free(&jo);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	infer_opts_default(&io);
 	io.noise_us = o.noise_us;
 	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
 		matrix_free(&m);
+		checks_opts_free(&jo);
 		return FP_EXIT_RUNTIME;
 	}
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

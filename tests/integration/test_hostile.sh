@@ -180,4 +180,14 @@ expect "21.9: a declared CSV with a BOM: no phantom host, exit 0" sh -c "[ $rc -
 tr '\n' '\r' < "$tmp/decl.csv" > "$tmp/cr.decl"
 run $FP topo $FIX/racks332.csv -o "$tmp/j7" --declared "$tmp/cr.decl"
 expect "21.9: a declared CSV with CR-only line ends: every line read, exit 0" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+printf 'SwitchName=s1 Nodes=node0[1-2]\nSwitchName=s2 Nodes=node0[3-4]\nSwitchName=top Switches=s1\n' > "$tmp/uneven.conf"
+run $FP topo $FIX/racks332.csv -o "$tmp/j8" --declared "$tmp/uneven.conf"
+expect "21.9: nodes under leaves of different depth: a clear message naming both" sh -c "[ $rc -eq 2 ] && grep -q \"uneven.conf:2: uneven tree: 'node03' under 1 switch level (s2), 'node01' (line 1) under 2 (s1 under top)\" '$tmp/out'"
+printf 'ethernet.min_pct_line_rate = 50\n' > "$tmp/good.conf"
+printf 'node01\n' > "$tmp/bad.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j9" --expect "$tmp/good.conf" --declared "$tmp/bad.decl"
+expect "21.9: a good --expect and a bad --declared: exit 2 (the rules were leaked: check-san)" sh -c "[ $rc -eq 2 ] && grep -q 'bad.decl:1: expected host,leaf' '$tmp/out'"
+run $FP compare "$tmp/j0" "$tmp/j0" -o "$tmp/j10" --tolerance 0
+expect "21.9: compare --tolerance 0: a percentage out of range (it said seconds)" sh -c "[ $rc -eq 2 ] && grep -q -- '--tolerance: 0 is out of range (0, 1000\] %' '$tmp/out' && ! grep -q seconds '$tmp/out'"
+
 exit $((FAILED > 0))

@@ -236,6 +236,16 @@ static int conf_line(struct parse *p, char *text, int line)
 	return switches ? conf_members(p, name, switches, 1, line) : 0;
 }
 
+/* A chain of switches, leaf first, as text: "s1 under top". */
+static void chain_text(char *const *chain, int depth, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (int k = 0; k < depth && at < len; k++)
+		at += (size_t)snprintf(out + at, len - at, "%s%.60s", k ? " under " : "", chain[k]);
+}
+
 /* Every host's chain of switches, leaf first; all hosts must have chains of one length. */
 static int conf_finish(struct parse *p)
 {
@@ -260,9 +270,17 @@ static int conf_finish(struct parse *p)
 			chain[depth++] = s->name;
 		if (s)
 			PFAIL(h[i].line, "the switches above '%s' form a loop or more than %d levels", h[i].leaf, TIERS_MAX);
-		if (p->d->ntiers && depth != p->d->ntiers)
-			PFAIL(h[i].line, "node '%s' is under %d levels of switches where '%s' is under %d: the tree is uneven",
-			      h[i].host, depth, p->d->host[0], p->d->ntiers);
+		if (p->d->ntiers && depth != p->d->ntiers) {
+			char mine[80], first[80];
+
+			chain_text(chain, depth, mine, sizeof mine);
+			chain_text(p->d->group, p->d->ntiers, first, sizeof first);
+			/* short, the file and line first: a run's option error holds some 240 bytes */
+			snprintf(p->err, DECL_ERR_MAX, "%.160s:%d: uneven tree: '%.60s' under %d switch level%s (%s), "
+				 "'%.60s' (line %d) under %d (%s)", p->file, h[i].line, h[i].host, depth,
+				 depth == 1 ? "" : "s", mine, p->d->host[0], p->host_line[0], p->d->ntiers, first);
+			return FP_EUSAGE;
+		}
 		p->d->ntiers = depth;
 		if (host_add(p, h[i].host, chain, h[i].line))
 			return FP_EUSAGE;
