@@ -186,7 +186,10 @@ expect "21.9: nodes under leaves of different depth: a clear message naming both
 printf 'ethernet.min_pct_line_rate = 50\n' > "$tmp/good.conf"
 printf 'node01\n' > "$tmp/bad.decl"
 run $FP topo $FIX/racks332.csv -o "$tmp/j9" --expect "$tmp/good.conf" --declared "$tmp/bad.decl"
-expect "21.9: a good --expect and a bad --declared: exit 2 (the rules were leaked: check-san)" sh -c "[ $rc -eq 2 ] && grep -q 'bad.decl:1: expected host,leaf' '$tmp/out'"
+expect "21.9: a good --expect and a bad --declared: exit 2 (the rules were leaked: check-san)" sh -c "[ $rc -eq 2 ] && grep -qF 'bad.decl:1: expected host,leaf[,spine...] (2 to 9 fields), got 1' '$tmp/out'"
+printf 'SwitchName=s1 Nodes=n\033[2J\nSwitchName=s2 Nodes=n\033[2J\n' > "$tmp/esc.conf"
+run $FP topo $FIX/racks332.csv -o "$tmp/j11" --declared "$tmp/esc.conf"
+expect "21.9: a declared error holding a terminal escape: escaped once (it was twice: \\x5cx1b)" sh -c "[ $rc -eq 2 ] && grep -qF 'n\\x1b[2J' '$tmp/out' && ! grep -qF 'x5c' '$tmp/out'"
 run $FP compare "$tmp/j0" "$tmp/j0" -o "$tmp/j10" --tolerance 0
 expect "21.9: compare --tolerance 0: a percentage out of range (it said seconds)" sh -c "[ $rc -eq 2 ] && grep -q -- '--tolerance: 0 is out of range (0, 1000\] %' '$tmp/out' && ! grep -q seconds '$tmp/out'"
 

@@ -430,7 +430,7 @@ static int topo_read(struct rd_reader *x)
 			break;
 	}
 	if (hc < 0 || t->ntiers == 0) {
-		snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: expected columns host, tier0[, tier1…]", x->r.file);
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: expected columns host, tier0[, tier1...]", x->r.file);
 		return FP_EUSAGE;
 	}
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {

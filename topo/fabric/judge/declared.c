@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/escape.h"
 #include "core/results.h"
 #include "core/log.h"
 #include "fabric/io/csv_read.h"
@@ -119,7 +118,7 @@ static int csv_line(struct parse *p, char *text, int line, int *header_seen)
 		return 0;
 	}
 	if (n < 2 || n > TIERS_MAX + 1)
-		PFAIL(line, "expected host,leaf[,spine…] (2 to %d fields), got %d", TIERS_MAX + 1, n);
+		PFAIL(line, "expected host,leaf[,spine...] (2 to %d fields), got %d", TIERS_MAX + 1, n);
 	if (p->d->ntiers && n - 1 != p->d->ntiers)
 		PFAIL(line, "%d fields where line %d has %d: every line needs the same tiers", n, p->host_line[0],
 		      p->d->ntiers + 1);
@@ -375,13 +374,8 @@ int decl_parse(char *text, size_t len, const char *file, struct decl *d, char *e
 	free(p.host_line);
 	if (d->group)
 		compact(d);
-	if (rc) {
-		char raw[DECL_ERR_MAX];
-
-		snprintf(raw, sizeof raw, "%s", err);
-		escape_term(raw, err, DECL_ERR_MAX, 0); /* names from the file reach a terminal */
+	if (rc) /* err holds names from the file raw: whoever prints it escapes it, once */
 		decl_free(d);
-	}
 	return rc;
 }
 
