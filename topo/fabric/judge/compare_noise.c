@@ -314,12 +314,12 @@ static int size_residuals(const struct rd_coll *c, const int *ix, int n, double 
 
 int cmp_coll_noise_build(const struct rundir *rd, struct cmp_coll_noise *nz)
 {
-	int n = rd->ncoll, rc = FP_ERUNTIME, nr = 0, rcap = 0;
+	int n = rd->ncoll, rc = FP_ERUNTIME, nr = 0, rcap = 64;
 	int *ix = malloc(sizeof *ix * (size_t)(n + 1));
-	double *r = NULL;
+	double *r = malloc(sizeof *r * (size_t)rcap); /* never NULL below: r + 0 on NULL is undefined */
 
 	*nz = (struct cmp_coll_noise){ .k = malloc(sizeof *nz->k * (size_t)(n + 1)) };
-	if (!ix || !nz->k)
+	if (!ix || !r || !nz->k)
 		goto out;
 	for (int i = 0; i < n; i++)
 		ix[i] = i;
