@@ -193,4 +193,10 @@ expect "21.9: a declared error holding a terminal escape: escaped once (it was t
 run $FP compare "$tmp/j0" "$tmp/j0" -o "$tmp/j10" --tolerance 0
 expect "21.9: compare --tolerance 0: a percentage out of range (it said seconds)" sh -c "[ $rc -eq 2 ] && grep -q -- '--tolerance: 0 is out of range (0, 1000\] %' '$tmp/out' && ! grep -q seconds '$tmp/out'"
 
+mkdir -p "$tmp/fifodir" && mkfifo "$tmp/fifodir/p2p.csv" "$tmp/fifo.csv"
+run timeout 20 $FP topo "$tmp/fifodir" -o "$tmp/j12"
+expect "21.3: topo DIR with a FIFO for p2p.csv: refused at once, exit 2 (it hung peeking at its header)" sh -c "[ $rc -eq 2 ] && grep -q 'fifodir/p2p.csv: not a regular file' '$tmp/out'"
+run timeout 20 $FP topo "$tmp/fifo.csv" -o "$tmp/j13"
+expect "21.3: topo FILE, a FIFO: refused at once, exit 2" [ $rc -eq 2 ]
+
 exit $((FAILED > 0))
