@@ -4,7 +4,7 @@
 #   scripts/bench-compare.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-4096}
+n=${1:-4096} nodes=${2:-16384}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/a"
 python3 - "$n" "$tmp/a/collectives.csv" << 'PY'
@@ -32,3 +32,18 @@ for i in 1 2 3; do
 done
 best=$(sort -g "$tmp"/t? | head -1)
 echo "fabprobe compare, collectives.csv of $n rows with itself: ${best% *} s wall (best of 3), ${best#* } KiB peak RSS"
+mkdir -p "$tmp/ia"
+awk -v n="$nodes" -v dir="$tmp/ia" 'BEGIN {
+	print "host,gpus,nics,kernel,mpi_version,cpu_model" > (dir "/nodes.csv")
+	print "host,device,port,netdev,kind,state,virtual,fw_ver,rate_Gbps,width_lanes,mtu_B" > (dir "/nics.csv")
+	for (i = 0; i < n; i++) {
+		printf "gpu%05d,8,2,6.1,4.1,x\n", i > (dir "/nodes.csv")
+		for (d = 0; d < 2; d++) printf "gpu%05d,mlx5_%d,1,ib%d,infiniband,up,0,20.1,200,4,4096\n", i, d, d > (dir "/nics.csv")
+	}
+}'
+cp -r "$tmp/ia" "$tmp/ib"
+for i in 1 2 3; do
+	/usr/bin/time -f "%e %M" -o "$tmp/inv$i.time" ./fabprobe compare "$tmp/ia" "$tmp/ib" -o "$tmp/iout$i" > /dev/null || true
+done
+best=$(sort -g "$tmp"/inv?.time | head -1)
+echo "fabprobe compare, inventory of $nodes nodes with itself: ${best% *} s wall (best of 3), ${best#* } KiB peak RSS"
