@@ -146,6 +146,11 @@ mkdir -p "$tmp/coll1" "$tmp/coll2"
 sed 's/,5\.04,5\.04,/,1.04,1.04,/' "$tmp/coll1/collectives.csv" > "$tmp/coll2/collectives.csv"
 $FP compare "$tmp/coll1" "$tmp/coll2" -o "$tmp/cmp-coll" > "$tmp/coll.out" 2>&1
 expect "compare: a worse collective is listed with its datatype and reduction" sh -c "[ $? -eq 1 ] && grep -q '^    mpi allreduce float sum 4096 B busbw_GBps: 5.04 -> 1.04' '$tmp/coll.out'"
+# a collective written twice with its numbers spelt differently (in_place 01 and 1) is one key:
+# refused, as a row given twice is (both were kept, and a run compared with itself was "worse")
+mkdir -p "$tmp/colldup" && { head -2 "$tmp/coll1/collectives.csv"; head -2 "$tmp/coll1/collectives.csv" | tail -1 | sed 's/,0,4,1,0,/,0,4,1,00,/'; } > "$tmp/colldup/collectives.csv"
+refused "compare with a collective twice, once as in_place 00" "colldup/collectives.csv:3: 'mpi allreduce float sum 1024 0 0' is listed twice (first on line 2)" \
+	$FP compare "$tmp/colldup" "$tmp/coll1" -o "$tmp/cmp-colldup"
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1

@@ -45,14 +45,9 @@ struct rd_reader {
 	int nkeys, kcap;
 };
 
-/* Note the current row's key: its fields (n of them) joined by tabs. */
-static void key_note(struct rd_reader *x, const int *cols, int n)
+/* Note the current row's key, given as text (fields joined by tabs). */
+static void key_note_text(struct rd_reader *x, const char *key)
 {
-	char key[1024] = "";
-	size_t len = 0;
-
-	for (int i = 0; i < n && len < sizeof key; i++)
-		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
 	if (x->nkeys == x->kcap) {
 		struct keyline *q = realloc(x->keys, sizeof *q * (size_t)(x->kcap = x->kcap * 2 + 64));
 
@@ -65,6 +60,17 @@ static void key_note(struct rd_reader *x, const int *cols, int n)
 	int id = rundir_intern(x->rd, key);
 	x->oom |= id < 0;
 	x->keys[x->nkeys++] = (struct keyline){ id, x->r.line };
+}
+
+/* Note the current row's key: its fields (n of them) as written, joined by tabs. */
+static void key_note(struct rd_reader *x, const int *cols, int n)
+{
+	char key[1024] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof key; i++)
+		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
+	key_note_text(x, key);
 }
 
 static int cmp_keyline(const void *a, const void *b)
@@ -474,7 +480,6 @@ static int topo_read(struct rd_reader *x)
 static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, COLL_COL_REDOP, COLL_COL_STATUS,
 				 COLL_COL_SIZE, COLL_COL_IN_PLACE, COLL_COL_NRANKS, COLL_COL_BUSBW, COLL_COL_WRONG,
 				 COLL_COL_ROOT };
-static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
 
 static int coll_read(struct rd_reader *x)
 {
@@ -508,10 +513,13 @@ static int coll_read(struct rd_reader *x)
 				       .root = cell_str(x, c[10]) };
 		if (strcmp(csv_read_get(&x->r, c[4]), "ok"))
 			q->busbw = NAN;
-		int k[7];
-		for (int i = 0; i < 7; i++)
-			k[i] = c[coll_key[i]];
-		key_note(x, k, 7);
+		/* the key as the row is matched: its strings, and its numbers as read ("01" and "1"
+		 * are one in_place, 1e3 and 1000 one size: two such rows were both kept) */
+		char key[1024];
+		snprintf(key, sizeof key, "%.200s\t%.200s\t%.200s\t%.200s\t%lld\t%lld\t%.150s", csv_read_get(&x->r, c[0]),
+			 csv_read_get(&x->r, c[1]), csv_read_get(&x->r, c[2]), csv_read_get(&x->r, c[3]), size, in_place,
+			 csv_read_get(&x->r, c[10]));
+		key_note_text(x, key);
 	}
 	return rc;
 }
