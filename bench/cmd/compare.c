@@ -57,7 +57,7 @@ static int compare_parse(int argc, char **argv, struct compare_opts *o, char *er
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'T':
-			if (opts_seconds("--tolerance", optarg, 1000, &o->tolerance_pct, err))
+			if (opts_percent("--tolerance", optarg, 1000, &o->tolerance_pct, err))
 				return FP_EUSAGE;
 			break;
 		case 'h': return 1;

@@ -118,12 +118,19 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 	snprintf(file, sizeof file, is_dir ? "%s/p2p.csv" : "%s", o->input);
 	if (is_dir)
 		topo_run_state_say(o->input);
-	FILE *f = fopen(file, "r");
-	if (f) {
-		if (!fgets(head, sizeof head, f))
-			head[0] = 0;
-		fclose(f);
+	/* its first bytes tell a square matrix from p2p.csv: peeked at as every input is opened (a
+	 * FIFO at DIR/p2p.csv hung here, in fopen, before any reader could refuse it) */
+	char why[128];
+	struct stat fst;
+	int fd = results_input_open(file, 0, &fst, NULL, why, sizeof why);
+	if (fd < 0) {
+		snprintf(err, MATRIX_ERR_MAX, "%.380s: %s", file, why);
+		return FP_EUSAGE;
 	}
+	ssize_t got = read(fd, head, sizeof head - 1);
+	head[got > 0 ? got : 0] = 0;
+	head[strcspn(head, "\n")] = 0;
+	close(fd);
 	rc = matrix_is_square(head) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
 	if (rc)
 		return rc;
@@ -182,12 +189,14 @@ int cmd_topo(int argc, char **argv)
 	if (rc) {
 		escape_term_line(stderr, "fabprobe topo: %s", err);
 		matrix_free(&m);
+		checks_opts_free(&jo);
 		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
 	}
 	infer_opts_default(&io);
 	io.noise_us = o.noise_us;
 	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
 		matrix_free(&m);
+		checks_opts_free(&jo);
 		return FP_EXIT_RUNTIME;
 	}
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

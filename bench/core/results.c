@@ -525,3 +525,65 @@ int results_input_open(const char *file, int pipes, struct stat *st, int *absent
 	}
 	return fd;
 }
+
+int results_input_read(const char *file, int pipes, size_t max, char **buf, size_t *len, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = results_input_open(file, pipes, &st, NULL, err, errlen), rc = 0;
+	size_t n = 0, cap;
+	char *b;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd;
+	/* a regular file's size is known (one read, and one to see its end); a pipe's is not */
+	cap = S_ISREG(st.st_mode) && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096;
+	if (cap > max + 1)
+		cap = max + 1;
+	if (!(b = malloc(cap + 1))) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return FP_ERUNTIME;
+	}
+	for (;;) { /* read until the end, or one byte past max */
+		ssize_t got;
+
+		if (n == cap && cap > max) {
+			snprintf(err, errlen, "more than %zu bytes", max);
+			rc = FP_EUSAGE;
+			break;
+		}
+		if (n == cap) {
+			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
+			char *q = realloc(b, ncap + 1);
+
+			if (!q) {
+				snprintf(err, errlen, "out of memory");
+				rc = FP_ERUNTIME;
+				break;
+			}
+			b = q;
+			cap = ncap;
+		}
+		if ((got = read(fd, b + n, cap - n)) < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, errlen, "read error: %s", strerror(errno));
+			rc = FP_ERUNTIME;
+			break;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}

@@ -79,6 +79,11 @@ FILE *results_open(const char *dir, const char *file);
  * (not naming the file) in err, and *absent (when not NULL) set if nothing of that name is there. */
 struct stat;
 int results_input_open(const char *file, int pipes, struct stat *st, int *absent, char *err, size_t errlen);
+/* A whole input into memory, opened as results_input_open does (pipes: a pipe too, read once,
+ * never rewound), at most max bytes: *buf (malloc'd, NUL-terminated; it may hold NUL bytes:
+ * *len says how many bytes) and *len. FP_EUSAGE with the reason in err (not naming the file;
+ * past max: "more than N bytes"), FP_ERUNTIME out of memory or on a read error (err too). */
+int results_input_read(const char *file, int pipes, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 

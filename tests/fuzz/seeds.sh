@@ -4,6 +4,9 @@
 #   OUT/fuzz_square     every fixture matrix (tests/fixtures/topo/*.csv)
 #   OUT/fuzz_p2p        each fixture matrix rewritten as the p2p.csv rows that would give it
 #   OUT/fuzz_judge      the hand-made inputs only (results directory, expectations, declared)
+#   OUT/fuzz_compare    the hand-made inputs only (one or two results directories' files)
+#   OUT/fuzz_expect     the hand-made inputs only (--expect specs: BOM, CR, CRLF, a key twice)
+#   OUT/fuzz_declared   the hand-made inputs only (topology.conf, CSV with BOM and CRLF, uneven)
 #   OUT/fuzz_escape     the hand-made inputs only (U+2028, terminal escapes, quotes, bad UTF-8)
 #   OUT/fuzz_inventory  each captured node (tests/fixtures/<node>/sysfs, topo.xml) packed as
 #                       fuzz_inventory.c's archive, with and without its hwloc XML
@@ -11,8 +14,9 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=$1
 rm -rf "$out"
-mkdir -p "$out/fuzz_square" "$out/fuzz_p2p" "$out/fuzz_inventory" "$out/fuzz_judge" "$out/fuzz_escape"
-for t in fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape; do
+targets="fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape fuzz_compare fuzz_expect fuzz_declared"
+for t in $targets; do mkdir -p "$out/$t"; done
+for t in $targets; do
 	for f in tests/fuzz/seeds/$t/*; do [ -f "$f" ] && cp "$f" "$out/$t/"; done
 done
 for m in tests/fixtures/topo/*.csv; do

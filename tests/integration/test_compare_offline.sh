@@ -119,6 +119,38 @@ refused "compare with BASE/p2p.csv a link to nothing" "p2p.csv: a symbolic link 
 mkdir -p "$tmp/loop" && cp "$tmp/base/topology.csv" "$tmp/loop/" && ln -s loop2 "$tmp/loop/p2p.csv" && ln -s p2p.csv "$tmp/loop/loop2"
 refused "compare with BASE/p2p.csv a loop of links" "p2p.csv: a symbolic link that leads to nothing readable" \
 	$FP compare "$tmp/loop" "$tmp/base" -o "$tmp/cmp-loop"
+# a row given twice in BASE/p2p.csv is refused with file and line, as every reader here refuses
+# a repeated key (it was matched once, and the copy left over counted as "gone": a FAIL)
+mkdir -p "$tmp/duprow" && cp "$tmp/base/topology.csv" "$tmp/base/p2p.csv" "$tmp/duprow/" && sed -n 2p "$tmp/base/p2p.csv" >> "$tmp/duprow/p2p.csv"
+refused "compare with a row twice in BASE/p2p.csv names file and both lines" \
+	"duprow/p2p.csv:114: path tcp:eth0, node01/eth0 -> node02/eth0, 8 B is listed twice (first on line 2)" \
+	$FP compare "$tmp/duprow" "$tmp/base" -o "$tmp/cmp-duprow"
+# two ranks of one host share the host pair: not a repeated row; matched rank by rank
+{ head -1 "$tmp/base/p2p.csv"; for r in 0 1; do for s in 0 1; do [ $r = $s ] || echo "x,mpi,,n1,n1,rank$r,rank$s,,8,300,1.$r,1.$r,1.$r,2,,,,,,ok,"; done; done; } > "$tmp/ranks.csv"
+mkdir -p "$tmp/ranks1" "$tmp/ranks2" && cp "$tmp/ranks.csv" "$tmp/ranks1/p2p.csv" && cp "$tmp/ranks.csv" "$tmp/ranks2/p2p.csv"
+$FP compare "$tmp/ranks1" "$tmp/ranks2" -o "$tmp/cmp-ranks" > "$tmp/ranks.out" 2>&1
+expect "compare of one-node runs (two ranks of a host): exit 0, 4 same, nothing gone" sh -c "[ $? -eq 0 ] && grep -q '^  pairs      4 compared: 4 same' '$tmp/ranks.out'"
+# BASE without p2p.csv: the summary says the pairs were not compared (it printed no "pairs"
+# line and passed as if they had been)
+mkdir -p "$tmp/nop2p" && cp "$tmp/base/topology.csv" "$tmp/nop2p/"
+$FP compare "$tmp/nop2p" "$tmp/base" -o "$tmp/cmp-nop2p" > "$tmp/nop2p.out" 2>&1
+expect "compare with no p2p.csv in BASE says the pairs were not compared" sh -c "grep -q '^  pairs:     not compared (no p2p.csv in BASE)' '$tmp/nop2p.out' && grep -q '^compare: PASS (0 worse, 0 gone, 0 moved; pairs not compared;' '$tmp/nop2p.out'"
+mkdir -p "$tmp/dirp2p/p2p.csv" && cp "$tmp/base/topology.csv" "$tmp/dirp2p/"
+refused "compare with BASE/p2p.csv a directory (there, unreadable: an error, not absence)" "p2p.csv: not a regular file" \
+	$FP compare "$tmp/dirp2p" "$tmp/base" -o "$tmp/cmp-dirp2p"
+# a collective among the worst regressions is printed with its datatype and reduction (they
+# were read from a buffer on the stack, gone by then: garbage or nothing)
+mkdir -p "$tmp/coll1" "$tmp/coll2"
+{ echo "run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,time_us_max,algbw_GBps,busbw_GBps,wrong,status"
+  for k in 1 2 3 4 5 6 7 8; do echo "x,mpi,allreduce,$((k * 1024)),1,float,sum,0,4,1,0,1,1,5.0$k,5.0$k,0,ok"; done; } > "$tmp/coll1/collectives.csv"
+sed 's/,5\.04,5\.04,/,1.04,1.04,/' "$tmp/coll1/collectives.csv" > "$tmp/coll2/collectives.csv"
+$FP compare "$tmp/coll1" "$tmp/coll2" -o "$tmp/cmp-coll" > "$tmp/coll.out" 2>&1
+expect "compare: a worse collective is listed with its datatype and reduction" sh -c "[ $? -eq 1 ] && grep -q '^    mpi allreduce float sum 4096 B busbw_GBps: 5.04 -> 1.04' '$tmp/coll.out'"
+# a collective written twice with its numbers spelt differently (in_place 01 and 1) is one key:
+# refused, as a row given twice is (both were kept, and a run compared with itself was "worse")
+mkdir -p "$tmp/colldup" && { head -2 "$tmp/coll1/collectives.csv"; head -2 "$tmp/coll1/collectives.csv" | tail -1 | sed 's/,0,4,1,0,/,0,4,1,00,/'; } > "$tmp/colldup/collectives.csv"
+refused "compare with a collective twice, once as in_place 00" "colldup/collectives.csv:3: 'mpi allreduce float sum 1024 0 0' is listed twice (first on line 2)" \
+	$FP compare "$tmp/colldup" "$tmp/coll1" -o "$tmp/cmp-colldup"
 refused "run --tolerance without --baseline" "--tolerance needs --baseline" \
 	"${MPIRUN_LOCAL[@]}" -np 1 $FP run --tolerance 5 --results-root "$tmp/rr"
 $FP compare "$tmp/base" > /dev/null 2>&1

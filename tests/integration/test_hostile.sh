@@ -158,4 +158,45 @@ printf 'host,a,b\na,,1e-400\nb,1 ,\n' > "$tmp/tiny.csv"
 run $FP topo "$tmp/tiny.csv" -o "$tmp/tiny"
 expect "7: 1e-400 and a trailing blank are read (as leading blanks are)" [ $rc -eq 0 ]
 
+# ---- 10: the judges' own files: read once, capped, a BOM and line ends as everywhere; a FIFO refused
+run $FP topo $FIX/racks332.csv -o "$tmp/j0"
+awk -F, 'NR > 1 { print $1 "," $3 "," $4 }' "$tmp/j0/topology.csv" > "$tmp/decl.csv"
+run timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j1" --declared /dev/zero
+expect "10: --declared /dev/zero: refused at once (exit 2; it ate memory)" sh -c "[ $rc -eq 2 ] && grep -q 'not a regular file or a pipe' '$tmp/out'"
+yes 'node01,leaf00' | head -c 70000000 > "$tmp/huge.decl"
+run timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j2" --declared "$tmp/huge.decl"
+expect "10: a 70 MB declared file: exit 2 naming the cap" sh -c "[ $rc -eq 2 ] && grep -q 'huge.decl: more than 64 MiB: the cap of a declared topology' '$tmp/out'"
+yes 'node01,leaf00' | head -c 70000000 | timeout 20 $FP topo $FIX/racks332.csv -o "$tmp/j3" --declared /dev/stdin > "$tmp/out" 2>&1
+rc=${PIPESTATUS[2]}
+expect "10: the same through a pipe: exit 2 naming the cap" sh -c "[ $rc -eq 2 ] && grep -q '/dev/stdin: more than 64 MiB: the cap of a declared topology' '$tmp/out'"
+for i in 1 2 3 4 5 6 7; do echo "SwitchName=s$i Nodes=n$i[1-999999]"; done > "$tmp/ranges.conf"
+run timeout 60 $FP topo $FIX/racks332.csv -o "$tmp/j4" --declared "$tmp/ranges.conf"
+expect "10: hostlists of 7M names in 231 bytes: exit 2 naming the cap, file and line (it took GBs)" sh -c "[ $rc -eq 2 ] && grep -q 'ranges.conf:2: Nodes=n2\[1-999999\]: the file.s lists expand to more than 1000000 names (the cap of a declared topology)' '$tmp/out'"
+cat "$tmp/decl.csv" | $FP topo $FIX/racks332.csv -o "$tmp/j5" --declared /dev/stdin > "$tmp/out" 2>&1
+expect "10: --declared /dev/stdin (a pipe), read once: exit 0, no mismatch" sh -c "[ $? -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+{ printf '\xef\xbb\xbf'; cat "$tmp/decl.csv"; } > "$tmp/bom.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j6" --declared "$tmp/bom.decl"
+expect "10: a declared CSV with a BOM: no phantom host, exit 0" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+tr '\n' '\r' < "$tmp/decl.csv" > "$tmp/cr.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j7" --declared "$tmp/cr.decl"
+expect "10: a declared CSV with CR-only line ends: every line read, exit 0" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (declared: 0 mismatches)' '$tmp/out'"
+printf 'SwitchName=s1 Nodes=node0[1-2]\nSwitchName=s2 Nodes=node0[3-4]\nSwitchName=top Switches=s1\n' > "$tmp/uneven.conf"
+run $FP topo $FIX/racks332.csv -o "$tmp/j8" --declared "$tmp/uneven.conf"
+expect "10: nodes under leaves of different depth: a clear message naming both" sh -c "[ $rc -eq 2 ] && grep -q \"uneven.conf:2: uneven tree: 'node03' under 1 switch level (s2), 'node01' (line 1) under 2 (s1 under top)\" '$tmp/out'"
+printf 'ethernet.min_pct_line_rate = 50\n' > "$tmp/good.conf"
+printf 'node01\n' > "$tmp/bad.decl"
+run $FP topo $FIX/racks332.csv -o "$tmp/j9" --expect "$tmp/good.conf" --declared "$tmp/bad.decl"
+expect "10: a good --expect and a bad --declared: exit 2 (the rules were leaked: check-san)" sh -c "[ $rc -eq 2 ] && grep -qF 'bad.decl:1: expected host,leaf[,spine...] (2 to 9 fields), got 1' '$tmp/out'"
+printf 'SwitchName=s1 Nodes=n\033[2J\nSwitchName=s2 Nodes=n\033[2J\n' > "$tmp/esc.conf"
+run $FP topo $FIX/racks332.csv -o "$tmp/j11" --declared "$tmp/esc.conf"
+expect "10: a declared error holding a terminal escape: escaped once (it was twice: \\x5cx1b)" sh -c "[ $rc -eq 2 ] && grep -qF 'n\\x1b[2J' '$tmp/out' && ! grep -qF 'x5c' '$tmp/out'"
+run $FP compare "$tmp/j0" "$tmp/j0" -o "$tmp/j10" --tolerance 0
+expect "10: compare --tolerance 0: a percentage out of range (it said seconds)" sh -c "[ $rc -eq 2 ] && grep -q -- '--tolerance: 0 is out of range (0, 1000\] %' '$tmp/out' && ! grep -q seconds '$tmp/out'"
+
+mkdir -p "$tmp/fifodir" && mkfifo "$tmp/fifodir/p2p.csv" "$tmp/fifo.csv"
+run timeout 20 $FP topo "$tmp/fifodir" -o "$tmp/j12"
+expect "10: topo DIR with a FIFO for p2p.csv: refused at once, exit 2 (it hung peeking at its header)" sh -c "[ $rc -eq 2 ] && grep -q 'fifodir/p2p.csv: not a regular file' '$tmp/out'"
+run timeout 20 $FP topo "$tmp/fifo.csv" -o "$tmp/j13"
+expect "10: topo FILE, a FIFO: refused at once, exit 2" [ $rc -eq 2 ]
+
 exit $((FAILED > 0))

@@ -369,6 +369,56 @@ static void test_tier_names(void)
 	rundir_free(&rd);
 }
 
+/* The collectives' noise, built once per run (cmp_coll_noise_build, O(n log n)), gives exactly
+ * the figure of the reference that scans every row per group (cmp_coll_sigma, which compare
+ * once called twice per item): several groups, in and out of place, repeated sizes (roots),
+ * failed rows; and a group too small for a figure gives the default in both. */
+static void test_coll_noise_same_as_scan(void)
+{
+	static const char *const ops[] = { "allreduce", "reduce", "broadcast" }, *const dts[] = { "float", "int32" };
+	char dir[256], err[RUNDIR_ERR_MAX];
+	struct rundir rd;
+	struct cmp_coll_noise nz;
+	FILE *f = open_run("collnoise", "collectives.csv", dir);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,time_us_max,"
+	      "algbw_GBps,busbw_GBps,wrong,status\n", f);
+	for (int o = 0; o < 3; o++)
+		for (int d = 0; d < 2; d++)
+			for (int k = 0; k < (o == 2 ? 3 : 12); k++)
+				for (int root = 0; root < (o == 1 ? 2 : 1); root++)
+					for (int ip = 0; ip < 2; ip++) {
+						double bw = 5 + k + 0.05 * gauss();
+
+						fprintf(f, "x,mpi,%s,%d,1,%s,%s,%d,4,1,%d,1,1,%.4f,%.4f,0,%s\n", ops[o], 64 << k,
+							dts[d], o == 2 ? "" : "sum", root, ip, bw, bw,
+							k == 5 && ip ? "timeout" : "ok");
+					}
+	fclose(f);
+	CHECK_EQ(rundir_load(dir, &rd, err), 0);
+	CHECK_EQ(cmp_coll_noise_build(&rd, &nz), 0);
+	CHECK_EQ(nz.n, 6);
+	int groups = 0, defaults = 0;
+	for (int i = 0; i < rd.ncoll; i++) {
+		const struct rd_coll *c = &rd.coll[i];
+		double want = cmp_coll_sigma(&rd, c->backend, c->op, c->dtype, c->redop);
+		double got = cmp_coll_noise_get(&nz, c->backend, c->op, c->dtype, c->redop);
+
+		CHECK_EQ(got, want);
+		groups += i == 0 || !(c->op == c[-1].op && c->dtype == c[-1].dtype);
+		defaults += got == CMP_SIGMA_DEFAULT;
+	}
+	CHECK(groups >= 6);
+	CHECK(defaults > 0);               /* broadcast: 3 sizes, too few residuals */
+	CHECK(defaults < rd.ncoll);
+	CHECK_EQ(cmp_coll_noise_get(&nz, 999, 0, 0, 0), CMP_SIGMA_DEFAULT);
+	cmp_coll_noise_free(&nz);
+	rundir_free(&rd);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(tmp) != NULL);
@@ -378,6 +428,7 @@ int main(void)
 	RUN(test_group_matching);
 	RUN(test_map);
 	RUN(test_tier_names);
+	RUN(test_coll_noise_same_as_scan);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
 	CHECK(system(cmd) == 0);

@@ -76,7 +76,7 @@ static void test_read_bad(void)
 		{ "SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n", ":2: switch 'a' is defined twice" },
 		{ "SwitchName=a Nodes=n1 junk\n", ":1: 'junk' is not Key=Value" },
 		{ "SwitchName=s Switches=a\nSwitchName=a Nodes=n1\nSwitchName=b Nodes=n2\n",
-		  ":3: node 'n2' is under 1 levels of switches where 'n1' is under 2" },
+		  ":3: uneven tree: 'n2' under 1 switch level (b), 'n1' (line 2) under 2 (a under s)" },
 		{ "n1,A,S\nn2,B\n", ":2: 2 fields where line 1 has 3" },
 		{ "n1\n", ":1: expected host,leaf" },
 		{ "n1,,S\n", ":1: field 2 ('') is empty" },

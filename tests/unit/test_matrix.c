@@ -4,6 +4,7 @@
  * would ask for N² memory. Every case must end in a matrix or an error naming the problem,
  * never a crash. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -252,6 +253,16 @@ static void test_not_a_regular_file(void)
 
 	CHECK(matrix_read_square("/dev/null", &m, err) == FP_EUSAGE && strstr(err, "not a regular file"));
 	CHECK(matrix_read_p2p(dir, NULL, &m, err) == FP_EUSAGE);
+	/* a FIFO with no writer: refused at once, never waited on (fopen blocked on it for ever;
+	 * the alarm ends the test if it does again) */
+	char fifo[300];
+	snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	alarm(10);
+	CHECK(matrix_read_square(fifo, &m, err) == FP_EUSAGE && strstr(err, "not a regular file"));
+	CHECK(matrix_read_p2p(fifo, NULL, &m, err) == FP_EUSAGE && strstr(err, "not a regular file"));
+	alarm(0);
+	unlink(fifo);
 }
 
 int main(void)

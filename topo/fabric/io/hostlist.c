@@ -158,6 +158,7 @@ out:
 struct names {
 	char **v;
 	int n, cap;
+	int max;      /* at most this many */
 };
 
 /* Append the name a followed by the blen bytes of b. */
@@ -209,8 +210,8 @@ static int expand_term(const char *t, size_t len, const char *pre, struct names 
 	if (!open) {
 		if (memchr(t, ']', len))
 			goto bad;
-		if (s->n >= HOSTLIST_MAX) {
-			snprintf(err, errlen, "hostlist: more than %d names", HOSTLIST_MAX);
+		if (s->n >= s->max) {
+			snprintf(err, errlen, "hostlist: more than %d names", s->max);
 			return FP_EUSAGE;
 		}
 		return names_add(s, pre, t, len);
@@ -232,8 +233,8 @@ static int expand_term(const char *t, size_t len, const char *pre, struct names 
 			goto bad;
 		}
 		for (unsigned long long v = lo; rc == 0 && v <= hi; v++) {
-			if (s->n >= HOSTLIST_MAX) {
-				snprintf(err, errlen, "hostlist: more than %d names", HOSTLIST_MAX);
+			if (s->n >= s->max) {
+				snprintf(err, errlen, "hostlist: more than %d names", s->max);
 				free(head);
 				return FP_EUSAGE;
 			}
@@ -251,7 +252,12 @@ bad:
 
 int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t errlen)
 {
-	struct names s = { 0 };
+	return hostlist_expand_max(expr, HOSTLIST_MAX, out, n, err, errlen);
+}
+
+int hostlist_expand_max(const char *expr, int max, char ***out, int *n, char *err, size_t errlen)
+{
+	struct names s = { .max = max < HOSTLIST_MAX ? max : HOSTLIST_MAX };
 	const char *p = expr;
 	int rc = 0;
 

@@ -19,6 +19,9 @@ int hostlist_compress(const char *const *names, int n, char **out, char *err, si
  * malloc'd array of *n malloc'd names (hostlist_free). */
 #define HOSTLIST_MAX 1000000
 int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t errlen);
+/* hostlist_expand with at most max names (max <= HOSTLIST_MAX): a reader's budget over a whole
+ * file. Past it: FP_EUSAGE, err "hostlist: more than MAX names", nothing expanded kept. */
+int hostlist_expand_max(const char *expr, int max, char ***out, int *n, char *err, size_t errlen);
 void hostlist_free(char **names, int n);
 
 #endif

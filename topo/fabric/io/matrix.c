@@ -8,8 +8,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
+#include "core/results.h"
 #include "csv_read.h"
 #include "p2p_csv.h"
 
@@ -51,19 +53,24 @@ struct lines {
 	off_t size;   /* bytes in the file */
 };
 
+/* Opened as every input is (core/results.h's results_input_open): without blocking, then
+ * checked before a byte is read; a FIFO is refused, never waited on (fopen blocked on one). */
 static int lines_open(struct lines *l, const char *file, char *err)
 {
 	struct stat st;
+	char why[128];
+	int fd;
 
 	memset(l, 0, sizeof *l);
 	l->file = file;
-	if (!(l->f = fopen(file, "r"))) {
-		snprintf(err, MATRIX_ERR_MAX, "%s: %s", file, strerror(errno));
+	if ((fd = results_input_open(file, 0, &st, NULL, why, sizeof why)) < 0) {
+		snprintf(err, MATRIX_ERR_MAX, "%s: %s", file, why);
 		return FP_EUSAGE;
 	}
-	if (fstat(fileno(l->f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, MATRIX_ERR_MAX, "%s: not a regular file", file);
-		return FP_EUSAGE;
+	if (!(l->f = fdopen(fd, "r"))) {
+		close(fd);
+		snprintf(err, MATRIX_ERR_MAX, "%s: out of memory", file);
+		return FP_ERUNTIME;
 	}
 	l->size = st.st_size;
 	return 0;
@@ -182,8 +189,10 @@ int matrix_read_square(const char *file, struct matrix *m, char *err)
 	int n, rc, ret = FP_EUSAGE;
 
 	memset(m, 0, sizeof *m);
-	if (lines_open(&l, file, err))
+	if ((rc = lines_open(&l, file, err))) {
+		ret = rc;
 		goto out;
+	}
 	if ((rc = lines_next(&l, err)) <= 0) {
 		if (rc == 0)
 			FAIL("%s: empty file", file);

@@ -45,14 +45,9 @@ struct rd_reader {
 	int nkeys, kcap;
 };
 
-/* Note the current row's key: its fields (n of them) joined by tabs. */
-static void key_note(struct rd_reader *x, const int *cols, int n)
+/* Note the current row's key, given as text (fields joined by tabs). */
+static void key_note_text(struct rd_reader *x, const char *key)
 {
-	char key[1024] = "";
-	size_t len = 0;
-
-	for (int i = 0; i < n && len < sizeof key; i++)
-		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
 	if (x->nkeys == x->kcap) {
 		struct keyline *q = realloc(x->keys, sizeof *q * (size_t)(x->kcap = x->kcap * 2 + 64));
 
@@ -65,6 +60,17 @@ static void key_note(struct rd_reader *x, const int *cols, int n)
 	int id = rundir_intern(x->rd, key);
 	x->oom |= id < 0;
 	x->keys[x->nkeys++] = (struct keyline){ id, x->r.line };
+}
+
+/* Note the current row's key: its fields (n of them) as written, joined by tabs. */
+static void key_note(struct rd_reader *x, const int *cols, int n)
+{
+	char key[1024] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof key; i++)
+		len += (size_t)snprintf(key + len, sizeof key - len, "%s%s", i ? "\t" : "", csv_read_get(&x->r, cols[i]));
+	key_note_text(x, key);
 }
 
 static int cmp_keyline(const void *a, const void *b)
@@ -216,13 +222,14 @@ static int open_file(struct rd_reader *x, const char *dir, const char *name, cha
  * row measured), no retests yet. 0 or FP_ERUNTIME. */
 static int p2p_row(struct rundir *rd, const struct p2p_csv_in *in, struct rd_p2p *p)
 {
-	const char *s[5] = { in->path, in->kind, in->src_host, in->dst_host, in->status };
-	int id[5];
+	const char *s[7] = { in->path, in->kind, in->src_host, in->dst_host, in->status, in->src_dev, in->dst_dev };
+	int id[7];
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		if ((id[i] = rundir_intern(rd, s[i])) < 0)
 			return FP_ERUNTIME;
 	*p = (struct rd_p2p){ .path = id[0], .kind = id[1], .src = id[2], .dst = id[3], .status = id[4],
+			      .src_dev = id[5], .dst_dev = id[6],
 			      .size = in->size_B, .line_rate = (float)in->line_rate_Gbps, .ok = in->ok,
 			      .line = in->line };
 	p->v[RD_LAT_MIN] = (float)in->lat_us_min;
@@ -297,9 +304,39 @@ static int cmp_key(const struct rundir *rd, const struct rd_p2p *a, const struct
 	return a->size < b->size ? -1 : a->size > b->size;
 }
 
+/* The sort of the rows: by key (cmp_key), then by endpoint (several ranks of one host share a
+ * key: matched in the order of their devices), then by line (a row repeated: its first first). */
 static int cmp_p2p(const void *a, const void *b, void *rd)
 {
-	return cmp_key(rd, a, b);
+	const struct rd_p2p *x = a, *y = b;
+	const int *r = ((const struct rundir *)rd)->rank;
+	int c = cmp_key(rd, x, y);
+
+	if (!c && x->src_dev != y->src_dev)
+		c = r[x->src_dev] < r[y->src_dev] ? -1 : 1;
+	if (!c && x->dst_dev != y->dst_dev)
+		c = r[x->dst_dev] < r[y->dst_dev] ? -1 : 1;
+	return c ? c : x->line - y->line;
+}
+
+/* A row given twice in p2p.csv (path, both endpoints, size) is refused, as every reader here
+ * refuses a repeated key: which of the two would a comparison take? (The second was left over
+ * as "gone".) The rows are sorted. 0, or FP_EUSAGE with err. */
+static int p2p_unique(const struct rundir *rd, char *err)
+{
+	for (size_t i = 1; i < rd->np2p; i++) {
+		const struct rd_p2p *x = &rd->p2p[i - 1], *y = &rd->p2p[i];
+		char *const *s = rd->tab.str;
+
+		if (cmp_key(rd, x, y) || x->src_dev != y->src_dev || x->dst_dev != y->dst_dev)
+			continue;
+		snprintf(err, RUNDIR_ERR_MAX, "%.300s/p2p.csv:%d: path %.40s, %.60s%s%.30s -> %.60s%s%.30s, %lld B is "
+			 "listed twice (first on line %d)", rd->dir, y->line, s[y->path], s[y->src],
+			 *s[y->src_dev] ? "/" : "", s[y->src_dev], s[y->dst], *s[y->dst_dev] ? "/" : "", s[y->dst_dev],
+			 y->size, x->line);
+		return FP_EUSAGE;
+	}
+	return 0;
 }
 
 static int cmp_id(const void *a, const void *b, void *rd)
@@ -399,7 +436,7 @@ static int topo_read(struct rd_reader *x)
 			break;
 	}
 	if (hc < 0 || t->ntiers == 0) {
-		snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: expected columns host, tier0[, tier1…]", x->r.file);
+		snprintf(x->err, RUNDIR_ERR_MAX, "%s:1: expected columns host, tier0[, tier1...]", x->r.file);
 		return FP_EUSAGE;
 	}
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
@@ -443,7 +480,6 @@ static int topo_read(struct rd_reader *x)
 static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, COLL_COL_REDOP, COLL_COL_STATUS,
 				 COLL_COL_SIZE, COLL_COL_IN_PLACE, COLL_COL_NRANKS, COLL_COL_BUSBW, COLL_COL_WRONG,
 				 COLL_COL_ROOT };
-static const int coll_key[] = { 0, 1, 2, 3, 5, 6, 10 }; /* backend op dtype redop size in_place root */
 
 static int coll_read(struct rd_reader *x)
 {
@@ -477,10 +513,13 @@ static int coll_read(struct rd_reader *x)
 				       .root = cell_str(x, c[10]) };
 		if (strcmp(csv_read_get(&x->r, c[4]), "ok"))
 			q->busbw = NAN;
-		int k[7];
-		for (int i = 0; i < 7; i++)
-			k[i] = c[coll_key[i]];
-		key_note(x, k, 7);
+		/* the key as the row is matched: its strings, and its numbers as read ("01" and "1"
+		 * are one in_place, 1e3 and 1000 one size: two such rows were both kept) */
+		char key[1024];
+		snprintf(key, sizeof key, "%.200s\t%.200s\t%.200s\t%.200s\t%lld\t%lld\t%.150s", csv_read_get(&x->r, c[0]),
+			 csv_read_get(&x->r, c[1]), csv_read_get(&x->r, c[2]), csv_read_get(&x->r, c[3]), size, in_place,
+			 csv_read_get(&x->r, c[10]));
+		key_note_text(x, key);
 	}
 	return rc;
 }
@@ -686,6 +725,8 @@ int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *
 		rc = part(rd, err, "nics.csv", nics_read, &rd->has_nics);
 	if (!rc && index_build(rd, &rt))
 		goto oom;
+	if (!rc)
+		rc = p2p_unique(rd, err);
 	free(rt.rows);
 	if (rc)
 		rundir_free(rd);

@@ -18,6 +18,7 @@ enum { RD_LAT_MIN, RD_LAT_P50, RD_BW, RD_NMETRIC };
 /* One p2p.csv row: one direction of a pair on a path at one size. */
 struct rd_p2p {
 	int path, kind, src, dst, status;  /* string ids */
+	int src_dev, dst_dev;              /* string ids: the endpoints on their hosts (rank3, eth0) */
 	long long size;
 	float v[RD_NMETRIC];               /* as first measured; NAN: not measured or failed */
 	float retest[RD_NMETRIC];          /* the best of its retests (lowest latency, highest

@@ -265,28 +265,100 @@ out:
 
 /* ---------------------------------------------------------------- collectives */
 
-static int same_coll(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
-		     int with_size)
+/* Two rows of two runs in the order of their strings: backend, op, then (full) dtype, redop,
+ * root and in_place, then size. full: the key a row is matched by; not full: (backend, op,
+ * size), whether the other run measured that op at that size at all. */
+static int coll_cmp(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
+		    int full)
 {
-	return !strcmp(a->tab.str[x->backend], b->tab.str[y->backend]) && !strcmp(a->tab.str[x->op], b->tab.str[y->op]) &&
-	       !strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]) && !strcmp(a->tab.str[x->redop], b->tab.str[y->redop]) &&
-	       !strcmp(a->tab.str[x->root], b->tab.str[y->root]) && x->in_place == y->in_place &&
-	       (!with_size || x->size == y->size);
+	int c = strcmp(a->tab.str[x->backend], b->tab.str[y->backend]);
+
+	if (!c)
+		c = strcmp(a->tab.str[x->op], b->tab.str[y->op]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->dtype], b->tab.str[y->dtype]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->redop], b->tab.str[y->redop]);
+	if (!c && full)
+		c = strcmp(a->tab.str[x->root], b->tab.str[y->root]);
+	if (!c && full)
+		c = x->in_place - y->in_place;
+	if (!c)
+		c = x->size < y->size ? -1 : x->size > y->size;
+	return c;
 }
 
-static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct rundir *b,
-				       int with_size)
+/* One run's rows sorted both ways, to find a row of the other run in O(log rows). */
+struct coll_index {
+	const struct rundir *rd;
+	int *by[2];            /* [1]: by the full key; [0]: by backend, op, size */
+	struct cmp_coll_noise noise;
+};
+
+struct coll_sort {
+	const struct rundir *rd;
+	int full;
+};
+
+static int coll_sort_cmp(const void *p, const void *q, void *ctx)
 {
-	for (int j = 0; j < b->ncoll; j++)
-		if (same_coll(a, x, b, &b->coll[j], with_size))
-			return &b->coll[j];
+	const struct coll_sort *s = ctx;
+
+	return coll_cmp(s->rd, &s->rd->coll[*(const int *)p], s->rd, &s->rd->coll[*(const int *)q], s->full);
+}
+
+static void coll_index_free(struct coll_index *ix)
+{
+	free(ix->by[0]);
+	free(ix->by[1]);
+	cmp_coll_noise_free(&ix->noise);
+}
+
+static int coll_index_build(const struct rundir *rd, struct coll_index *ix)
+{
+	*ix = (struct coll_index){ .rd = rd };
+	for (int full = 0; full < 2; full++) {
+		struct coll_sort s = { rd, full };
+
+		if (!(ix->by[full] = malloc(sizeof(int) * (size_t)(rd->ncoll + 1))))
+			goto oom;
+		for (int i = 0; i < rd->ncoll; i++)
+			ix->by[full][i] = i;
+		if (rd->ncoll)
+			qsort_r(ix->by[full], (size_t)rd->ncoll, sizeof(int), coll_sort_cmp, &s);
+	}
+	if (cmp_coll_noise_build(rd, &ix->noise) == 0)
+		return 0;
+oom:
+	coll_index_free(ix);
+	return FP_ERUNTIME;
+}
+
+/* The row of ix's run that x (a row of run a) matches (full), or one at its op and size. */
+static const struct rd_coll *coll_find(const struct rundir *a, const struct rd_coll *x, const struct coll_index *ix,
+				       int full)
+{
+	int lo = 0, hi = ix->rd->ncoll;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct rd_coll *y = &ix->rd->coll[ix->by[full][mid]];
+		int c = coll_cmp(ix->rd, y, a, x, full);
+
+		if (!c)
+			return y;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
-static void coll_item(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
-		      const struct cmp_opts *o, cmp_sink sink, void *ctx)
+static void coll_item(const struct coll_index *ia, const struct rd_coll *x, const struct coll_index *ib,
+		      const struct rd_coll *y, const struct cmp_opts *o, cmp_sink sink, void *ctx)
 {
-	const struct rundir *rr = x ? a : b;
+	const struct rundir *a = ia->rd, *b = ib->rd, *rr = x ? a : b;
 	const struct rd_coll *r = x ? x : y;
 	struct cmp_item it = { .kind = CMP_COLL, .path = rr->tab.str[r->backend], .src = rr->tab.str[r->op], .size = r->size,
 			       .metric = coll_csv_cols[COLL_COL_BUSBW].name, .before = x ? x->busbw : NAN, .after = y ? y->busbw : NAN,
@@ -298,8 +370,8 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 	if (!x || !y) {
 		one_side(&it, x != NULL);
 	} else {
-		double tol = tol_of(o, cmp_coll_sigma(a, x->backend, x->op, x->dtype, x->redop),
-				    cmp_coll_sigma(b, y->backend, y->op, y->dtype, y->redop));
+		double tol = tol_of(o, cmp_coll_noise_get(&ia->noise, x->backend, x->op, x->dtype, x->redop),
+				    cmp_coll_noise_get(&ib->noise, y->backend, y->op, y->dtype, y->redop));
 
 		it.cls = cmp_classify(it.before, it.after, 1, tol, &it.change_pct);
 		it.tol_pct = tol_pct(tol, it.change_pct);
@@ -317,28 +389,35 @@ static void coll_item(const struct rundir *a, const struct rd_coll *x, const str
 int cmp_coll(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *o, cmp_sink sink,
 	     void *ctx, struct cmp_skip *skip)
 {
-	for (int side = 0; side < 2; side++) {
-		const struct rundir *a = side ? cur : base, *b = side ? base : cur;
+	struct coll_index ix[2];
+
+	if (coll_index_build(base, &ix[0]))
+		return FP_ERUNTIME;
+	if (coll_index_build(cur, &ix[1])) {
+		coll_index_free(&ix[0]);
+		return FP_ERUNTIME;
+	}
+	for (int side = 0; side < 2; side++) { /* BASE's rows in their order, then NEW's unmatched */
+		const struct coll_index *ia = &ix[side], *ib = &ix[!side];
+		const struct rundir *a = ia->rd;
 
 		for (int i = 0; i < a->ncoll; i++) {
-			const struct rd_coll *x = &a->coll[i], *y = coll_find(a, x, b, 1);
-			int op_size = 0;
+			const struct rd_coll *x = &a->coll[i], *y = coll_find(a, x, ib, 1);
 
 			if (side && y)
 				continue; /* matched: done from BASE's side */
-			for (int j = 0; !y && j < b->ncoll; j++)
-				op_size |= b->coll[j].size == x->size && !strcmp(a->tab.str[x->op], b->tab.str[b->coll[j].op]) &&
-					   !strcmp(a->tab.str[x->backend], b->tab.str[b->coll[j].backend]);
-			if (!y && !op_size) {
+			if (!y && !coll_find(a, x, ib, 0)) { /* the other run never measured this op at this size */
 				cmp_skip_note(skip, a->tab.str[x->op], x->size, !side);
 				continue;
 			}
 			if (side)
-				coll_item(b, NULL, a, x, o, sink, ctx);
+				coll_item(ib, NULL, ia, x, o, sink, ctx);
 			else
-				coll_item(a, x, b, y, o, sink, ctx);
+				coll_item(ia, x, ib, y, o, sink, ctx);
 		}
 	}
+	coll_index_free(&ix[0]);
+	coll_index_free(&ix[1]);
 	return 0;
 }
 
@@ -366,20 +445,102 @@ static void inv_text(cmp_sink sink, void *ctx, struct cmp_item *it, const char *
 	sink(ctx, it);
 }
 
-static const struct rd_node *node_find(const struct rundir *rd, const char *host)
+/* One run's nodes and NICs sorted, to find one by name in O(log n) (a scan per node made
+ * 16,384 nodes take 8 s). */
+struct inv_index {
+	const struct rundir *rd;
+	int *node;        /* nodes by host */
+	int *nic_at;      /* NICs by host, then file order: a host's NICs as listed */
+	int *nic;         /* NICs by host, then name, then file order */
+};
+
+struct inv_sort {
+	const struct rundir *rd;
+	int how;          /* 0 nodes by host; 1 NICs by host, file order; 2 NICs by host, name */
+};
+
+static int inv_sort_cmp(const void *p, const void *q, void *ctx)
 {
-	for (int i = 0; i < rd->nnode; i++)
-		if (!strcmp(rd->tab.str[rd->node[i].host], host))
-			return &rd->node[i];
-	return NULL;
+	const struct inv_sort *s = ctx;
+	char *const *t = s->rd->tab.str;
+	int i = *(const int *)p, j = *(const int *)q, c;
+
+	if (s->how == 0)
+		return strcmp(t[s->rd->node[i].host], t[s->rd->node[j].host]);
+	c = strcmp(t[s->rd->nic[i].host], t[s->rd->nic[j].host]);
+	if (!c && s->how == 2)
+		c = strcmp(t[s->rd->nic[i].name], t[s->rd->nic[j].name]);
+	return c ? c : i - j; /* then file order: the first of a name is found first, as a scan did */
 }
 
-static const struct rd_nic *nic_find(const struct rundir *rd, const char *host, const char *name)
+static void inv_index_free(struct inv_index *ix)
 {
-	for (int i = 0; i < rd->nnic; i++)
-		if (!strcmp(rd->tab.str[rd->nic[i].host], host) && !strcmp(rd->tab.str[rd->nic[i].name], name))
-			return &rd->nic[i];
-	return NULL;
+	free(ix->node);
+	free(ix->nic_at);
+	free(ix->nic);
+}
+
+static int *inv_sorted(const struct rundir *rd, int how, int n)
+{
+	struct inv_sort s = { rd, how };
+	int *v = malloc(sizeof *v * (size_t)(n + 1));
+
+	for (int i = 0; v && i < n; i++)
+		v[i] = i;
+	if (v && n)
+		qsort_r(v, (size_t)n, sizeof *v, inv_sort_cmp, &s);
+	return v;
+}
+
+static int inv_index_build(const struct rundir *rd, struct inv_index *ix)
+{
+	*ix = (struct inv_index){ .rd = rd, .node = inv_sorted(rd, 0, rd->nnode), .nic_at = inv_sorted(rd, 1, rd->nnic),
+				  .nic = inv_sorted(rd, 2, rd->nnic) };
+	if (ix->node && ix->nic_at && ix->nic)
+		return 0;
+	inv_index_free(ix);
+	return FP_ERUNTIME;
+}
+
+/* The first place in v (n entries, sorted by host first) whose host is not below host; with
+ * name (how 2), whose (host, name) is not below. */
+static int inv_lower(const struct inv_index *ix, const int *v, int n, int nodes, const char *host, const char *name)
+{
+	char *const *t = ix->rd->tab.str;
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c;
+
+		if (nodes) {
+			c = strcmp(t[ix->rd->node[v[mid]].host], host);
+		} else {
+			c = strcmp(t[ix->rd->nic[v[mid]].host], host);
+			if (!c && name)
+				c = strcmp(t[ix->rd->nic[v[mid]].name], name);
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct rd_node *node_find(const struct inv_index *ix, const char *host)
+{
+	int k = inv_lower(ix, ix->node, ix->rd->nnode, 1, host, NULL);
+
+	return k < ix->rd->nnode && !strcmp(ix->rd->tab.str[ix->rd->node[ix->node[k]].host], host)
+		       ? &ix->rd->node[ix->node[k]] : NULL;
+}
+
+static const struct rd_nic *nic_find(const struct inv_index *ix, const char *host, const char *name)
+{
+	int k = inv_lower(ix, ix->nic, ix->rd->nnic, 0, host, name);
+	const struct rd_nic *n = k < ix->rd->nnic ? &ix->rd->nic[ix->nic[k]] : NULL;
+
+	return n && !strcmp(ix->rd->tab.str[n->host], host) && !strcmp(ix->rd->tab.str[n->name], name) ? n : NULL;
 }
 
 static int nic_counts(const struct rundir *rd, const struct rd_nic *n)
@@ -387,19 +548,21 @@ static int nic_counts(const struct rundir *rd, const struct rd_nic *n)
 	return !n->is_virtual && strcmp(rd->tab.str[n->kind], "loopback");
 }
 
-/* The NICs of host that either run has: matched by name. */
-static void inv_nics(const struct rundir *a, const struct rundir *b, const char *host, cmp_sink sink, void *ctx)
+/* The NICs of host that either run has: matched by name, each run's in its file order. */
+static void inv_nics(const struct inv_index *ix, const char *host, cmp_sink sink, void *ctx)
 {
 	for (int side = 0; side < 2; side++) {
-		const struct rundir *p = side ? b : a, *q = side ? a : b;
+		const struct inv_index *pi = &ix[side], *qi = &ix[!side];
+		const struct rundir *p = pi->rd, *q = qi->rd, *a = ix[0].rd, *b = ix[1].rd;
 
-		for (int i = 0; i < p->nnic; i++) {
-			const struct rd_nic *x = &p->nic[i];
+		for (int k = inv_lower(pi, pi->nic_at, p->nnic, 0, host, NULL);
+		     k < p->nnic && !strcmp(p->tab.str[p->nic[pi->nic_at[k]].host], host); k++) {
+			const struct rd_nic *x = &p->nic[pi->nic_at[k]];
 			const char *name = p->tab.str[x->name];
 
-			if (strcmp(p->tab.str[x->host], host) || !nic_counts(p, x))
+			if (!nic_counts(p, x))
 				continue;
-			const struct rd_nic *y = nic_find(q, host, name);
+			const struct rd_nic *y = nic_find(qi, host, name);
 			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = name, .size = -1,
 					       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
 
@@ -428,12 +591,20 @@ static void inv_nics(const struct rundir *a, const struct rundir *b, const char 
 
 int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink sink, void *ctx)
 {
+	struct inv_index ix[2];
+
+	if (inv_index_build(base, &ix[0]))
+		return FP_ERUNTIME;
+	if (inv_index_build(cur, &ix[1])) {
+		inv_index_free(&ix[0]);
+		return FP_ERUNTIME;
+	}
 	for (int side = 0; side < 2; side++) {
-		const struct rundir *p = side ? cur : base, *q = side ? base : cur;
+		const struct rundir *p = side ? cur : base;
 
 		for (int i = 0; i < p->nnode; i++) {
 			const char *host = p->tab.str[p->node[i].host];
-			const struct rd_node *x = &p->node[i], *y = node_find(q, host);
+			const struct rd_node *x = &p->node[i], *y = node_find(&ix[!side], host);
 			struct cmp_item it = { .kind = CMP_INV, .path = "", .src = host, .dst = "", .size = -1,
 					       .retest = NAN, .change_pct = NAN, .tol_pct = NAN };
 
@@ -453,8 +624,10 @@ int cmp_inventory(const struct rundir *base, const struct rundir *cur, cmp_sink 
 				y->nics < 0 ? NAN : (double)y->nics);
 			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_KERNEL].name, base->tab.str[x->kernel], cur->tab.str[y->kernel]);
 			inv_text(sink, ctx, &it, nc[INV_CSV_NODE_MPI_VERSION].name, base->tab.str[x->mpi], cur->tab.str[y->mpi]);
-			inv_nics(base, cur, host, sink, ctx);
+			inv_nics(ix, host, sink, ctx);
 		}
 	}
+	inv_index_free(&ix[0]);
+	inv_index_free(&ix[1]);
 	return 0;
 }

@@ -84,7 +84,21 @@ void cmp_noise_free(struct cmp_noise *nz);
 /* sigma from n residuals (ln units; reordered): p90(|r|) / 1.645, at least CMP_SIGMA_FLOOR;
  * NAN when n < 5. */
 double cmp_sigma(double *r, int n);
-/* the collectives' noise of one run per (backend, op, dtype, redop): see above */
+/* the collectives' noise of one run per (backend, op, dtype, redop): see above. Built once per
+ * run, in O(rows log rows) (cmp_coll_noise_build), then looked up per item; cmp_coll_sigma is
+ * the same figure for one group by scanning every row (the reference, for the tests). */
+struct cmp_coll_noise_key {
+	int backend, op, dtype, redop;  /* string ids in its run */
+	double sigma;                   /* ln units */
+};
+struct cmp_coll_noise {
+	struct cmp_coll_noise_key *k;   /* in id order */
+	int n;
+};
+int cmp_coll_noise_build(const struct rundir *rd, struct cmp_coll_noise *nz);
+/* sigma of that group, or CMP_SIGMA_DEFAULT */
+double cmp_coll_noise_get(const struct cmp_coll_noise *nz, int backend, int op, int dtype, int redop);
+void cmp_coll_noise_free(struct cmp_coll_noise *nz);
 double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, int redop);
 
 /* ---------------------------------------------------------------- comparing */

@@ -223,6 +223,30 @@ void cmp_noise_free(struct cmp_noise *nz)
 
 /* ---------------------------------------------------------------- collectives */
 
+/* sigma of the residuals r[0..n) of one group: their median taken out (when 5 or more), then
+ * cmp_sigma; CMP_SIGMA_DEFAULT when too few. Order-free: r is sorted on the way. */
+static double coll_sigma_of(double *r, int n)
+{
+	double s;
+
+	if (n >= 5) {
+		double *t = malloc(sizeof *t * (size_t)n), med;
+
+		if (t) {
+			memcpy(t, r, sizeof *t * (size_t)n);
+			med = median(t, n);
+			for (int i = 0; i < n; i++)
+				r[i] -= med;
+			free(t);
+		}
+	}
+	s = cmp_sigma(r, n);
+	return isnan(s) ? CMP_SIGMA_DEFAULT : s;
+}
+
+/* The reference: one group, found by scanning every row for each of its rows (O(rows²) a
+ * group; compare once called it twice per item: cubic). Kept for the unit test that
+ * cmp_coll_noise_build gives the same figures. */
 double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, int redop)
 {
 	double *r = malloc(sizeof *r * (size_t)(rd->ncoll + 1)), s;
@@ -244,18 +268,124 @@ double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, i
 				r[n++] = (log(b->busbw) - log(a->busbw)) / sqrt(2.0);
 		}
 	}
-	if (n >= 5) {
-		double *t = malloc(sizeof *t * (size_t)n), med;
+	s = coll_sigma_of(r, n);
+	free(r);
+	return s;
+}
 
-		if (t) {
-			memcpy(t, r, sizeof *t * (size_t)n);
-			med = median(t, n);
-			for (int i = 0; i < n; i++)
-				r[i] -= med;
-			free(t);
+/* rows by group (backend, op, dtype, redop: ids of one run), then size, then in_place */
+static int cmp_coll_row(const void *x, const void *y, void *ctx)
+{
+	const struct rd_coll *c = ctx, *a = &c[*(const int *)x], *b = &c[*(const int *)y];
+	const int ka[4] = { a->backend, a->op, a->dtype, a->redop }, kb[4] = { b->backend, b->op, b->dtype, b->redop };
+
+	for (int i = 0; i < 4; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->in_place - b->in_place;
+}
+
+static int same_group(const struct rd_coll *a, const struct rd_coll *b)
+{
+	return a->backend == b->backend && a->op == b->op && a->dtype == b->dtype && a->redop == b->redop;
+}
+
+/* Residuals of one size's rows ix[0..n): each out-of-place figure against each in-place one. */
+static int size_residuals(const struct rd_coll *c, const int *ix, int n, double *r)
+{
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct rd_coll *a = &c[ix[i]];
+
+		if (a->in_place || !(a->busbw > 0))
+			continue;
+		for (int j = 0; j < n; j++) {
+			const struct rd_coll *b = &c[ix[j]];
+
+			if (b->in_place && b->busbw > 0)
+				r[m++] = (log(b->busbw) - log(a->busbw)) / sqrt(2.0);
 		}
 	}
-	s = cmp_sigma(r, n);
+	return m;
+}
+
+int cmp_coll_noise_build(const struct rundir *rd, struct cmp_coll_noise *nz)
+{
+	int n = rd->ncoll, rc = FP_ERUNTIME, nr = 0, rcap = 64;
+	int *ix = malloc(sizeof *ix * (size_t)(n + 1));
+	double *r = malloc(sizeof *r * (size_t)rcap); /* never NULL below: r + 0 on NULL is undefined */
+
+	*nz = (struct cmp_coll_noise){ .k = malloc(sizeof *nz->k * (size_t)(n + 1)) };
+	if (!ix || !r || !nz->k)
+		goto out;
+	for (int i = 0; i < n; i++)
+		ix[i] = i;
+	if (n)
+		qsort_r(ix, (size_t)n, sizeof *ix, cmp_coll_row, rd->coll);
+	for (int g = 0; g < n;) { /* a group: its sizes in turn */
+		const struct rd_coll *first = &rd->coll[ix[g]];
+		int e = g;
+
+		nr = 0;
+		while (e < n && same_group(&rd->coll[ix[e]], first))
+			e++;
+		for (int s = g; s < e;) {
+			int t = s, outs = 0, ins = 0;
+
+			for (; t < e && rd->coll[ix[t]].size == rd->coll[ix[s]].size; t++) {
+				outs += !rd->coll[ix[t]].in_place;
+				ins += rd->coll[ix[t]].in_place;
+			}
+			if (nr + outs * ins > rcap) {
+				double *q = realloc(r, sizeof *q * (size_t)(rcap = 2 * (nr + outs * ins) + 64));
+
+				if (!q)
+					goto out;
+				r = q;
+			}
+			nr += size_residuals(rd->coll, ix + s, t - s, r + nr);
+			s = t;
+		}
+		nz->k[nz->n++] = (struct cmp_coll_noise_key){ first->backend, first->op, first->dtype, first->redop,
+							      coll_sigma_of(r, nr) };
+		g = e;
+	}
+	rc = 0;
+out:
+	free(ix);
 	free(r);
-	return isnan(s) ? CMP_SIGMA_DEFAULT : s;
+	if (rc)
+		cmp_coll_noise_free(nz);
+	return rc;
+}
+
+double cmp_coll_noise_get(const struct cmp_coll_noise *nz, int backend, int op, int dtype, int redop)
+{
+	const int key[4] = { backend, op, dtype, redop };
+	int lo = 0, hi = nz->n;
+
+	while (lo < hi) { /* the keys are in the order of cmp_coll_row */
+		int mid = (lo + hi) / 2, c = 0;
+		const struct cmp_coll_noise_key *k = &nz->k[mid];
+		const int have[4] = { k->backend, k->op, k->dtype, k->redop };
+
+		for (int i = 0; !c && i < 4; i++)
+			c = have[i] != key[i] ? (have[i] < key[i] ? -1 : 1) : 0;
+		if (!c)
+			return k->sigma;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return CMP_SIGMA_DEFAULT;
+}
+
+void cmp_coll_noise_free(struct cmp_coll_noise *nz)
+{
+	free(nz->k);
+	*nz = (struct cmp_coll_noise){ 0 };
 }

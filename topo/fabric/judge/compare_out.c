@@ -80,6 +80,16 @@ static double badness(const struct cmp_item *it)
 	return higher_better ? -d : d;
 }
 
+/* *to = *from, and a dst held in from's own dstbuf (a collective's "float sum") then in to's:
+ * the item given to the sink lives on its caller's stack (it was printed as garbage, or as
+ * nothing). */
+static void item_copy(struct cmp_item *to, const struct cmp_item *from)
+{
+	*to = *from;
+	if (from->dst == from->dstbuf)
+		to->dst = to->dstbuf;
+}
+
 static void worst_add(struct cmp_report *r, const struct cmp_item *it)
 {
 	double bad = badness(it);
@@ -90,11 +100,11 @@ static void worst_add(struct cmp_report *r, const struct cmp_item *it)
 	if (k == CMP_WORST)
 		k--;
 	while (k > 0 && r->worst_bad[k - 1] < bad) {
-		r->worst[k] = r->worst[k - 1];
+		item_copy(&r->worst[k], &r->worst[k - 1]);
 		r->worst_bad[k] = r->worst_bad[k - 1];
 		k--;
 	}
-	r->worst[k] = *it;
+	item_copy(&r->worst[k], it);
 	r->worst_bad[k] = bad;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/escape.h"
+#include "core/results.h"
 #include "core/log.h"
 #include "fabric/io/csv_read.h"
 #include "groups.h"
@@ -40,6 +40,7 @@ struct parse {
 	int nsw, swcap;
 	struct conf_host *ch; /* topology.conf: hosts read, chains pending */
 	int nch, chcap;
+	int names;            /* names the file's hostlists expanded to so far (DECL_NAMES_MAX) */
 };
 
 const char *decl_problem_name(int problem)
@@ -117,7 +118,7 @@ static int csv_line(struct parse *p, char *text, int line, int *header_seen)
 		return 0;
 	}
 	if (n < 2 || n > TIERS_MAX + 1)
-		PFAIL(line, "expected host,leaf[,spine…] (2 to %d fields), got %d", TIERS_MAX + 1, n);
+		PFAIL(line, "expected host,leaf[,spine...] (2 to %d fields), got %d", TIERS_MAX + 1, n);
 	if (p->d->ntiers && n - 1 != p->d->ntiers)
 		PFAIL(line, "%d fields where line %d has %d: every line needs the same tiers", n, p->host_line[0],
 		      p->d->ntiers + 1);
@@ -162,12 +163,17 @@ static int conf_members(struct parse *p, const char *name, const char *list, int
 	char **names = NULL;
 	int n = 0, rc = 0;
 
-	if (hostlist_expand(list, &names, &n, p->err, DECL_ERR_MAX)) {
+	if (hostlist_expand_max(list, DECL_NAMES_MAX - p->names, &names, &n, p->err, DECL_ERR_MAX)) {
 		char why[DECL_ERR_MAX];
 
-		snprintf(why, sizeof why, "%s", p->err);
+		if (!strncmp(p->err, "hostlist: more than", 19)) /* the budget of the whole file, spent */
+			snprintf(why, sizeof why, "the file's lists expand to more than %d names (the cap of a "
+				 "declared topology)", DECL_NAMES_MAX);
+		else
+			snprintf(why, sizeof why, "%s", p->err);
 		PFAIL(line, "%s=%.100s: %.300s", switches ? "Switches" : "Nodes", list, why);
 	}
+	p->names += n;
 	for (int i = 0; rc == 0 && i < n; i++) {
 		if (switches) {
 			struct sw *c = sw_add(p, names[i], -1);
@@ -229,6 +235,16 @@ static int conf_line(struct parse *p, char *text, int line)
 	return switches ? conf_members(p, name, switches, 1, line) : 0;
 }
 
+/* A chain of switches, leaf first, as text: "s1 under top". */
+static void chain_text(char *const *chain, int depth, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (int k = 0; k < depth && at < len; k++)
+		at += (size_t)snprintf(out + at, len - at, "%s%.60s", k ? " under " : "", chain[k]);
+}
+
 /* Every host's chain of switches, leaf first; all hosts must have chains of one length. */
 static int conf_finish(struct parse *p)
 {
@@ -253,9 +269,17 @@ static int conf_finish(struct parse *p)
 			chain[depth++] = s->name;
 		if (s)
 			PFAIL(h[i].line, "the switches above '%s' form a loop or more than %d levels", h[i].leaf, TIERS_MAX);
-		if (p->d->ntiers && depth != p->d->ntiers)
-			PFAIL(h[i].line, "node '%s' is under %d levels of switches where '%s' is under %d: the tree is uneven",
-			      h[i].host, depth, p->d->host[0], p->d->ntiers);
+		if (p->d->ntiers && depth != p->d->ntiers) {
+			char mine[80], first[80];
+
+			chain_text(chain, depth, mine, sizeof mine);
+			chain_text(p->d->group, p->d->ntiers, first, sizeof first);
+			/* short, the file and line first: a run's option error holds some 240 bytes */
+			snprintf(p->err, DECL_ERR_MAX, "%.160s:%d: uneven tree: '%.60s' under %d switch level%s (%s), "
+				 "'%.60s' (line %d) under %d (%s)", p->file, h[i].line, h[i].host, depth,
+				 depth == 1 ? "" : "s", mine, p->d->host[0], p->host_line[0], p->d->ntiers, first);
+			return FP_EUSAGE;
+		}
 		p->d->ntiers = depth;
 		if (host_add(p, h[i].host, chain, h[i].line))
 			return FP_EUSAGE;
@@ -265,19 +289,28 @@ static int conf_finish(struct parse *p)
 
 /* ---------------------------------------------------------------- reading */
 
-static int is_conf(FILE *f)
+/* The length of the line at t (up to end): up to its LF, CRLF or lone CR; *next past it. */
+static size_t line_len(const char *t, const char *end, const char **next)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	int yes = 0;
+	size_t n = 0;
 
-	while (!yes && getline(&buf, &cap, f) >= 0) {
-		buf[strcspn(buf, "#")] = 0;
-		yes = strcasestr(buf, "SwitchName=") != NULL;
+	while (t + n < end && t[n] != '\n' && t[n] != '\r')
+		n++;
+	*next = t + n + (t + n < end ? (t[n] == '\r' && t + n + 1 < end && t[n + 1] == '\n' ? 2 : 1) : 0);
+	return n;
+}
+
+/* A topology.conf: some line (before a '#') holds SwitchName=. */
+static int is_conf(const char *text, const char *end)
+{
+	for (const char *t = text, *next; t < end; t = next) {
+		size_t n = line_len(t, end, &next);
+
+		for (size_t i = 0; i + 11 <= n && t[i] != '#'; i++)
+			if (!strncasecmp(t + i, "SwitchName=", 11))
+				return 1;
 	}
-	free(buf);
-	rewind(f);
-	return yes;
+	return 0;
 }
 
 /* [i * TIERS_MAX + k] while reading, [i * ntiers + k] from here on */
@@ -293,28 +326,34 @@ static void compact(struct decl *d)
 		}
 }
 
-int decl_read(const char *file, struct decl *d, char *err)
+int decl_parse(char *text, size_t len, const char *file, struct decl *d, char *err)
 {
 	struct parse p = { .file = file, .err = err, .d = d };
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t cap = 0;
+	char *t = text, *end = text + len, *nul = memchr(text, 0, len);
+	const char *next;
 	int line = 0, rc = 0, conf, header = 0;
 
 	*d = (struct decl){ 0 };
-	if (!f) {
-		snprintf(err, DECL_ERR_MAX, "%s: %s", file, strerror(errno));
+	if (nul) {
+		line = 1;
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		snprintf(err, DECL_ERR_MAX, "%s:%d: a NUL byte: not a text file", file, line);
 		return FP_EUSAGE;
 	}
-	conf = is_conf(f);
+	if (len >= 3 && !memcmp(t, "\xef\xbb\xbf", 3)) /* a UTF-8 byte order mark, as every reader takes it */
+		t += 3;
+	conf = is_conf(t, end);
 	snprintf(d->format, sizeof d->format, "%s", conf ? "topology.conf" : "csv");
-	while (rc == 0 && getline(&buf, &cap, f) >= 0) {
+	for (; rc == 0 && t < end; t = (char *)next) {
+		size_t n = line_len(t, end, &next);
+
 		line++;
-		buf[strcspn(buf, "#\r\n")] = 0;
-		char *t = buf + strspn(buf, " \t");
-		if (!*t)
-			continue;
-		rc = conf ? conf_line(&p, t, line) : csv_line(&p, t, line, &header);
+		t[n] = 0;
+		t[strcspn(t, "#")] = 0;
+		char *s = t + strspn(t, " \t");
+		if (*s)
+			rc = conf ? conf_line(&p, s, line) : csv_line(&p, s, line, &header);
 	}
 	if (rc == 0 && conf)
 		rc = conf_finish(&p);
@@ -333,17 +372,31 @@ int decl_read(const char *file, struct decl *d, char *err)
 	strtab_free(&p.swname);
 	strtab_free(&p.hosts);
 	free(p.host_line);
-	free(buf);
-	fclose(f);
 	if (d->group)
 		compact(d);
-	if (rc) {
-		char raw[DECL_ERR_MAX];
-
-		snprintf(raw, sizeof raw, "%s", err);
-		escape_term(raw, err, DECL_ERR_MAX, 0); /* names from the file reach a terminal */
+	if (rc) /* err holds names from the file raw: whoever prints it escapes it, once */
 		decl_free(d);
+	return rc;
+}
+
+int decl_read(const char *file, struct decl *d, char *err)
+{
+	/* a regular file or a pipe (--declared <(…), /dev/stdin), read once into memory, capped */
+	char why[128], *text;
+	size_t len;
+	int rc = results_input_read(file, 1, DECL_BYTES_MAX, &text, &len, why, sizeof why);
+
+	*d = (struct decl){ 0 };
+	if (rc) {
+		if (!strncmp(why, "more than", 9))
+			snprintf(err, DECL_ERR_MAX, "%s: more than %d MiB: the cap of a declared topology", file,
+				 DECL_BYTES_MAX >> 20);
+		else
+			snprintf(err, DECL_ERR_MAX, "%s: %s", file, why);
+		return rc;
 	}
+	rc = decl_parse(text, len, file, d, err);
+	free(text);
 	return rc;
 }
 

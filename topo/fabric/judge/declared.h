@@ -26,9 +26,22 @@ struct decl {
 	char format[16];
 };
 
-/* Read file (Slurm topology.conf or CSV). 0, or FP_EUSAGE with "FILE:LINE: why" in err,
- * under the terminal rule (core/escape.h: what the file holds is never printed raw). */
+/* What a declared file may hold: bytes (a CSV of every host of a large fabric is a few MiB),
+ * and names its hostlists expand to, over the whole file (node[1-99999999] on a few lines of
+ * a 499-byte file took 2.6 GB). */
+#define DECL_BYTES_MAX (64 << 20)
+#define DECL_NAMES_MAX 1000000
+
+/* Read file (Slurm topology.conf or CSV): a regular file or a pipe, read once, at most
+ * DECL_BYTES_MAX bytes. 0, or FP_EUSAGE with "FILE:LINE: why" in err, which may hold names
+ * from the file raw: print it through core/escape.h's terminal rule (escape_term_line, as the
+ * command layer does), once (it was escaped here too, and printed garbled: "\x5cx1b");
+ * FP_ERUNTIME (a read error, out of memory). */
 int decl_read(const char *file, struct decl *d, char *err);
+/* Parse text[0..len) (modified; NUL-terminated at len) as the contents of file (for messages):
+ * lines end at LF, CRLF or a lone CR; a UTF-8 byte order mark at the start is skipped; a NUL
+ * byte is refused. As decl_read. */
+int decl_parse(char *text, size_t len, const char *file, struct decl *d, char *err);
 void decl_free(struct decl *d);
 
 enum { DECL_WRONG_GROUP, DECL_MISSING, DECL_UNDECLARED };

@@ -1,0 +1,62 @@
+/* fuzz_expect.c — the --expect reader (exp_parse) on any bytes. Oracles: a refusal says why
+ * and names the file; an accepted spec has rules that each say where they came from; the same
+ * text with a byte order mark before it, or with its LFs made CRLF, gives the same answer (the
+ * same number of rules, or a refusal): line ends and a BOM are read the same way everywhere.
+ * Seeds: tests/fuzz/seeds/fuzz_expect. */
+#include "fuzz.h"
+
+#include "fabric/judge/expect.h"
+
+/* exp_parse over text[0..len): its rc, and the rule count in *n (-1 when refused). */
+static int parse(const char *text, size_t len, int *n)
+{
+	char err[EXPECT_ERR_MAX] = "";
+	struct exp_set s = { 0 };
+	FILE *f = fmemopen((void *)text, len ? len : 1, "r");
+	int rc;
+
+	if (!f)
+		abort();
+	if (!len) /* fmemopen wants a size: an empty file is read as none */
+		fseek(f, 0, SEEK_END);
+	rc = exp_parse(f, "spec.conf", &s, err);
+	fclose(f);
+	FUZZ_ASSERT(rc == 0 || ((rc == FP_EUSAGE || rc == FP_ERUNTIME) && !strncmp(err, "spec.conf", 9)),
+		    "exp_parse: rc %d, err '%s'", rc, err);
+	for (int i = 0; rc == 0 && i < s.n; i++)
+		FUZZ_ASSERT(!strncmp(s.r[i].from, "spec.conf:", 10) && s.r[i].key[0], "rule %d: from '%s', key '%s'", i,
+			    s.r[i].from, s.r[i].key);
+	*n = rc == 0 ? s.n : -1;
+	exp_free(&s);
+	return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *bom, *crlf;
+	size_t nc = 0;
+	int n, n_bom, n_crlf;
+
+	if (size > 1 << 16)
+		return 0;
+	parse((const char *)data, size, &n);
+	if (size >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
+		return 0; /* a second mark would be text */
+	if (!(bom = malloc(size + 3)) || !(crlf = malloc(2 * size + 1)))
+		abort();
+	memcpy(bom, "\xef\xbb\xbf", 3);
+	memcpy(bom + 3, data, size);
+	parse(bom, size + 3, &n_bom);
+	for (size_t i = 0; i < size; i++) {
+		if (data[i] == '\n' && !(i && data[i - 1] == '\r'))
+			crlf[nc++] = '\r';
+		crlf[nc++] = (char)data[i];
+	}
+	parse(crlf, nc, &n_crlf);
+	FUZZ_ASSERT(n_bom == n, "with a BOM: %d rules, without: %d", n_bom, n);
+	if (!memchr(data, 0, size)) /* a NUL's line number moves, not its refusal */
+		FUZZ_ASSERT(n_crlf == n, "with CRLF: %d rules, with LF: %d", n_crlf, n);
+	free(bom);
+	free(crlf);
+	return 0;
+}
