@@ -56,6 +56,7 @@ struct p2p_run {
 	int failed;              /* directions that failed, all paths */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
 	int lat_only;            /* an earlier latency pass: no stream, nothing written */
+	double est_s;            /* a plan's estimate of the path being measured (0: generic) */
 	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
 };
 
@@ -475,7 +476,8 @@ static void path_announce(struct p2p_run *run, const char *path, const struct tr
 
 	if (what)
 		printf("%s %d pair%s of %s, one at a time: estimate ~%.0f s; pair deadline %.1f s\n", what,
-		       sc->npairs, sc->npairs == 1 ? "" : "s", path, est * sc->npairs, run->timeout);
+		       sc->npairs, sc->npairs == 1 ? "" : "s", path, run->est_s > 0 ? run->est_s : est * sc->npairs,
+		       run->timeout);
 	else
 		printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
 		       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
@@ -747,6 +749,7 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 
 		if (plan->npairs[i] == 0)
 			continue;
+		run.est_s = plan->est_s[i];
 		rc = sched_from_pairs(plan->pair[i], plan->npairs[i], &sc);
 		if (rc)
 			LOG_ERROR("out of memory for a plan of %d pairs", plan->npairs[i]);

@@ -150,6 +150,8 @@ struct p2p_plan {
 	char path[P2P_PATHS_MAX][P2P_PATH_MAX];
 	int npairs[P2P_PATHS_MAX];
 	struct sched_pair *pair[P2P_PATHS_MAX]; /* npairs[i] each */
+	double est_s[P2P_PATHS_MAX];            /* rank 0: each path's estimate for the terminal, from
+						 * what its pairs measured (0: at 20 us and 1.25 GB/s) */
 };
 /* As p2p_main, over the plan's pairs (o gives sizes, iterations and deadlines; o's paths are
  * not used). res (rank 0) gets one matrices per plan path, NAN outside the pairs measured. */

@@ -224,6 +224,7 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 				all++;
 			}
 		buf[at] = all;
+		p->est_s = per * all;
 		k += 2 * all;
 	}
 	*len = k;
@@ -390,6 +391,8 @@ int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, str
 		goto out;
 	if ((rc = plan_unpack(buf, len, o, &plan)))
 		LOG_ERROR("the confirmation plan does not read (%d ints)", len);
+	for (int i = 0; w->rank == 0 && rc == 0 && i < plan.npaths && i < mp->npaths; i++)
+		plan.est_s[i] = mp->p[i].est_s; /* the terminal's figures, from what the pairs measured */
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)
 		goto out;
 	int any = 0;

@@ -18,6 +18,7 @@ struct run_path_map {
 	unsigned char *retested;      /* n x n: pairs re-measured */
 	unsigned char *control;       /* n x n: control pairs re-measured with them (susp_controls) */
 	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
+	double est_s;                 /* the confirmation's estimate for this path (plan_pack) */
 	/* the pairs nearest each tier boundary of r1 (infer_boundary_pairs), re-measured whatever
 	 * the candidates; each keeps the better of its two figures (boundary: their first ones) */
 	int nboundary;
