@@ -79,6 +79,34 @@ static inline const char *fuzz_file(const char *name, const uint8_t *data, size_
 	return path;
 }
 
+/* The same input as a reader must read it alike: with a UTF-8 byte order mark before it, and
+ * with every LF line end made CRLF. fuzz_variants_free releases both. */
+struct fuzz_variants {
+	char *bom, *crlf;
+	size_t nbom, ncrlf;
+};
+
+static inline void fuzz_variants(const uint8_t *data, size_t size, struct fuzz_variants *v)
+{
+	if (!(v->bom = malloc(size + 3)) || !(v->crlf = malloc(2 * size + 1)))
+		abort();
+	memcpy(v->bom, "\xef\xbb\xbf", 3);
+	memcpy(v->bom + 3, data, size);
+	v->nbom = size + 3;
+	v->ncrlf = 0;
+	for (size_t i = 0; i < size; i++) {
+		if (data[i] == '\n' && !(i && data[i - 1] == '\r'))
+			v->crlf[v->ncrlf++] = '\r';
+		v->crlf[v->ncrlf++] = (char)data[i];
+	}
+}
+
+static inline void fuzz_variants_free(struct fuzz_variants *v)
+{
+	free(v->bom);
+	free(v->crlf);
+}
+
 /* What a written scheduler file may hold: printable ASCII, tabs and LFs only; and no line
  * that the header's text started (every comment line starts "# "). */
 static inline void fuzz_check_text(const char *file, const char *text, size_t len)

@@ -45,8 +45,7 @@ static int parse(const char *text, size_t len, int *n, int *tiers)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *bom, *crlf;
-	size_t nc = 0;
+	struct fuzz_variants v;
 	int n, t, n2, t2;
 
 	if (size > 1 << 14)
@@ -54,21 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse((const char *)data, size, &n, &t);
 	if (size >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
 		return 0; /* a second mark would be text */
-	if (!(bom = malloc(size + 3)) || !(crlf = malloc(2 * size + 1)))
-		abort();
-	memcpy(bom, "\xef\xbb\xbf", 3);
-	memcpy(bom + 3, data, size);
-	parse(bom, size + 3, &n2, &t2);
+	fuzz_variants(data, size, &v);
+	parse(v.bom, v.nbom, &n2, &t2);
 	FUZZ_ASSERT(n2 == n && t2 == t, "with a BOM: %d hosts, %d tiers; without: %d, %d", n2, t2, n, t);
-	for (size_t i = 0; i < size; i++) {
-		if (data[i] == '\n' && !(i && data[i - 1] == '\r'))
-			crlf[nc++] = '\r';
-		crlf[nc++] = (char)data[i];
-	}
-	parse(crlf, nc, &n2, &t2);
+	parse(v.crlf, v.ncrlf, &n2, &t2);
 	if (!memchr(data, 0, size))
 		FUZZ_ASSERT(n2 == n && t2 == t, "with CRLF: %d hosts, %d tiers; with LF: %d, %d", n2, t2, n, t);
-	free(bom);
-	free(crlf);
+	fuzz_variants_free(&v);
 	return 0;
 }

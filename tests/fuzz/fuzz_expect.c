@@ -33,8 +33,7 @@ static int parse(const char *text, size_t len, int *n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *bom, *crlf;
-	size_t nc = 0;
+	struct fuzz_variants v;
 	int n, n_bom, n_crlf;
 
 	if (size > 1 << 16)
@@ -42,21 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse((const char *)data, size, &n);
 	if (size >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
 		return 0; /* a second mark would be text */
-	if (!(bom = malloc(size + 3)) || !(crlf = malloc(2 * size + 1)))
-		abort();
-	memcpy(bom, "\xef\xbb\xbf", 3);
-	memcpy(bom + 3, data, size);
-	parse(bom, size + 3, &n_bom);
-	for (size_t i = 0; i < size; i++) {
-		if (data[i] == '\n' && !(i && data[i - 1] == '\r'))
-			crlf[nc++] = '\r';
-		crlf[nc++] = (char)data[i];
-	}
-	parse(crlf, nc, &n_crlf);
+	fuzz_variants(data, size, &v);
+	parse(v.bom, v.nbom, &n_bom);
+	parse(v.crlf, v.ncrlf, &n_crlf);
 	FUZZ_ASSERT(n_bom == n, "with a BOM: %d rules, without: %d", n_bom, n);
 	if (!memchr(data, 0, size)) /* a NUL's line number moves, not its refusal */
 		FUZZ_ASSERT(n_crlf == n, "with CRLF: %d rules, with LF: %d", n_crlf, n);
-	free(bom);
-	free(crlf);
+	fuzz_variants_free(&v);
 	return 0;
 }
