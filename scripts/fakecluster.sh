@@ -96,6 +96,7 @@ need_base_tools() {
 	need_tool tc iproute2
 	need_tool bridge iproute2
 	need_tool unshare util-linux
+	need_tool setsid util-linux
 	need_tool flock util-linux
 	need_tool mount mount
 }
@@ -691,17 +692,34 @@ cmd_mpirun() {
 	# Open MPI 4.1's rsh launcher warns "setpgid(..) failed in parent" whenever
 	# the agent execs before the parent's setpgid call, which on an idle machine
 	# is nearly always; it is harmless here, so that one line is filtered out.
-	local rc=0 filter filter_pid
+	local rc=0 filter filter_pid hnp
 	exec {filter}> >(grep --line-buffered -v 'plm:rsh: Warning: setpgid(' >&2)
 	filter_pid=$!
-	"${enter_cmd[@]}" mpirun --allow-run-as-root "${hostargs[@]+"${hostargs[@]}"}" \
+	# The HNP and rank 0 get a session of their own, as every orted does (it calls
+	# setsid): the kernel's autogroup scheduler shares the CPUs fairly between
+	# sessions, so in the caller's session rank 0 would share one slice with
+	# whatever else runs there (a CPU-bound process in it made every pair of
+	# node01 slow, and a healthy fabric failed). Out of the terminal's process
+	# group, the HNP gets the signals sent to this script passed on.
+	setsid "${enter_cmd[@]}" mpirun --allow-run-as-root "${hostargs[@]+"${hostargs[@]}"}" \
 		--mca plm_rsh_agent "$LIBDIR/rsh-agent" \
 		--mca plm_rsh_no_tree_spawn 1 \
 		--mca hwloc_base_binding_policy none \
 		--mca mpi_yield_when_idle 1 \
 		--mca pml ob1 --mca btl tcp,self \
 		--mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" \
-		"$@" 2>&"$filter" {filter}>&- || rc=$?
+		"$@" 0<&0 2>&"$filter" {filter}>&- &
+	hnp=$!
+	trap 'kill -INT "$hnp" 2>/dev/null' INT
+	trap 'kill -TERM "$hnp" 2>/dev/null' TERM
+	trap 'kill -HUP "$hnp" 2>/dev/null' HUP
+	# wait returns early (above 128) when a trapped signal arrives: wait again
+	while :; do
+		rc=0
+		wait "$hnp" || rc=$?
+		kill -0 "$hnp" 2>/dev/null || break
+	done
+	trap - INT TERM HUP
 	exec {filter}>&-
 	wait "$filter_pid" || true # its last lines out before we exit (grep -v: 1 = no line)
 	return "$rc"

@@ -19,7 +19,7 @@ core_delay_us=50
 . "$top/tests/integration/lib.sh" # ok, notok, skip, FAILED
 
 all_checks=("up refuses bad values, builds nothing" "failed up cleans up" "up 3,3,2 builds namespaces" "truth.csv matches layout"
-	"second up is a no-op" "mpirun -np 8 sees every node" "same-rack vs cross-rack latency"
+	"second up is a no-op" "mpirun -np 8 sees every node" "mpirun: every node's ranks in a session of their own" "same-rack vs cross-rack latency"
 	"cross-rack throughput limited by uplink" "degraded node throughput"
 	"spines: truth.csv has spine column" "spines: cross-spine latency step" "down leaves nothing"
 	"second down is a no-op")
@@ -220,6 +220,7 @@ else
 	cat >"$tmp/procname.c" <<'EOF'
 #include <mpi.h>
 #include <stdio.h>
+#include <unistd.h>
 int main(int argc, char **argv)
 {
 	char name[MPI_MAX_PROCESSOR_NAME];
@@ -228,7 +229,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Get_processor_name(name, &len);
-	printf("rank %d %s\n", rank, name);
+	printf("rank %d %s %ld\n", rank, name, (long)getsid(0));
 	MPI_Finalize();
 	return 0;
 }
@@ -248,6 +249,18 @@ EOF
 		else
 			ok "$name"
 		fi
+	fi
+	# The kernel's autogroup scheduler shares the CPUs fairly between sessions: in
+	# the caller's session, rank 0 (child of the HNP) would share one slice with
+	# whatever else runs there, and node01's pairs read slow on a healthy fabric.
+	name="mpirun: every node's ranks in a session of their own"
+	sids=$(awk '$1 == "rank" { print $4 }' "$tmp/mpi.out" | sort -u | grep -c .)
+	if [ ! -s "$tmp/mpi.out" ]; then
+		skip "$name" "mpirun did not run"
+	elif [ "$sids" -ne 8 ] || awk -v me="$(ps -o sid= -p $$ | tr -d ' ')" '$1 == "rank" && $4 == me { f = 1 } END { exit !f }' "$tmp/mpi.out"; then
+		notok "$name" "$sids sessions for 8 nodes, or one the caller's: $(awk '$1 == "rank" { printf "%s:%s ", $3, $4 }' "$tmp/mpi.out")"
+	else
+		ok "$name"
 	fi
 fi
 
