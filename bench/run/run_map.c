@@ -159,7 +159,7 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
 			     STEP_OVERHEAD_S;
 
-		got = cf->off ? 0 : susp_pairs(&p->first, n, buf + k, plan_room(n), &left);
+		got = cf->off ? 0 : susp_pairs(&p->first, &p->r1, n, buf + k, plan_room(n), &left);
 		if (got < 0) {
 			free(buf);
 			return NULL;
@@ -330,14 +330,21 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 				return FP_ERUNTIME;
 			continue;
 		}
-		if (p->nretest) {
-			if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r2))
-				return FP_ERUNTIME;
-			p->have_r2 = 1;
+		/* a low-bandwidth node was re-measured against a few peers: it is decided on those */
+		struct susp_hidden h;
+		int rc = susp_hide(&p->first, &p->r1, p->m->n, p->retested, p->m->bw, &h);
+
+		if (!rc && p->nretest) {
+			rc = infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r2) ? FP_ERUNTIME : 0;
+			p->have_r2 = !rc;
 		}
-		if (susp_candidates(map_of(p), &jm, &jo, &p->after) ||
-		    susp_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held, &p->rest))
-			return FP_ERUNTIME;
+		if (!rc && (susp_candidates(map_of(p), &jm, &jo, &p->after) ||
+			    susp_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held,
+					&p->rest)))
+			rc = FP_ERUNTIME;
+		susp_unhide(&h, p->m->bw);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

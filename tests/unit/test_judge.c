@@ -2,8 +2,10 @@
  * behind them, and what holds once they are re-measured. Fabrics are synthetic, shaped like
  * the emulated cluster's (6.5 us and 1.2 GB/s within a rack, 60 us and 0.24 GB/s across),
  * with noise. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fabric/judge/suspects.h"
@@ -93,7 +95,7 @@ static int count_kind(const struct susp_list *l, int kind)
 /* every pair of the plan marked re-measured */
 static void mark(const struct susp_list *l, int n, unsigned char *re)
 {
-	int pairs[2 * NMAX * NMAX], left, k = susp_pairs(l, n, pairs, NMAX * NMAX, &left);
+	int pairs[2 * NMAX * NMAX], left, k = susp_pairs(l, NULL, n, pairs, NMAX * NMAX, &left);
 
 	memset(re, 0, (size_t)n * n);
 	for (int i = 0; i < k; i++)
@@ -183,8 +185,8 @@ static void test_slow_node_holds(void)
 	struct susp_list only = { 0 };
 	if (x)
 		susp_unconfirmed(&(struct susp_list){ 1, 1, (struct suspect *)x }, &only);
-	CHECK(susp_pairs(&only, f.n, pairs, NMAX * NMAX, &left) == f.n - 1 && left == 0);
-	CHECK(susp_pairs(&only, f.n, pairs, 4, &left) == 4 && left == f.n - 5);
+	CHECK(susp_pairs(&only, NULL, f.n, pairs, NMAX * NMAX, &left) == f.n - 1 && left == 0);
+	CHECK(susp_pairs(&only, NULL, f.n, pairs, 4, &left) == 4 && left == f.n - 5);
 	for (int k = 0; k < 4; k++)
 		CHECK(pairs[2 * k] < pairs[2 * k + 1] && (pairs[2 * k] == s || pairs[2 * k + 1] == s));
 	mark(&c, f.n, re);
@@ -193,13 +195,90 @@ static void test_slow_node_holds(void)
 	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
 	x = find_kind(&held, SUSPECT_LOW_BW_NODE);
 	CHECK(x && x->state == SUSP_HELD && x->a == s && x->value2 < 0.7 && x->value < 0.7);
-	/* the budget ran out before its pairs: it does not count */
-	re[s * f.n + (s ? 0 : 1)] = re[(s ? 0 : 1) * f.n + s] = 0;
+	/* with the map: SUSP_NODE_PEERS peers at each tier (2 in its rack of 3, 2 across), each
+	 * pair the node's */
+	int np = susp_pairs(&only, &r1, f.n, pairs, NMAX * NMAX, &left), in_rack = 0;
+	CHECK(np == 2 * SUSP_NODE_PEERS && left == 0);
+	for (int k = 0; k < np; k++) {
+		int peer = pairs[2 * k] == s ? pairs[2 * k + 1] : pairs[2 * k];
+
+		CHECK(pairs[2 * k] < pairs[2 * k + 1] && (pairs[2 * k] == s || pairs[2 * k + 1] == s));
+		in_rack += f.rack[peer] == f.rack[s];
+	}
+	CHECK(in_rack == SUSP_NODE_PEERS);
+	/* re-measured on those 4 pairs only: held, decided on them */
+	memset(re, 0, sizeof re);
+	for (int k = 0; k < np; k++)
+		re[pairs[2 * k] * f.n + pairs[2 * k + 1]] = re[pairs[2 * k + 1] * f.n + pairs[2 * k]] = 1;
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	x = find_kind(&held, SUSPECT_LOW_BW_NODE);
+	CHECK(x && x->state == SUSP_HELD && x->a == s);
+	/* the budget ran out before one of them: it does not count */
+	re[pairs[0] * f.n + pairs[1]] = re[pairs[1] * f.n + pairs[0]] = 0;
 	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
 	CHECK(count_kind(&held, SUSPECT_LOW_BW_NODE) == 0);
 	x = find_kind(&rest, SUSPECT_LOW_BW_NODE);
 	CHECK(x && x->state == SUSP_NOT_RETESTED);
 	susp_list_free(&only);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
+	infer_result_free(&r1), infer_result_free(&r2);
+}
+
+/* A slow spell of the host during node06's pairs: all of them read a tenth of the rate in the
+ * first pass. Re-measured against its 4 sampled peers they read the tier's rate; its 7 other
+ * pairs keep their first figures in the matrices, and must not decide: it does not hold. The
+ * hidden cells come back as they were. */
+static void test_node_decided_on_its_peers(void)
+{
+	static const int racks[] = { 4, 3, 3, 2 };
+	struct infer_result r1, r2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
+	struct susp_hidden h;
+	unsigned char re[NMAX * NMAX] = { 0 };
+	int s = 5, pairs[2 * NMAX * NMAX], left, np;
+
+	fab_build(&f, racks, 4, 0.05, 0.2);
+	g = f;
+	for (int k = 0; k < f.n; k++)
+		if (k != s) {
+			f.bw[s * f.n + k] = (float)fmin(f.bw[s * f.n + k], 0.12);
+			f.bw[k * f.n + s] = (float)fmin(f.bw[k * f.n + s], 0.12);
+		}
+	m1 = jm(&f);
+	map(&f, &r1);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	CHECK(count_kind(&c, SUSPECT_LOW_BW_NODE) == 1);
+	np = susp_pairs(&c, &r1, f.n, pairs, NMAX * NMAX, &left);
+	CHECK(np == 2 * SUSP_NODE_PEERS);
+	/* the matrices after the overlay: the first figures, the 4 pairs re-measured at the rate */
+	g = f;
+	for (int k = 0; k < np; k++) {
+		int a = pairs[2 * k], b = pairs[2 * k + 1];
+
+		g.bw[a * f.n + b] = g.bw[b * f.n + a] = f.rack[a] == f.rack[b] ? 1.2f : 0.24f;
+		re[a * f.n + b] = re[b * f.n + a] = 1;
+	}
+	float keep[NMAX * NMAX];
+	memcpy(keep, g.bw, sizeof keep);
+	/* without hiding, the 7 first figures still make it a low-bandwidth node: held, wrongly */
+	m2 = jm(&g);
+	map(&g, &r2);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, SUSPECT_LOW_BW_NODE) == 1);
+	infer_result_free(&r2);
+	/* hidden: decided on its re-measured pairs, it does not hold */
+	CHECK(susp_hide(&c, &r1, f.n, re, g.bw, &h) == 0);
+	CHECK(h.n == 2 * (size_t)(f.n - 1 - np));
+	map(&g, &r2);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, SUSPECT_LOW_BW_NODE) == 0);
+	const struct suspect *x = find_kind(&rest, SUSPECT_LOW_BW_NODE);
+	CHECK(x && x->state == SUSP_NOT_HELD && x->value < 0.7 && x->value2 > 0.7);
+	susp_unhide(&h, g.bw);
+	CHECK(memcmp(keep, g.bw, sizeof keep) == 0 && h.n == 0);
 	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
 	infer_result_free(&r1), infer_result_free(&r2);
 }
@@ -382,6 +461,7 @@ int main(void)
 	RUN(test_healthy_noisy_no_candidates);
 	RUN(test_cold_start_does_not_hold);
 	RUN(test_slow_node_holds);
+	RUN(test_node_decided_on_its_peers);
 	RUN(test_jitter);
 	RUN(test_jitter_floor);
 	RUN(test_jitter_against_controls);

@@ -302,7 +302,36 @@ static int pair_mark(unsigned char *seen, int n, int a, int b, int *pairs, int *
 	return 0;
 }
 
-int susp_pairs(const struct susp_list *l, int n, int *pairs, int max, int *left)
+/* a low-bandwidth node is re-measured against peers: its NIC or host slows every pair alike */
+static int sampled_node(int kind, const struct infer_result *r)
+{
+	return kind == SUSPECT_LOW_BW_NODE && r && r->ntiers > 0;
+}
+
+/* node a's peers at tier t, up to SUSP_NODE_PEERS, into peers: those that no node finding names
+ * first (known good), starting after a so that candidates spread over their peers */
+static int node_peers(const struct susp_list *l, const struct infer_result *r, int n, int a, int t, int *peers)
+{
+	int k = 0;
+
+	for (int good = 1; good >= 0 && k < SUSP_NODE_PEERS; good--)
+		for (int i = 1; i < n && k < SUSP_NODE_PEERS; i++) {
+			int x = (a + i) % n, named = 0, dup = 0;
+
+			if (pair_tier(r, a, x) != t)
+				continue;
+			for (int j = 0; j < l->n && !named; j++)
+				named = is_node_kind(l->s[j].kind) && l->s[j].a == x;
+			for (int j = 0; j < k; j++)
+				dup |= peers[j] == x;
+			if (named != !good || dup)
+				continue;
+			peers[k++] = x;
+		}
+	return k;
+}
+
+int susp_pairs(const struct susp_list *l, const struct infer_result *r, int n, int *pairs, int max, int *left)
 {
 	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
 	int k = 0;
@@ -317,11 +346,19 @@ int susp_pairs(const struct susp_list *l, int n, int *pairs, int max, int *left)
 
 		if (s->state != SUSP_CANDIDATE)
 			continue;
-		if (is_node_kind(s->kind))
+		if (sampled_node(s->kind, r)) {
+			for (int t = 0; t < r->ntiers; t++) {
+				int peers[SUSP_NODE_PEERS], np = node_peers(l, r, n, s->a, t, peers);
+
+				for (int j = 0; j < np; j++)
+					pair_mark(seen, n, s->a, peers[j], pairs, &k, max, left);
+			}
+		} else if (is_node_kind(s->kind)) {
 			for (int x = 0; x < n; x++)
 				pair_mark(seen, n, s->a, x, pairs, &k, max, left);
-		else
+		} else {
 			pair_mark(seen, n, s->a, s->b, pairs, &k, max, left);
+		}
 	}
 	free(seen);
 	return k;
@@ -371,14 +408,77 @@ int susp_controls(const struct susp_list *l, const struct infer_result *r, int n
 	return k;
 }
 
-int susp_retested(const struct suspect *s, int n, const unsigned char *retested)
+int susp_retested(const struct suspect *s, const struct infer_result *r, int n, const unsigned char *retested)
 {
 	if (!is_node_kind(s->kind))
 		return s->b >= 0 && retested[(size_t)s->a * n + s->b];
+	if (sampled_node(s->kind, r)) {
+		/* at every tier where it has peers, as many re-measured pairs as it was planned */
+		int have[INFER_TIERS_MAX + 1] = { 0 }, peers[INFER_TIERS_MAX + 1] = { 0 };
+
+		for (int x = 0; x < n; x++) {
+			int t = x == s->a ? r->ntiers : pair_tier(r, s->a, x);
+
+			if (t < r->ntiers && t <= INFER_TIERS_MAX) {
+				peers[t]++;
+				have[t] += retested[(size_t)s->a * n + x];
+			}
+		}
+		for (int t = 0; t < r->ntiers && t <= INFER_TIERS_MAX; t++)
+			if (have[t] < (peers[t] < SUSP_NODE_PEERS ? peers[t] : SUSP_NODE_PEERS))
+				return 0;
+		return 1;
+	}
 	for (int x = 0; x < n; x++)
 		if (x != s->a && !retested[(size_t)s->a * n + x])
 			return 0;
 	return 1;
+}
+
+int susp_hide(const struct susp_list *first, const struct infer_result *r, int n, const unsigned char *retested,
+	      float *bw, struct susp_hidden *h)
+{
+	size_t cap = 0;
+
+	*h = (struct susp_hidden){ 0 };
+	if (!bw)
+		return 0;
+	for (int i = 0; i < first->n; i++)
+		cap += sampled_node(first->s[i].kind, r) && first->s[i].state == SUSP_CANDIDATE ? 2 * (size_t)n : 0;
+	if (!cap)
+		return 0;
+	if (!(h->at = malloc(sizeof *h->at * cap)) || !(h->was = malloc(sizeof *h->was * cap))) {
+		free(h->at);
+		h->at = NULL;
+		LOG_ERROR("out of memory for the confirmation of %d nodes", n);
+		return FP_ERUNTIME;
+	}
+	for (int i = 0; i < first->n; i++) {
+		const struct suspect *s = &first->s[i];
+
+		if (!sampled_node(s->kind, r) || s->state != SUSP_CANDIDATE)
+			continue;
+		for (int x = 0; x < n; x++)
+			for (int d = 0; d < 2 && x != s->a; d++) {
+				size_t c = d ? (size_t)x * n + s->a : (size_t)s->a * n + x;
+
+				if (retested[c] || isnan(bw[c]))
+					continue;
+				h->at[h->n] = c;
+				h->was[h->n++] = bw[c];
+				bw[c] = NAN;
+			}
+	}
+	return 0;
+}
+
+void susp_unhide(struct susp_hidden *h, float *bw)
+{
+	for (size_t i = h->n; i-- > 0;) /* backwards: a cell hidden twice gets its first value */
+		bw[h->at[i]] = h->was[i];
+	free(h->at);
+	free(h->was);
+	*h = (struct susp_hidden){ 0 };
 }
 
 /* ---------------------------------------------------------------- the decision */
@@ -413,7 +513,7 @@ int susp_decide(const struct susp_list *first, const struct susp_list *after, co
 		int again = find(after, &s);
 
 		susp_value(s.kind, s.rule, s.a, s.b, r2, m2, o, &s.value2, &s.expected2, &s.extra2);
-		if (!susp_retested(&s, n, retested))
+		if (!susp_retested(&s, r2, n, retested))
 			s.state = SUSP_NOT_RETESTED;
 		else
 			s.state = again >= 0 ? SUSP_HELD : SUSP_NOT_HELD;

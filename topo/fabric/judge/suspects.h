@@ -8,7 +8,8 @@
  *   1. susp_candidates: the map's suspects plus the jittery links (a pair whose p50 stands
  *      far above its own minimum, or whose p99 stands far above its p50, beyond what the other
  *      pairs of its tier show);
- *   2. susp_pairs: every pair behind them (a link: itself; a node: all of its pairs), which
+ *   2. susp_pairs: every pair behind them (a link: itself; a slow node: all of its pairs; a
+ *      low-bandwidth node: SUSP_NODE_PEERS peers at each tier, known good where it can), which
  *      the caller re-measures alone, longer, both directions;
  *   3. the caller puts the confirming figures into the matrices and computes the map again;
  *      susp_candidates on it gives what the confirmed figures show;
@@ -86,10 +87,16 @@ int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
 void susp_value(int kind, int rule, int a, int b, const struct infer_result *r, const struct susp_matrices *m,
 		 const struct susp_opts *o, double *value, double *expected, double *extra);
 
+/* A low-bandwidth node (its NIC or host: every pair alike) is re-measured against this many
+ * peers at each tier of the map, not against all of them: on 12 nodes 4 pairs, not 11, and the
+ * same 4 on 16,000. Peers that no node finding names come first. */
+#define SUSP_NODE_PEERS 2
+
 /* Every pair behind the suspects of l that are in state SUSP_CANDIDATE, each once, a < b, in
- * the order of l: pairs[2k], pairs[2k+1]. n endpoints; room for max pairs (more are left
- * out: *left counts them). Returns the count, or FP_ERUNTIME. */
-int susp_pairs(const struct susp_list *l, int n, int *pairs, int max, int *left);
+ * the order of l: pairs[2k], pairs[2k+1]. r: the map they come from (a low-bandwidth node's
+ * peers by tier; NULL: all of its pairs). n endpoints; room for max pairs (more are left out:
+ * *left counts them). Returns the count, or FP_ERUNTIME. */
+int susp_pairs(const struct susp_list *l, const struct infer_result *r, int n, int *pairs, int max, int *left);
 
 /* Control pairs for the jittery-link candidates of l: per tier that holds one, up to per_tier
  * pairs of that tier that no candidate stands behind (a < b), into pairs (room for max).
@@ -101,8 +108,21 @@ int susp_link_pair(const struct susp_list *l, int a, int b);
 int susp_controls(const struct susp_list *l, const struct infer_result *r, int n, int per_tier, int *pairs,
 		   int max);
 
-/* 1 when every pair behind suspect s is set in retested (n x n bytes, symmetric). */
-int susp_retested(const struct suspect *s, int n, const unsigned char *retested);
+/* 1 when every pair behind suspect s is set in retested (n x n bytes, symmetric); for a
+ * low-bandwidth node in map r (not NULL): SUSP_NODE_PEERS at each tier, or all it has there. */
+int susp_retested(const struct suspect *s, const struct infer_result *r, int n, const unsigned char *retested);
+
+/* The bandwidth cells that a low-bandwidth candidate of first (map r) has and that were not
+ * re-measured, set to NAN in bw while the confirmed map is made and decided, so that the
+ * decision on that node rests on its re-measured pairs only (its other first figures are what
+ * made it a candidate); susp_unhide puts them back. 0 or FP_ERUNTIME. */
+struct susp_hidden {
+	size_t n, *at;
+	float *was;
+};
+int susp_hide(const struct susp_list *first, const struct infer_result *r, int n, const unsigned char *retested,
+	      float *bw, struct susp_hidden *h);
+void susp_unhide(struct susp_hidden *h, float *bw);
 
 /* The decision. first: the candidates (figures from the first pass); after: susp_candidates
  * on the map of the confirmed figures (r2, m2); retested: the pairs re-measured. held gets the
