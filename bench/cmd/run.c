@@ -20,10 +20,13 @@ static void run_usage(FILE *f)
 	      "every path the inventory found (mpi, tcp:<netdev>, verbs:<dev>:<port>; -p to choose),\n"
 	      "a latency map per path (as `fabprobe topo`) whose candidate suspects are re-measured\n"
 	      "alone before they count (the confirmation pass), an all-reduce sweep through MPI and\n"
-	      "NCCL (as `fabprobe coll -b 8 -e MAX -f 4`).\n"
+	      "NCCL (as `fabprobe coll -b 8 -e MAX -f 4`), then the node order proven: an all-reduce\n"
+	      "in the written node order, the launch order and a random one (order_check.csv).\n"
 	      "      --no-inventory      leave the inventory out (then -p, or mpi alone)\n"
-	      "      --no-coll           leave the collectives out\n"
+	      "      --no-coll           leave the collectives out (and the order's all-reduce)\n"
 	      "      --coll-max SIZE     largest all-reduce (default 64M)\n"
+	      "      --order-size SIZE   the order's all-reduce, 1K..1G (default 4M)\n"
+	      "      --no-order          leave the order's all-reduce out\n"
 	      "Confirmation pass:\n"
 	      "      --confirm-time SEC  at most this long (estimated up front; default 120)\n"
 	      "      --confirm-factor N  samples and windows, N times the first pass's (default 2)\n"
@@ -50,6 +53,7 @@ static const struct run_stage *const run_stages[] = {
 	&run_stage_confirm,   /* --no-confirm: the candidates count as found, unmeasured */
 	&run_stage_coll,      /* --no-coll */
 	&run_stage_outputs,
+	&run_stage_order,     /* with the collectives, unless --no-order */
 	&run_stage_checks,    /* only with --baseline, --expect, --accept or --declared */
 	NULL,
 };

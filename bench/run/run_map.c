@@ -27,6 +27,11 @@ static const struct infer_result *map_of(const struct run_path_map *p)
 	return p->have_r2 ? &p->r2 : &p->r1;
 }
 
+const struct infer_result *run_maps_map(const struct run_maps *mp, int i)
+{
+	return map_of(&mp->p[i]);
+}
+
 void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts *co)
 {
 	int lat = -1, bw = -1;

@@ -60,6 +60,8 @@ int run_confirm(const struct run_confirm_opts *co, const struct p2p_opts *o, str
 /* rank 0: the compute-fabric path (RDMA when measured, else the fastest by median bandwidth),
  * with the reason in mp->compute_why; paths is the list measured. */
 void run_maps_compute(struct run_maps *mp);
+/* rank 0: path i's map, of the confirmed figures when there are some */
+const struct infer_result *run_maps_map(const struct run_maps *mp, int i);
 /* rank 0: each path's map files (topology_<path>.csv, …), the compute path's un-suffixed with
  * the scheduler files, every matrix in the compute path's tree order; the summary; where two
  * paths' leaf groups disagree. 0, FP_EUSAGE (a name some format cannot hold: said), or

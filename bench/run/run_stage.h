@@ -29,6 +29,8 @@ struct run_opts {
 	double confirm_time;         /* the confirmation pass: at most this long (s) */
 	long confirm_factor;         /* …with this many times the samples and windows */
 	int no_confirm;
+	uint64_t order_size;         /* the order stage's all-reduce (B) */
+	int no_order;                /* leave the order stage out */
 	struct checks_opts checks;   /* --baseline, --expect, --accept, --declared */
 };
 
@@ -62,7 +64,7 @@ struct run_stage {
 };
 
 extern const struct run_stage run_stage_inventory, run_stage_pairs, run_stage_map, run_stage_confirm, run_stage_coll,
-	run_stage_outputs, run_stage_checks;
+	run_stage_outputs, run_stage_order, run_stage_checks;
 
 /* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1
  * when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */

@@ -4,7 +4,8 @@
 # demo's short options and no -p, FP_REPEATS (3) runs in a row on the healthy layout: both paths (mpi,
 # tcp:eth0) measured and mapped, racks exact and zero suspects each time; every pair measured,
 # cross-rack pairs clearly apart from same-rack ones, traffic really crossed the uplinks; then
-# as many with one node slowed: that node, and nothing else, named each time, and the
+# as many with one node slowed: that node, and nothing else, named each time, the node order
+# proven by an all-reduce in three orders (the written one faster than the launch order), and the
 # report of the first in headless Chromium; a second tier under a core switch; teardown leaves
 # nothing. Needs root; skipped otherwise.
 set -u
@@ -153,6 +154,20 @@ for k in $(seq "$REPEATS"); do
 	expect "slow node05, run $k: racks still recovered" same_groups "$tmp/slow$k/topology.csv" 3 $TRUTH 2
 	grep -h '^  re-tested' "$tmp/slow$k.out" | sed 's/^ */#   /'
 done
+# the node order, proven (run 1 has the collectives): each order's communicator ranks the hosts
+# as node-order.txt, the launch (the hostfile) and the random order list them; every result
+# exact; the written order's ring faster than the launch order's, as the map predicts (on these
+# interleaved racks the leaf of node01 sends 3 flows through its uplink in the launch order,
+# and node05's 1 Gbit/s caps the written one: x1.5)
+O=$tmp/slow1/order_check.csv
+row() { awk -F, -v o="$1" -v b="$2" -v c="$3" '$1 == o && $2 == b { print $c }' "$O"; }
+expect "order: the written order's communicator is node-order.txt" [ "$(row written ring 11)" = "$(paste -sd' ' "$tmp/slow1/node-order.txt")" ]
+expect "order: the launch order's communicator is the hostfile's" [ "$(row launch mpi 11)" = "$(tail -n +2 $TRUTH | cut -d, -f1 | paste -sd' ' -)" ]
+expect "order: the random order is another" sh -c "[ -n '$(row random ring 11)' ] && [ '$(row random ring 11)' != '$(row launch ring 11)' ]"
+expect "order: 6 all-reduces (3 orders x ring, mpi), no wrong element" awk -F, 'NR > 1 { n++; if ($10 != 0) bad++ } END { exit bad || n != 6 }' "$O"
+expect "order: ring in the written order $(row written ring 8) GB/s > 1.1 x launch order $(row launch ring 8) (predicted $(row written ring 9) / $(row launch ring 9))" \
+	awk -v w="$(row written ring 8)" -v l="$(row launch ring 8)" -v pw="$(row written ring 9)" -v pl="$(row launch ring 9)" 'BEGIN { exit !(w > 1.1 * l && pw > 1.3 * pl) }'
+expect "order: meta.json says the speedup" grep -q '"node_order_check": {.*"speedup_vs_launch": [0-9]' "$tmp/slow1/meta.json"
 expect "slow node05: suspects.csv keeps the first and the confirming figure" awk -F, '$1 == "low_bw_node" && $4 != "" && $6 != "" && $8 == "held" { ok = 1 } END { exit !ok }' "$tmp/slow1/suspects.csv"
 expect "slow node05: its row and column below every other node's" awk -F, '
 	NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }

@@ -491,6 +491,43 @@ static void test_boundary_pairs(void)
 	done(&t, &r);
 }
 
+/* A ring over the map: in tree order each leaf's uplink carries one flow out and one in (a
+ * hop at the spine's rate); dealt across the leaves, the leaf of 4 sends 3 flows through its
+ * uplink (its last node hands on to its first: a third of it each). A node's own limit caps its hops; a missing pair reads its tier. */
+static void test_ring_model(void)
+{
+	static const int racks[] = { 4, 3, 3, 2 };
+	static const double lv[] = { 6.5, 60, 60 };
+	int ring[16], k = 0;
+
+	build(&t, racks, 4, 0, lv, 0.01);
+	struct infer_result r = run(&t, 1);
+	CHECK(r.ntiers == 2 && r.ngroups[0] == 4);
+	double tree = infer_ring_GBps(&r, t.bw, t.n, r.order, t.n);
+	CHECK(tree > 9.8 && tree < 10.2);
+	/* dealt across the leaves: leaf 0, 1, 2, 3, 0, 1, ... */
+	for (int round = 0; k < t.n; round++)
+		for (int leaf = 0; leaf < 4; leaf++)
+			for (int i = 0, seen = 0; i < t.n; i++)
+				if (t.leaf[i] == leaf && seen++ == round)
+					ring[k++] = i;
+	double dealt = infer_ring_GBps(&r, t.bw, t.n, ring, t.n);
+	CHECK(dealt > 3.28 && dealt < 3.39); /* the last of leaf 0 hands on to the first: 3 flows out */
+	/* without the pairs' figures: the tiers' medians, the same shares */
+	double med = infer_ring_GBps(&r, NULL, t.n, ring, t.n);
+	CHECK(fabs(med - r.bw_p50_GBps[1] / 3) < 1e-9);
+	/* one node at 1 GB/s on every pair: the tree-order ring is as fast as it */
+	int slow = r.order[5];
+	for (int j = 0; j < t.n; j++)
+		if (j != slow)
+			t.bw[(size_t)slow * t.n + j] = t.bw[(size_t)j * t.n + slow] = 1.0f;
+	CHECK(fabs(infer_ring_GBps(&r, t.bw, t.n, r.order, t.n) - 1.0) < 1e-6);
+	t.bw[(size_t)r.order[0] * t.n + r.order[1]] = NAN; /* a missing pair: its tier's median */
+	CHECK(fabs(infer_ring_GBps(&r, t.bw, t.n, r.order, t.n) - 1.0) < 1e-6);
+	CHECK(isnan(infer_ring_GBps(&r, t.bw, t.n, r.order, 1)));
+	done(&t, &r);
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -508,5 +545,6 @@ int main(void)
 	RUN(test_bw_floors);
 	RUN(test_slow_node_small_leaf);
 	RUN(test_boundary_pairs);
+	RUN(test_ring_model);
 	CHECK_EXIT();
 }

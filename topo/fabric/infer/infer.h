@@ -85,4 +85,13 @@ const char *infer_suspect_kind_name(int kind);
  * at most ~4M pairs on large fabrics. Returns the count appended (room: max). Pure. */
 int infer_boundary_pairs(const struct infer_result *r, const float *lat, int n, int *out, int have, int max);
 
+/* The bandwidth (GB/s) that a ring over the endpoints ring[0] -> ring[1] -> ... -> ring[len - 1]
+ * -> ring[0] reaches by the map r and the pairs' bandwidth bw (n x n alone, NULL or NAN: the
+ * pair's tier median), every hop at once, as in a ring all-reduce (its busbw): each hop gets
+ * the lesser of its pair's bandwidth and its share of each uplink it crosses (an uplink below
+ * tier t + 1 carries one flow alone at tier t + 1's median; the flows out of, or into, its group
+ * share it). The ring is as fast as its slowest hop. NAN when a hop's pair has no tier or a
+ * figure is missing. Pure. */
+double infer_ring_GBps(const struct infer_result *r, const float *bw, int n, const int *ring, int len);
+
 #endif

@@ -1,0 +1,357 @@
+/* run_order.c — `run`'s order stage (run_stage.h): the node order, proven. After the map, an
+ * all-reduce over the endpoints in three orders: the one node-order.txt lists (the compute
+ * path's tree order), the launch order (the job's ranks) and a random one (a fixed seed). Each
+ * order is a communicator of its own (MPI_Comm_split, the key the position), and in each two
+ * all-reduces run: fabprobe's ring (reduce-scatter then all-gather over MPI point to point, the
+ * pattern of NCCL's ring; every hop at once) and the MPI library's, each result checked element
+ * by element. Rank 0 puts busbw per order beside what the map predicts for a ring in that
+ * order (infer_ring_GBps: the pairs' bandwidth and the uplinks' share), on the terminal, in
+ * order_check.csv (with the hosts in the order each communicator ranks them) and in meta.json.
+ * A wrong element counts as wrong collective results in the verdict. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mpi_util.h"
+#include "core/results.h"
+#include "run_stage.h"
+
+#define ORDER_SEED 0x2026120111ULL /* the random order: the same on every run */
+#define ORDER_ITERS 3
+#define ORDER_WARMUP 1
+
+enum { ORDER_WRITTEN, ORDER_LAUNCH, ORDER_RANDOM, ORDER_N };
+static const char *const order_name[ORDER_N] = { "written", "launch", "random" };
+enum { BK_RING, BK_MPI, BK_N };
+static const char *const bk_name[BK_N] = { "ring", "mpi" };
+
+/* one measurement: an order and a backend */
+struct order_fig {
+	double time_s, algbw, busbw;
+	long long wrong;
+};
+
+/* ---------------------------------------------------------------- options */
+
+enum { O_ORDER_SIZE = 1, O_NO_ORDER };
+
+static int run_order_take(void *ctx, int val, const char *arg, char *err)
+{
+	struct run_opts *c = ctx;
+
+	if (val == O_NO_ORDER) {
+		c->no_order = 1;
+		return 0;
+	}
+	return opts_size("--order-size", arg, 1024, 1ULL << 30, &c->order_size, err);
+}
+
+static int run_order_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = {
+		{ "order-size", required_argument, NULL, O_ORDER_SIZE },
+		{ "no-order", no_argument, NULL, O_NO_ORDER },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	c->order_size = 4ULL << 20;
+	*g = (struct opts_group){ .longopts = lo, .take = run_order_take, .ctx = c };
+	return 1;
+}
+
+/* with the collectives, unless --no-order */
+static int run_order_on(const struct run_opts *c)
+{
+	return !c->no_coll && !c->no_order;
+}
+
+/* ---------------------------------------------------------------- the all-reduces */
+
+static size_t chunk_lo(size_t count, int n, int c)
+{
+	return count * (size_t)c / (size_t)n;
+}
+
+/* In place over comm, in its rank order: n - 1 steps of reduce-scatter (each rank sends one
+ * chunk to the right and adds the one from the left), then n - 1 of all-gather. tmp: room
+ * for the largest chunk. */
+static int ring_allreduce(float *buf, float *tmp, size_t count, MPI_Comm comm)
+{
+	int n, r;
+
+	CHECK_MPI(MPI_Comm_size(comm, &n));
+	CHECK_MPI(MPI_Comm_rank(comm, &r));
+	int right = (r + 1) % n, left = (r + n - 1) % n;
+
+	for (int s = 0; s < n - 1; s++) {
+		int sc = (r - s + n) % n, rc = (r - s - 1 + 2 * n) % n;
+		size_t so = chunk_lo(count, n, sc), sl = chunk_lo(count, n, sc + 1) - so;
+		size_t ro = chunk_lo(count, n, rc), rl = chunk_lo(count, n, rc + 1) - ro;
+
+		CHECK_MPI(MPI_Sendrecv(buf + so, (int)sl, MPI_FLOAT, right, 0, tmp, (int)rl, MPI_FLOAT, left, 0, comm,
+				       MPI_STATUS_IGNORE));
+		for (size_t i = 0; i < rl; i++)
+			buf[ro + i] += tmp[i];
+	}
+	for (int s = 0; s < n - 1; s++) {
+		int sc = (r + 1 - s + n) % n, rc = (r - s + n) % n;
+		size_t so = chunk_lo(count, n, sc), sl = chunk_lo(count, n, sc + 1) - so;
+		size_t ro = chunk_lo(count, n, rc), rl = chunk_lo(count, n, rc + 1) - ro;
+
+		CHECK_MPI(MPI_Sendrecv(buf + so, (int)sl, MPI_FLOAT, right, 1, buf + ro, (int)rl, MPI_FLOAT, left, 1, comm,
+				       MPI_STATUS_IGNORE));
+	}
+	return 0;
+}
+
+/* endpoint e's contribution to element i: small integers, so that every order of the sum is
+ * exact in float (up to ~800,000 endpoints) */
+static float contribution(int e, size_t i)
+{
+	return (float)((e % 3 + 1) * (int)(i % 7 + 1));
+}
+
+/* one backend on one order's communicator: warm-ups, then ORDER_ITERS timed; the slowest
+ * endpoint's time, the wrong elements of the last result (counted on every endpoint) */
+static int order_measure(int bk, MPI_Comm comm, const struct world *w, float *src, float *buf, float *tmp,
+			 size_t count, struct order_fig *fig)
+{
+	double t0 = 0, t;
+	long long wrong = 0, all;
+	int rc = 0;
+
+	for (int it = -ORDER_WARMUP; it < ORDER_ITERS && !rc; it++) {
+		if (it == 0) {
+			if ((rc = MPI_RC(MPI_Barrier(comm))))
+				break;
+			t0 = MPI_Wtime();
+		}
+		if (bk == BK_RING) {
+			memcpy(buf, src, count * sizeof *buf);
+			rc = ring_allreduce(buf, tmp, count, comm);
+		} else {
+			rc = MPI_RC(MPI_Allreduce(src, buf, (int)count, MPI_FLOAT, MPI_SUM, comm));
+		}
+	}
+	t = (MPI_Wtime() - t0) / ORDER_ITERS;
+	if (rc)
+		return rc;
+	/* the expected sum: every endpoint's contribution */
+	double per = 0;
+	for (int e = 0; e < w->nep; e++)
+		per += e % 3 + 1;
+	for (size_t i = 0; i < count; i++)
+		wrong += buf[i] != (float)(per * (double)(i % 7 + 1));
+	CHECK_MPI(MPI_Allreduce(&t, &fig->time_s, 1, MPI_DOUBLE, MPI_MAX, w->epcomm));
+	CHECK_MPI(MPI_Allreduce(&wrong, &all, 1, MPI_LONG_LONG, MPI_SUM, w->epcomm));
+	fig->wrong = all;
+	fig->algbw = (double)(count * sizeof(float)) / fig->time_s / 1e9;
+	fig->busbw = fig->algbw * 2.0 * (w->nep - 1) / w->nep;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- rank 0: plan and report */
+
+/* the three orders (endpoint at each position); 0, or 1 when the map gives no reason to test
+ * (said); FP_ERUNTIME */
+static int order_plan(const struct run_state *st, const struct world *w, int *orders)
+{
+	const struct run_maps *mp = &st->mp;
+	const struct infer_result *r = mp->npaths ? run_maps_map(mp, mp->compute) : NULL;
+	int n = w->nep;
+	unsigned long long x = ORDER_SEED;
+
+	if (w->single_node || n < 3 || !r || r->n != n)
+		return 1; /* one node's ranks, or no map: nothing to order */
+	if (r->ntiers < 2) {
+		printf("\nnode order: one switch tier in the map, every order alike: not measured\n");
+		return 1;
+	}
+	for (int k = 0; k < n; k++) {
+		orders[ORDER_WRITTEN * n + k] = r->order[k];
+		orders[ORDER_LAUNCH * n + k] = k;
+		orders[ORDER_RANDOM * n + k] = k;
+	}
+	for (int k = n - 1; k > 0; k--) { /* Fisher-Yates, xorshift64 */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int j = (int)(x % (unsigned long long)(k + 1)), t = orders[ORDER_RANDOM * n + k];
+
+		orders[ORDER_RANDOM * n + k] = orders[ORDER_RANDOM * n + j];
+		orders[ORDER_RANDOM * n + j] = t;
+	}
+	return 0;
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ", \"%s\": %.6g", key, v);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
+/* rank 0: the table, order_check.csv, meta.json's member. seq: per order, the endpoints in
+ * the rank order of its communicator. */
+static int order_report(const struct world *w, struct run_out *ro, const struct run_opts *c,
+			const struct run_maps *mp, const int *seq, struct order_fig (*fig)[BK_N])
+{
+	const struct infer_result *r = run_maps_map(mp, mp->compute);
+	const float *bw = mp->p[mp->compute].m->bw;
+	double pred[ORDER_N];
+	int n = w->nep;
+	struct results_file out;
+	int rc;
+
+	for (int o = 0; o < ORDER_N; o++)
+		pred[o] = infer_ring_GBps(r, bw, n, seq + (size_t)o * n, n);
+	printf("\nnode order: all-reduce of %llu B (float sum) over %d nodes in 3 orders, %d times each after "
+	       "%d warm-ups (path %s's map)\n",
+	       (unsigned long long)(c->order_size / sizeof(float) * sizeof(float)), n, ORDER_ITERS, ORDER_WARMUP, mp->p[mp->compute].m->path);
+	printf("  %-8s %12s %12s %16s %7s  hosts\n", "order", "ring busbw", "mpi busbw", "map predicts", "#wrong");
+	for (int o = 0; o < ORDER_N; o++) {
+		printf("  %-8s %7.3f GB/s %7.3f GB/s %11.3f GB/s %7lld  ", order_name[o], fig[o][BK_RING].busbw,
+		       fig[o][BK_MPI].busbw, pred[o], fig[o][BK_RING].wrong + fig[o][BK_MPI].wrong);
+		for (int k = 0; k < n && k < 6; k++)
+			printf("%s%s", k ? " " : "", w->labels[seq[(size_t)o * n + k]]);
+		printf("%s\n", n > 6 ? " ..." : "");
+	}
+	double x = fig[ORDER_WRITTEN][BK_RING].busbw / fig[ORDER_LAUNCH][BK_RING].busbw;
+	double xp = pred[ORDER_WRITTEN] / pred[ORDER_LAUNCH];
+	printf("  ring in the written node order: %.3f GB/s, launch order: %.3f GB/s (x%.2f; the map predicts x%.2f)\n",
+	       fig[ORDER_WRITTEN][BK_RING].busbw, fig[ORDER_LAUNCH][BK_RING].busbw, x, xp);
+	fflush(stdout);
+
+	/* meta.json: after the maps' members */
+	size_t len = strlen(ro->meta_extra);
+	char *m = ro->meta_extra + len;
+	size_t room = sizeof ro->meta_extra - len;
+	char *text = NULL;
+	size_t tl = 0;
+	FILE *f = open_memstream(&text, &tl);
+
+	if (f) {
+		fprintf(f, "%s\"node_order_check\": {\"size_B\": %llu, \"nodes\": %d, \"backend\": \"ring\"", len ? ",\n  " : "",
+			(unsigned long long)(c->order_size / sizeof(float) * sizeof(float)), n);
+		for (int o = 0; o < ORDER_N; o++) {
+			char key[48];
+
+			snprintf(key, sizeof key, "%s_busbw_GBps", order_name[o]);
+			json_num(f, key, fig[o][BK_RING].busbw);
+			snprintf(key, sizeof key, "%s_predicted_GBps", order_name[o]);
+			json_num(f, key, pred[o]);
+		}
+		json_num(f, "speedup_vs_launch", x);
+		json_num(f, "predicted_speedup_vs_launch", xp);
+		long long wrong = 0;
+		for (int o = 0; o < ORDER_N; o++)
+			wrong += fig[o][BK_RING].wrong + fig[o][BK_MPI].wrong;
+		fprintf(f, ", \"wrong\": %lld}", wrong);
+		if (fclose(f) == 0 && tl < room)
+			memcpy(m, text, tl + 1);
+		free(text);
+	}
+
+	/* order_check.csv */
+	if ((rc = results_tmp_open(&out, ro->dir, "order_check.csv")))
+		return rc;
+	fputs("order,backend,size_B,nodes,iters,time_us,algbw_GBps,busbw_GBps,predicted_busbw_GBps,wrong,hosts\n", out.f);
+	for (int o = 0; o < ORDER_N; o++)
+		for (int b = 0; b < BK_N; b++) {
+			const struct order_fig *g = &fig[o][b];
+
+			fprintf(out.f, "%s,%s,%llu,%d,%d,%.3f,%.6f,%.6f,", order_name[o], bk_name[b],
+				(unsigned long long)(c->order_size / sizeof(float) * sizeof(float)), n, ORDER_ITERS, g->time_s * 1e6, g->algbw, g->busbw);
+			if (isfinite(pred[o]))
+				fprintf(out.f, "%.6f", pred[o]);
+			fprintf(out.f, ",%lld,", g->wrong);
+			for (int k = 0; k < n; k++) /* host names are checked (no space, comma or quote) */
+				fprintf(out.f, "%s%s", k ? " " : "", w->labels[seq[(size_t)o * n + k]]);
+			fputc('\n', out.f);
+		}
+	return results_tmp_commit(&out);
+}
+
+/* ---------------------------------------------------------------- the stage */
+
+/* Every rank: rank 0 plans, the endpoints measure, rank 0 reports; the others asleep. */
+static int run_order_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	int n = w->nep, go = 0, rc = 0;
+	int *orders = malloc(sizeof *orders * (size_t)(ORDER_N * n + 1));
+	int *seq = malloc(sizeof *seq * (size_t)(ORDER_N * n + 1));
+	struct order_fig fig[ORDER_N][BK_N];
+	size_t count = st->c->order_size / sizeof(float);
+	float *src = NULL, *buf = NULL, *tmp = NULL;
+
+	memset(fig, 0, sizeof fig);
+	if (!orders || !seq)
+		rc = FP_ERUNTIME;
+	else if (w->rank == 0)
+		go = (rc = order_plan(st, w, orders)) == 0;
+	rc = rc < 0 ? rc : 0;
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc ||
+	    mpi_bcast_sleepy(&go, sizeof go, 0, MPI_COMM_WORLD) || !go ||
+	    mpi_bcast_sleepy(orders, (int)(sizeof *orders * (size_t)(ORDER_N * n)), 0, MPI_COMM_WORLD))
+		goto out;
+	if (w->my_ep >= 0) {
+		size_t big = count / (size_t)n + 2;
+
+		src = malloc(sizeof *src * count);
+		buf = malloc(sizeof *buf * count);
+		tmp = malloc(sizeof *tmp * big);
+		if (!src || !buf || !tmp)
+			rc = FP_ERUNTIME;
+		else
+			for (size_t i = 0; i < count; i++)
+				src[i] = contribution(w->my_ep, i);
+		if (MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, w->epcomm) != MPI_SUCCESS)
+			rc = FP_ERUNTIME;
+		for (int o = 0; o < ORDER_N && !rc; o++) {
+			MPI_Comm comm;
+			int key = 0, pos;
+
+			while (orders[o * n + key] != w->my_ep)
+				key++;
+			if ((rc = MPI_RC(MPI_Comm_split(w->epcomm, 0, key, &comm))))
+				break;
+			/* the communicator's own rank order, as endpoint 0 gathers it */
+			if (!(rc = MPI_RC(MPI_Comm_rank(comm, &pos))) &&
+			    !(rc = MPI_RC(MPI_Gather(&pos, 1, MPI_INT, w->rank == 0 ? seq + (size_t)o * n : NULL, 1,
+						     MPI_INT, 0, w->epcomm))))
+				for (int b = 0; b < BK_N && !rc; b++)
+					rc = order_measure(b, comm, w, src, buf, tmp, count, &fig[o][b]);
+			MPI_Comm_free(&comm);
+		}
+		if (w->rank == 0 && !rc) {
+			/* seq held each endpoint's position: turn it into the endpoint at each position */
+			for (int o = 0; o < ORDER_N; o++) {
+				int *p = seq + (size_t)o * n;
+
+				for (int e = 0; e < n; e++)
+					orders[p[e]] = e; /* orders' row 0 as scratch */
+				memcpy(p, orders, sizeof *p * (size_t)n);
+			}
+			if (order_report(w, ro, st->c, &st->mp, seq, fig))
+				rc = FP_ERUNTIME;
+		}
+	}
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	if (!rc && w->rank == 0) {
+		for (int o = 0; o < ORDER_N; o++)
+			for (int b = 0; b < BK_N; b++)
+				if (fig[o][b].wrong)
+					st->crc = 1; /* wrong results: the verdict says so */
+	}
+out:
+	free(orders);
+	free(seq);
+	free(src);
+	free(buf);
+	free(tmp);
+	return rc;
+}
+
+const struct run_stage run_stage_order = { .name = "order", .opts = run_order_options, .on = run_order_on,
+					    .step = run_order_step };
