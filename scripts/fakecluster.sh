@@ -13,12 +13,15 @@ set -euo pipefail
 readonly STATE_DIR=/run/fabprobe-fakecluster
 readonly STATE=$STATE_DIR/state          # what up created, one key=value a line
 readonly TRUTH=$STATE_DIR/truth.csv      # host,rack,spine,ip
+readonly TRUTH2=$STATE_DIR/truth_eth1.csv # the same for the second network (--net2)
 readonly HOSTS=$STATE_DIR/hosts          # bind-mounted over /etc/hosts in nodes
 readonly HOSTFILE=$STATE_DIR/hostfile    # Open MPI hostfile, rewritten by mpirun
 readonly BUILD=$STATE_DIR/build          # compiled BPF objects
 readonly NETNS_DIR=/run/netns            # where iproute2 keeps named namespaces
 readonly NS_PREFIX=fp-
 readonly SUBNET=10.77.0.0/16
+readonly SUBNET2=10.78.0.0/16             # the second network's (eth1, --net2)
+readonly NS2_PREFIX=fp-b-                 # its switches: fp-b-leaf1, ..., fp-b-spine
 readonly PREFIX_LEN=16
 readonly PROG=${0##*/}
 LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fakecluster
@@ -57,6 +60,17 @@ up options:
                          --interleave put it (repeatable): "one node moved to another rack"
   --interleave           number the nodes across racks in turn (node01 in rack 1, node02
                          in rack 2, ...), so that names say nothing about the topology
+  --net2 N[,N...]        a second network on every node, eth1 on $SUBNET2 (the compute or
+                         "backend" fabric of a GPU cluster, beside eth0's front end): its
+                         own leaf switches of N nodes each, the nodes in name order (so the
+                         grouping differs from eth0's when --interleave deals those), one
+                         spine; Open MPI's traffic then goes over it (OOB stays on eth0).
+                         Ground truth: $TRUTH2
+  --net2-node-rate RATE  its node links (default 10gbit)
+  --net2-uplink-rate RATE
+                         its leaf-spine uplinks (default 10gbit)
+  --net2-uplink-delay-us N
+                         its per-packet uplink delay (default 10; 0 = none)
   --slurm                run Slurm on it: a head node (fp-head, 'head', $HEAD_IP) on the
                          top switch with munged and slurmctld, a slurmd on every node,
                          partition 'all' over the nodes, TopologyPlugin=topology/tree
@@ -152,11 +166,12 @@ parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
 	opt_place=() opt_pair_jitter=0 opt_pair_seed=1
-	opt_slurm=0
+	opt_slurm=0 opt_net2='' opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
-			--core-delay-us | --degrade | --place | --pair-jitter | --pair-seed)
+			--core-delay-us | --degrade | --place | --pair-jitter | --pair-seed | --net2 | --net2-node-rate | \
+			--net2-uplink-rate | --net2-uplink-delay-us)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
@@ -186,6 +201,7 @@ parse_up() {
 	layout_nodes
 	place_nodes
 	layout_spines
+	layout_net2
 	local d
 	for d in "${opt_degrade[@]+"${opt_degrade[@]}"}"; do
 		[[ $d == ?*=?* ]] || die_usage "--degrade: '$d' is not NODE=RATE"
@@ -205,7 +221,34 @@ parse_up() {
 		canonical+=" place=$(printf '%s\n' "${opt_place[@]}" | sort | paste -sd, -)"
 	fi
 	[ "$opt_pair_jitter" = 0 ] || canonical+=" pair_jitter_us=$opt_pair_jitter pair_seed=$opt_pair_seed"
+	if [ -n "$opt_net2" ]; then
+		canonical+=" net2=$opt_net2 net2_node_rate=${opt_net2_node_rate,,} net2_uplink_rate=${opt_net2_uplink_rate,,}"
+		canonical+=" net2_uplink_delay_us=$opt_net2_uplink_delay_us"
+	fi
 	[ "$opt_slurm" = 0 ] || canonical+=" slurm=1"
+}
+
+# layout_net2: node_rack2[i] for --net2, the nodes in name order over its racks (1-based).
+layout_net2() {
+	local counts r i k=0 total=0
+	node_rack2=() nracks2=0
+	[ -n "$opt_net2" ] || return 0
+	[[ $opt_net2 =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+		die_usage "--net2: '$opt_net2' is not a list of node counts >= 1 such as 4,4,4"
+	IFS=, read -ra counts <<<"$opt_net2"
+	for r in "${counts[@]}"; do total=$((total + r)); done
+	[ "$total" -eq "${#node_names[@]}" ] ||
+		die_usage "--net2 $opt_net2: $total nodes, but --racks has ${#node_names[@]}"
+	check_rate --net2-node-rate "$opt_net2_node_rate"
+	check_rate --net2-uplink-rate "$opt_net2_uplink_rate"
+	check_delay --net2-uplink-delay-us "$opt_net2_uplink_delay_us"
+	for r in "${!counts[@]}"; do
+		for ((i = 0; i < counts[r]; i++)); do
+			node_rack2[k]=$((r + 1))
+			k=$((k + 1))
+		done
+	done
+	nracks2=${#counts[@]}
 }
 
 layout_nodes() {
@@ -291,6 +334,10 @@ node_index() {
 }
 
 node_ip() { echo "10.77.$((($1 + 1) / 256)).$((($1 + 1) % 256))"; }
+# btl_subnet: where MPI's traffic goes: the second network (the compute fabric) when there is
+# one, else the only one; Open MPI's daemons stay on eth0 (the management network)
+btl_subnet() { if [ "$(state_get net2)" = 1 ]; then echo "$SUBNET2"; else echo "$SUBNET"; fi; }
+node_ip2() { echo "10.78.$((($1 + 1) / 256)).$((($1 + 1) % 256))"; }
 
 node_rate() {
 	local d rate=$opt_node_rate
@@ -373,7 +420,7 @@ build_delay_objects() {
 	bpf_ok=1
 	local us clang arch
 	[ "$opt_uplink_delay_us" -gt 0 ] || { [ -n "$opt_spines" ] && [ "$opt_core_delay_us" -gt 0 ]; } ||
-		[ "$opt_pair_jitter" -gt 0 ] || return 0
+		[ "$opt_pair_jitter" -gt 0 ] || { [ -n "$opt_net2" ] && [ "$opt_net2_uplink_delay_us" -gt 0 ]; } || return 0
 	clang=$(find_clang) || { echo "$PROG: clang not found: install the Debian package 'clang'" \
 		"(or pass --uplink-delay-us 0 --core-delay-us 0 for bandwidth-only separation)" >&2; exit 2; }
 	[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "$PROG: bpf/bpf_helpers.h not found: install the" \
@@ -381,7 +428,7 @@ build_delay_objects() {
 	# linux/bpf.h includes asm/types.h, which Debian keeps under the multiarch directory.
 	arch=$("$clang" -print-multiarch 2>/dev/null || true)
 	[ -n "$arch" ] || arch=$(uname -m)-linux-gnu
-	for us in "$opt_uplink_delay_us" "$opt_core_delay_us"; do
+	for us in "$opt_uplink_delay_us" "$opt_core_delay_us" "$opt_net2_uplink_delay_us"; do
 		if [ "$us" -eq 0 ] || [ -f "$BUILD/delay-${us}us.o" ]; then continue; fi
 		"$clang" -O2 -g -target bpf -I"/usr/include/$arch" -DDELAY_NS="${us}000ULL" \
 			-c "$LIBDIR/delay.bpf.c" -o "$BUILD/delay-${us}us.o" ||
@@ -501,7 +548,25 @@ build_fabric() {
 		delay "$ns" eth0 "$opt_pair_jitter" "$BUILD/pair.o"
 		shape "${NS_PREFIX}leaf${node_rack[i]}" "$node" "$(node_rate "$node")"
 	done
+	[ -z "$opt_net2" ] || build_net2
 	wait_forwarding
+}
+
+# build_net2: the second network, eth1 on every node: leaves under one spine of its own.
+build_net2() {
+	local r i node
+	switch_add "${NS2_PREFIX}spine"
+	for ((r = 1; r <= nracks2; r++)); do
+		switch_add "${NS2_PREFIX}leaf$r"
+		uplink "${NS2_PREFIX}leaf$r" "${NS2_PREFIX}spine" "$opt_net2_uplink_rate" "$opt_net2_uplink_delay_us"
+	done
+	for i in "${!node_names[@]}"; do
+		node=${node_names[i]}
+		link_add "$NS_PREFIX$node" eth1 "${NS2_PREFIX}leaf${node_rack2[i]}" "$node"
+		ip -n "$NS_PREFIX$node" addr add "$(node_ip2 "$i")/$PREFIX_LEN" dev eth1
+		shape "$NS_PREFIX$node" eth1 "$opt_net2_node_rate"
+		shape "${NS2_PREFIX}leaf${node_rack2[i]}" "$node" "$opt_net2_node_rate"
+	done
 }
 
 # wait_forwarding: returns once every bridge port forwards. A port moves to
@@ -531,6 +596,12 @@ write_truth_and_hosts() {
 		echo "${node_names[i]},leaf${node_rack[i]},$spine,$(node_ip "$i")" >>"$TRUTH"
 		printf '%s\t%s\n' "$(node_ip "$i")" "${node_names[i]}" >>"$HOSTS"
 	done
+	[ -n "$opt_net2" ] || return 0
+	echo "host,rack,spine,ip" >"$TRUTH2"
+	for i in "${!node_names[@]}"; do
+		echo "${node_names[i]},leaf${node_rack2[i]},,$(node_ip2 "$i")" >>"$TRUTH2"
+	done
+	state_add net2 1
 }
 
 # --- down ---------------------------------------------------------------------
@@ -613,6 +684,8 @@ cmd_status() {
 	echo "fakecluster up (state in $STATE_DIR, subnet $SUBNET)"
 	echo "  options: $opts"
 	echo "  BPF uplink delay: $(state_get bpf_delay); tbf rate limits: $(state_get tbf)"
+	[ "$(state_get net2)" != 1 ] ||
+		echo "  second network: eth1 on $SUBNET2, ground truth $TRUTH2; MPI's traffic goes over it"
 	if [ "$(state_get slurm)" = 1 ]; then
 		echo "  Slurm: slurmctld and munged on '$HEAD_NAME' ($HEAD_IP, namespace $HEAD_NS), a slurmd per node;" \
 			"$(slurm_alive && echo "all running" || echo "SOME DAEMON IS GONE")"
@@ -685,6 +758,8 @@ cmd_mpirun() {
 	[ "$user_hosts" = 1 ] || hostargs=(--hostfile "$HOSTFILE")
 	local head
 	head=$(sed -n 2p "$TRUTH" | cut -d, -f1)
+	local btl_net
+	btl_net=$(btl_subnet)
 	# The HNP runs on the first node (as a head node would), so its daemons reach
 	# it over the emulated subnet; the agent starts each orted the same way.
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -707,7 +782,7 @@ cmd_mpirun() {
 		--mca hwloc_base_binding_policy none \
 		--mca mpi_yield_when_idle 1 \
 		--mca pml ob1 --mca btl tcp,self \
-		--mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" \
+		--mca btl_tcp_if_include "$btl_net" --mca oob_tcp_if_include "$SUBNET" \
 		"$@" 0<&0 2>&"$filter" {filter}>&- &
 	hnp=$!
 	trap 'kill -INT "$hnp" 2>/dev/null' INT

@@ -41,7 +41,7 @@ slurm_head_env() {
 	head_env=(SLURM_CONF="$SLURM_CONF_FILE"
 		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 		OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self
-		OMPI_MCA_btl_tcp_if_include="$SUBNET" OMPI_MCA_oob_tcp_if_include="$SUBNET"
+		OMPI_MCA_btl_tcp_if_include="$(btl_subnet)" OMPI_MCA_oob_tcp_if_include="$SUBNET"
 		OMPI_MCA_hwloc_base_binding_policy=none)
 }
 

@@ -21,7 +21,8 @@ core_delay_us=50
 all_checks=("up refuses bad values, builds nothing" "failed up cleans up" "up 3,3,2 builds namespaces" "truth.csv matches layout"
 	"second up is a no-op" "mpirun -np 8 sees every node" "mpirun: every node's ranks in a session of their own" "same-rack vs cross-rack latency"
 	"cross-rack throughput limited by uplink" "degraded node throughput"
-	"spines: truth.csv has spine column" "spines: cross-spine latency step" "down leaves nothing"
+	"net2: eth1 on every node, truth_eth1.csv" "net2: each network's latency follows its own racks"
+	"net2: MPI's traffic over eth1" "spines: truth.csv has spine column" "spines: cross-spine latency step" "down leaves nothing"
 	"second down is a no-op")
 
 skip_all() {
@@ -290,6 +291,54 @@ else
 			notok "$name" "$got Mbit/s against $same Mbit/s same-rack (want < $limit and < half)"
 		fi
 	done
+fi
+
+# A second network (--net2): eth1 on its own switches, the nodes in name order over its racks
+# while eth0's are dealt across theirs, so the two group the same nodes differently. From
+# node01: node04 shares its eth0 leaf and crosses eth1's spine; node02 the other way round.
+name="net2: eth1 on every node, truth_eth1.csv"
+net2_opts=(--net2 3,3 --net2-uplink-delay-us 40)
+[ "$clang_ok" = 1 ] || net2_opts=(--net2 3,3 --net2-uplink-delay-us 0)
+if ! "$fc" up --racks 2,2,2 --interleave "${net2_opts[@]}" "${delay_opts[@]}" >"$tmp/out" 2>&1; then
+	notok "$name" "up failed: $(tail -n 3 "$tmp/out" | paste -sd' ' -)"
+	skip "net2: each network's latency follows its own racks" "up failed"
+	skip "net2: MPI's traffic over eth1" "up failed"
+else
+	got=$(tail -n +2 "$state_dir/truth_eth1.csv" | cut -d, -f1,2,4 | paste -sd' ' -)
+	want="node01,leaf1,10.78.0.1 node02,leaf1,10.78.0.2 node03,leaf1,10.78.0.3"
+	want+=" node04,leaf2,10.78.0.4 node05,leaf2,10.78.0.5 node06,leaf2,10.78.0.6"
+	addrs=$(for n in node01 node02 node03 node04 node05 node06; do
+		"$fc" exec "$n" ip -4 -o addr show dev eth1 2>/dev/null | awk '{ print $4 }'; done | paste -sd' ' -)
+	if [ "$got" != "$want" ]; then
+		notok "$name" "truth_eth1.csv: '$got'"
+	elif [ "$addrs" != "10.78.0.1/16 10.78.0.2/16 10.78.0.3/16 10.78.0.4/16 10.78.0.5/16 10.78.0.6/16" ]; then
+		notok "$name" "eth1 addresses: '$addrs'"
+	else
+		ok "$name"
+	fi
+	name="net2: each network's latency follows its own racks"
+	reason=$(bpf_reason)
+	if [ -n "$reason" ] || [ -n "$pingpong_reason" ]; then
+		skip "$name" "${reason:-$pingpong_reason}"
+	else
+		start_bg node02 "$pingpong" -s -t 30
+		start_bg node04 "$pingpong" -s -t 30
+		wait_listen node02 udp 7777
+		wait_listen node04 udp 7777
+		e0_02=$(p50_us node01 node02) e0_04=$(p50_us node01 node04)
+		e1_02=$(p50_us node01 10.78.0.2) e1_04=$(p50_us node01 10.78.0.4)
+		echo "# $name: median half-RTT from node01, eth0: node02 $e0_02 us, node04 $e0_04 us; eth1: node02 $e1_02 us, node04 $e1_04 us" >&2
+		if [ -n "$e0_02" ] && [ -n "$e0_04" ] && [ -n "$e1_02" ] && [ -n "$e1_04" ] &&
+			awk -v a="$e0_02" -v b="$e0_04" -v c="$e1_02" -v d="$e1_04" -v u="$uplink_delay_us" \
+				'BEGIN { exit !(a > b + u / 2 && d > c + 40 / 2) }'; then
+			ok "$name"
+		else
+			notok "$name" "eth0: node02 '$e0_02' us, node04 '$e0_04' us; eth1: node02 '$e1_02' us, node04 '$e1_04' us"
+		fi
+	fi
+	name="net2: MPI's traffic over eth1"
+	got=$(timeout 60 "$fc" mpirun -np 1 printenv OMPI_MCA_btl_tcp_if_include OMPI_MCA_oob_tcp_if_include 2>/dev/null | paste -sd' ' -)
+	if [ "$got" = "10.78.0.0/16 10.77.0.0/16" ]; then ok "$name"; else notok "$name" "btl and oob networks: '$got'"; fi
 fi
 
 # A second tier: 4 leaves under 2 spines under one core (a rebuild, other options).
