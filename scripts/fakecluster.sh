@@ -66,6 +66,8 @@ up options:
                          grouping differs from eth0's when --interleave deals those), one
                          spine; Open MPI's traffic then goes over it (OOB stays on eth0).
                          Ground truth: $TRUTH2
+  --net2-interleave      deal the nodes across its racks in turn instead (node01 in its
+                         rack 1, node02 in its rack 2, ...)
   --net2-node-rate RATE  its node links (default 10gbit)
   --net2-uplink-rate RATE
                          its leaf-spine uplinks (default 10gbit)
@@ -166,7 +168,7 @@ parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
 	opt_place=() opt_pair_jitter=0 opt_pair_seed=1
-	opt_slurm=0 opt_net2='' opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
+	opt_slurm=0 opt_net2='' opt_net2_interleave=0 opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
@@ -182,6 +184,7 @@ parse_up() {
 			esac
 			shift 2 ;;
 		--interleave) opt_interleave=1; shift ;;
+		--net2-interleave) opt_net2_interleave=1; shift ;;
 		--slurm) opt_slurm=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die_usage "up: unknown option '$1'" ;;
@@ -223,14 +226,15 @@ parse_up() {
 	[ "$opt_pair_jitter" = 0 ] || canonical+=" pair_jitter_us=$opt_pair_jitter pair_seed=$opt_pair_seed"
 	if [ -n "$opt_net2" ]; then
 		canonical+=" net2=$opt_net2 net2_node_rate=${opt_net2_node_rate,,} net2_uplink_rate=${opt_net2_uplink_rate,,}"
-		canonical+=" net2_uplink_delay_us=$opt_net2_uplink_delay_us"
+		canonical+=" net2_uplink_delay_us=$opt_net2_uplink_delay_us net2_interleave=$opt_net2_interleave"
 	fi
 	[ "$opt_slurm" = 0 ] || canonical+=" slurm=1"
 }
 
-# layout_net2: node_rack2[i] for --net2, the nodes in name order over its racks (1-based).
+# layout_net2: node_rack2[i] for --net2 (1-based): the nodes in name order over its racks, or
+# dealt across them (--net2-interleave).
 layout_net2() {
-	local counts r i k=0 total=0
+	local counts r total=0
 	node_rack2=() nracks2=0
 	[ -n "$opt_net2" ] || return 0
 	[[ $opt_net2 =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
@@ -242,46 +246,52 @@ layout_net2() {
 	check_rate --net2-node-rate "$opt_net2_node_rate"
 	check_rate --net2-uplink-rate "$opt_net2_uplink_rate"
 	check_delay --net2-uplink-delay-us "$opt_net2_uplink_delay_us"
-	for r in "${!counts[@]}"; do
-		for ((i = 0; i < counts[r]; i++)); do
-			node_rack2[k]=$((r + 1))
-			k=$((k + 1))
-		done
-	done
+	deal_racks "$opt_net2" "$opt_net2_interleave"
+	node_rack2=("${dealt[@]}")
 	nracks2=${#counts[@]}
 }
 
 layout_nodes() {
-	local counts total=0 width r i k=0
+	local counts total=0 width r k
 	IFS=, read -ra counts <<<"$opt_racks"
 	for r in "${counts[@]}"; do total=$((total + r)); done
 	[ "$total" -le 1000 ] || die_usage "--racks: $total nodes is more than this script supports (1000)"
 	width=${#total}
 	[ "$width" -ge 2 ] || width=2
-	node_names=() node_rack=()
-	if [ "$opt_interleave" = 1 ]; then
-		# deal the numbers across the racks like cards: node01 in rack 1, node02 in
-		# rack 2, ..., so that names say nothing about the racks
+	node_names=()
+	for ((k = 1; k <= total; k++)); do node_names+=("$(printf "node%0${width}d" "$k")"); done
+	# --interleave deals the numbers across the racks like cards: node01 in rack 1, node02 in
+	# rack 2, ..., so that names say nothing about the racks
+	deal_racks "$opt_racks" "$opt_interleave"
+	node_rack=("${dealt[@]}")
+	nracks=${#counts[@]}
+}
+
+# deal_racks N[,N...] TURNS: dealt[i], the rack (1-based) of the node of index i: the racks
+# filled in order, or (TURNS 1) the nodes dealt across them in turn.
+deal_racks() {
+	local counts r i k=0 total=0
+	IFS=, read -ra counts <<<"$1"
+	for r in "${counts[@]}"; do total=$((total + r)); done
+	dealt=()
+	if [ "$2" = 1 ]; then
 		local left=("${counts[@]}")
 		while [ "$k" -lt "$total" ]; do
 			for r in "${!left[@]}"; do
 				[ "${left[r]}" -gt 0 ] || continue
 				left[r]=$((left[r] - 1))
+				dealt[k]=$((r + 1))
 				k=$((k + 1))
-				node_names+=("$(printf "node%0${width}d" "$k")")
-				node_rack+=($((r + 1)))
 			done
 		done
 	else
 		for r in "${!counts[@]}"; do
 			for ((i = 0; i < counts[r]; i++)); do
+				dealt[k]=$((r + 1))
 				k=$((k + 1))
-				node_names+=("$(printf "node%0${width}d" "$k")")
-				node_rack+=($((r + 1)))
 			done
 		done
 	fi
-	nracks=${#counts[@]}
 }
 
 # place_nodes: --place NODE=RACK moves NODE into RACK (the racks keep their leaf switches,

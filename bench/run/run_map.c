@@ -506,6 +506,11 @@ static int leaves_differ(const struct infer_result *a, const struct infer_result
 	return count;
 }
 
+/* two maps whose leaf groups each stand this far above their pairs' noise are both sure: where
+ * they differ, the paths are different networks (on the emulated cluster's two networks they
+ * stand 65 and 158 sigmas apart; two maps that sure of one network would draw the same groups) */
+#define MAPS_SURE_SIGMAS 10.0
+
 static void maps_compare(const struct run_maps *mp, const char *const *labels)
 {
 	const struct run_path_map *c = &mp->p[mp->compute];
@@ -517,9 +522,17 @@ static void maps_compare(const struct run_maps *mp, const char *const *labels)
 		if (i == mp->compute)
 			continue;
 		d = leaves_differ(map_of(c), map_of(p), c->m->n, &ex);
+		const struct infer_result *x = map_of(p), *y = map_of(c);
 		if (!d && map_of(c)->ntiers == map_of(p)->ntiers)
 			printf("maps: %s and %s agree (same leaf groups, %d tier%s)\n", p->m->path, c->m->path,
 			       map_of(p)->ntiers, map_of(p)->ntiers == 1 ? "" : "s");
+		else if (x->ntiers > 1 && y->ntiers > 1 && x->sep_step[0] >= MAPS_SURE_SIGMAS &&
+			 y->sep_step[0] >= MAPS_SURE_SIGMAS)
+			/* both beyond doubt: not one network seen twice, badly */
+			printf("maps: %s and %s are different networks: %d and %d leaf groups, each map's standing "
+			       "%.0f and %.0f noise sigmas apart; %d node%s grouped otherwise (%s first)\n",
+			       p->m->path, c->m->path, x->ngroups[0], y->ngroups[0], x->sep_step[0], y->sep_step[0], d,
+			       d == 1 ? "" : "s", ex >= 0 ? labels[ex] : "none");
 		else
 			printf("maps DISAGREE: %s has %d tier%s and %d leaf group%s, %s %d and %d; %d node%s in "
 			       "other leaf groups (%s first): different networks, or one map is unsure\n",
