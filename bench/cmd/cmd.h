@@ -36,6 +36,9 @@ struct results_where;
 struct cmd_stage {
 	const char *name;
 	void (*usage)(FILE *f);
+	/* before MPI_Init, on every rank (NULL: none): what the libraries read once per process,
+	 * such as the environment a network path needs. 0, or FP_E* (the command ends) */
+	int (*prepare)(void *opts);
 	int (*check)(struct world *w, void *opts);
 	int (*body)(struct world *w, struct run_out *ro, void *opts);
 };

@@ -14,8 +14,8 @@ static int coll_body(struct world *w, struct run_out *ro, void *opts)
 
 int cmd_coll(int argc, char **argv)
 {
-	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .check = coll_check,
-						.body = coll_body };
+	static const struct cmd_stage stage = { .name = "coll", .usage = coll_usage, .prepare = coll_path_apply,
+						.check = coll_check, .body = coll_body };
 	struct coll_opts o;
 	char err[OPTS_ERR_MAX];
 	int rc = coll_opts_parse(argc, argv, &o, err);

@@ -26,6 +26,10 @@ static int run_command(const struct cmd_stage *s, int argc, char **argv, const s
 	MPI_Request req;
 	int rc, code;
 
+	if (s->prepare && (rc = s->prepare(opts))) {
+		LOG_ERROR("%s: could not set up the process before MPI_Init", s->name);
+		return exit_code_of(rc);
+	}
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	rc = world_create(&w, where->node_names);

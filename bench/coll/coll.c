@@ -194,7 +194,8 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 	for (int ip = 0; ip < 2; ip++) {
 		cases[ip].in_place = ip;
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
-					      .size_B = size_B, .nnodes = run->w->nnodes };
+					      .size_B = size_B, .nnodes = run->w->nnodes,
+					      .path = run->o->path ? run->o->path : "" };
 		if ((rc = case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
 			return rc;
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {

@@ -55,6 +55,16 @@ void coll_bandwidth(const struct coll_op *op, uint64_t size_B, double t_us, int 
 #define COLL_SIZES_MAX 1024
 #define COLL_BYTES_MAX (32ULL << 30)
 
+/* What `--path` sets in the environment before MPI_Init (coll_path_env), and what was there. */
+#define COLL_ENV_MAX 16
+struct coll_path_set {
+	int n;
+	struct {
+		char name[40], value[96], was[96];
+		int had;                 /* the variable was set before (to `was`) */
+	} v[COLL_ENV_MAX];
+};
+
 struct coll_opts {
 	uint64_t minbytes, maxbytes, stepbytes; /* stepbytes 0: geometric with stepfactor */
 	long stepfactor;
@@ -69,7 +79,20 @@ struct coll_opts {
 	const char *backend;     /* --backend: the registry entry's name; NULL for all */
 	struct results_where where;  /* --output, --name, --results-root */
 	long test_corrupt_rank;  /* test only: corrupt one result element on this rank; -1 none */
+	const char *path;        /* --path: mpi, tcp:<netdev>, verbs:<dev>:<port>; NULL: the
+				  * libraries' own choice */
+	struct coll_path_set env; /* what coll_path_apply set for it */
 };
+
+/* --path P: 0, or FP_EUSAGE with a one-line reason in err. Pure. */
+int coll_path_parse(const char *path, char *err);
+/* The variables that make Open MPI (ob1/tcp on the netdev, or UCX on the port) and NCCL (its
+ * socket or IB transport on it, no NVLink, shared memory, NVLS or CollNet) take path P; none
+ * for NULL or "mpi". Pure. */
+void coll_path_env(const char *path, struct coll_path_set *e);
+/* Before MPI_Init, on every rank (opts: struct coll_opts *): coll_path_env into opts->env, and
+ * set, each with what it replaced. 0 or FP_ERUNTIME. */
+int coll_path_apply(void *opts);
 
 /* Parse `fabprobe coll` options (argv[0] is "coll"). Returns 0, 1 for --help, or FP_EUSAGE
  * with a one-line reason in err. Pure. */

@@ -48,6 +48,12 @@ void coll_usage(FILE *f)
 	backend_names(names, sizeof names);
 	fprintf(f, "      --backend B         %s or all (default all; a backend that cannot run\n"
 		"                          here, e.g. without a GPU, is skipped with a reason)\n", names);
+	fputs("      --path P            the network path: tcp:<netdev> (Open MPI's ob1/tcp on that\n"
+	      "                          interface alone, NCCL's sockets on it), verbs:<dev>:<port>\n"
+	      "                          (Open MPI over UCX on that port, NCCL's IB transport on it),\n"
+	      "                          or mpi (default: each library's own choice); NVLink, shared\n"
+	      "                          memory, NVLS and CollNet off, so that the network is measured\n",
+	      f);
 	fputs("Output (long options only: -o is the op):\n"
 	      RESULTS_HELP_LONG
 	      "Testing:\n"
@@ -63,7 +69,7 @@ void coll_usage(FILE *f)
 	      f);
 }
 
-enum { O_BACKEND = 256, O_CORRUPT };
+enum { O_BACKEND = 256, O_CORRUPT, O_PATH };
 
 static const struct option long_opts[] = {
 	{ "minbytes", required_argument, NULL, 'b' },
@@ -79,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, 'r' },
 	{ "backend", required_argument, NULL, O_BACKEND },
 	{ "test-corrupt", required_argument, NULL, O_CORRUPT },
+	{ "path", required_argument, NULL, O_PATH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -213,6 +220,7 @@ static int coll_opts_take(void *ctx, int c, const char *arg, char *err)
 	case 'r': p->seen_r = 1; return opts_long("-r/--root", arg, 0, 100000000, &o->root, err);
 	case O_BACKEND: return parse_backend(arg, &o->backend, err);
 	case O_CORRUPT: return opts_long("--test-corrupt", arg, 0, 100000000, &o->test_corrupt_rank, err);
+	case O_PATH: o->path = arg; return coll_path_parse(arg, err);
 	default: OPTS_FAIL("internal: option %d is not one of coll's", c);
 	}
 }

@@ -29,7 +29,7 @@ void coll_csv_row(FILE *f, const struct coll_row *r)
 		.redop = redop_name(c), .root = c->root, .nranks = c->nranks, .nnodes = r->nnodes,
 		.in_place = c->in_place, .time_us = r->time_us, .time_us_max = r->time_us_max,
 		.algbw_GBps = r->algbw, .busbw_GBps = r->busbw, .wrong = r->wrong,
-		.status = coll_status_name(r->status),
+		.status = coll_status_name(r->status), .path = r->path,
 	};
 
 	coll_csv_write(f, &row);
@@ -114,7 +114,22 @@ void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_st
 		results_json_string(f, st[i].version);
 		fputs(" }", f);
 	}
-	fputs("\n  ],\n  \"nccl_env\": {", f);
+	fputs("\n  ],\n  \"path\": ", f);
+	results_json_string(f, o->path ? o->path : "");
+	fputs(",\n  \"path_env\": {", f); /* what --path set, and what it replaced */
+	for (int i = 0; i < o->env.n; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		results_json_string(f, o->env.v[i].name);
+		fputs(": {\"set\": ", f);
+		results_json_string(f, o->env.v[i].value);
+		fputs(", \"was\": ", f);
+		if (o->env.v[i].had)
+			results_json_string(f, o->env.v[i].was);
+		else
+			fputs("null", f);
+		fputs("}", f);
+	}
+	fputs(o->env.n ? "\n  },\n  \"nccl_env\": {" : "},\n  \"nccl_env\": {", f);
 	for (int i = 0, k = 0; env && env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
 		char key[128];

@@ -13,7 +13,7 @@ enum coll_status { COLL_OK, COLL_WRONG, COLL_UNSUPPORTED };
 
 /* One row of collectives.csv: one case at one size, merged over ranks (rank 0). */
 struct coll_row {
-	const char *run_id, *backend;
+	const char *run_id, *backend, *path;   /* path: --path, or "" */
 	const struct coll_case *c; /* op, dtype, redop, root, count, in_place */
 	uint64_t size_B;
 	int nnodes;

@@ -110,8 +110,8 @@ static void one_run(const struct rundir *rd)
 		abort();
 	for (int i = 0; rd->ncoll <= 48 && i < rd->ncoll; i++) {
 		const struct rd_coll *c = &rd->coll[i];
-		double a = cmp_coll_noise_get(&nz, c->backend, c->op, c->dtype, c->redop);
-		double b = cmp_coll_sigma(rd, c->backend, c->op, c->dtype, c->redop);
+		double a = cmp_coll_noise_get(&nz, c);
+		double b = cmp_coll_sigma(rd, c);
 
 		FUZZ_ASSERT(a == b, "collectives' noise of row %d: %.17g, the scan %.17g", i, a, b);
 	}

@@ -191,6 +191,27 @@ expect "two spines: leaves recovered" same_groups "$tmp/tier3/topology.csv" 3 $T
 expect "two spines: spines recovered" same_groups "$tmp/tier3/topology.csv" 4 $TRUTH 3
 expect "two spines: topology.conf has a core over both spines" grep -q '^SwitchName=core00 Switches=spine\[00-01\]$' "$tmp/tier3/topology.conf"
 
+# coll --path: two networks whose uplinks are an order of magnitude apart (eth0 200 Mbit/s,
+# eth1 2 Gbit/s); MPI's all-reduce told to take one netdev follows that network's uplinks; the
+# rows and coll_meta.json say which path and what was set; an element corrupted on one path
+# is caught there
+$FC up --racks 2,2 --uplink-rate 200mbit --net2 2,2 --net2-interleave --net2-uplink-rate 2gbit > /dev/null
+for p in tcp:eth0 tcp:eth1; do
+	$FC mpirun "$FP" coll --backend mpi --path $p -b 1M -e 1M -n 5 -w 1 --output "$tmp/coll_${p#tcp:}" > "$tmp/coll_${p#tcp:}.out" 2>&1
+done
+busbw() { awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == p && $c["in_place"] == 0 { print $c["busbw_GBps"] }' "$1/collectives.csv"; }
+b0=$(busbw "$tmp/coll_eth0" tcp:eth0) b1=$(busbw "$tmp/coll_eth1" tcp:eth1)
+expect "coll --path: tcp:eth1 (2 Gbit/s uplinks, ${b1:-none} GB/s) over 3 x tcp:eth0 (200 Mbit/s, ${b0:-none} GB/s)" \
+	awk -v a="$b0" -v b="$b1" 'BEGIN { exit !(a > 0 && b > 3 * a) }'
+expect "coll --path: the rows name their path, every result right" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ n++; if ($c["path"] != "tcp:eth1" || $c["wrong"] != 0) bad++ } END { exit bad || !n }' "$tmp/coll_eth1/collectives.csv"
+expect "coll --path: coll_meta.json says what was set and what it replaced" \
+	grep -q '"OMPI_MCA_btl_tcp_if_include": {"set": "eth1", "was": "10.78.0.0/16"}' "$tmp/coll_eth1/coll_meta.json"
+$FC mpirun "$FP" coll --backend mpi --path tcp:eth1 -b 1M -e 1M -n 2 -w 1 --test-corrupt 1 --output "$tmp/coll_bad" > "$tmp/coll_bad.out" 2>&1
+rc_bad=$?
+caught=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == "tcp:eth1" && $c["wrong"] > 0 { f = 1 } END { print f + 0 }' "$tmp/coll_bad/collectives.csv" 2> /dev/null)
+expect "coll --path tcp:eth1, one element corrupted on rank 1: caught there (exit $rc_bad)" [ "$rc_bad" -eq 1 -a "$caught" = 1 ]
+
 # teardown leaves nothing, also after a run killed halfway
 $FC mpirun "$FP" p2p "${Q[@]}" -s 4M -o "$tmp/killed" > /dev/null 2>&1 &
 sleep 3

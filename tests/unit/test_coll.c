@@ -333,6 +333,14 @@ static void test_opts(void)
 		{ "-b 1 -e 1M -i 1", "more than" },
 		{ "-e 64G", "out of range" },
 		{ "--test-corrupt -1", "out of range" },
+		{ "--path eth0", "not mpi, tcp:" },
+		{ "--path tcp:", "network interface name" },
+		{ "--path tcp:eth0;rm", "network interface name" },
+		{ "--path tcp:a_name_of_16_char", "network interface name" },
+		{ "--path verbs:mlx5_0", "verbs:<device>:<port>" },
+		{ "--path verbs:mlx5_0:0", "port 1..255" },
+		{ "--path verbs:mlx5_0:1x", "port 1..255" },
+		{ "--path verbs::1", "verbs:<device>:<port>" },
 		{ "-x", "unknown option" },
 		{ "stray", "unexpected argument" },
 		{ "-n", "needs a value" },
@@ -347,11 +355,53 @@ static void test_opts(void)
 	}
 }
 
+/* --path: what each library is told, before MPI_Init */
+static void test_path_env(void)
+{
+	struct coll_opts o;
+	struct coll_path_set e;
+	const char *want_tcp[][2] = { { "OMPI_MCA_pml", "ob1" }, { "OMPI_MCA_btl", "tcp,self" },
+				      { "OMPI_MCA_btl_tcp_if_include", "eth1" }, { "NCCL_NET", "Socket" },
+				      { "NCCL_SOCKET_IFNAME", "=eth1" }, { "NCCL_P2P_DISABLE", "1" },
+				      { "NCCL_SHM_DISABLE", "1" }, { "NCCL_NVLS_ENABLE", "0" },
+				      { "NCCL_COLLNET_ENABLE", "0" } };
+	const char *want_ib[][2] = { { "OMPI_MCA_pml", "ucx" }, { "UCX_NET_DEVICES", "mlx5_2:1" },
+				     { "UCX_TLS", "self,rc,ud" }, { "NCCL_NET", "IB" }, { "NCCL_IB_HCA", "=mlx5_2:1" } };
+
+	CHECK(parse("--path tcp:eth1", &o) == 0);
+	CHECK_STR(o.path, "tcp:eth1");
+	coll_path_env(o.path, &e);
+	CHECK_EQ(e.n, 9);
+	for (int i = 0; i < 9 && i < e.n; i++) {
+		CHECK_STR(e.v[i].name, want_tcp[i][0]);
+		CHECK_STR(e.v[i].value, want_tcp[i][1]);
+	}
+	coll_path_env("verbs:mlx5_2:1", &e);
+	CHECK_EQ(e.n, 9);
+	for (int i = 0; i < 5 && i < e.n; i++) {
+		CHECK_STR(e.v[i].name, want_ib[i][0]);
+		CHECK_STR(e.v[i].value, want_ib[i][1]);
+	}
+	coll_path_env("mpi", &e);
+	CHECK_EQ(e.n, 0);
+	coll_path_env(NULL, &e);
+	CHECK_EQ(e.n, 0);
+	/* applied: set, and what was there kept */
+	setenv("OMPI_MCA_btl", "self,vader,tcp", 1);
+	unsetenv("OMPI_MCA_btl_tcp_if_include");
+	CHECK(parse("--path tcp:eth0", &o) == 0);
+	CHECK(coll_path_apply(&o) == 0);
+	CHECK_STR(getenv("OMPI_MCA_btl_tcp_if_include"), "eth0");
+	CHECK_STR(getenv("OMPI_MCA_btl"), "tcp,self");
+	CHECK(o.env.v[1].had && !strcmp(o.env.v[1].was, "self,vader,tcp"));
+	CHECK(!o.env.v[2].had);
+}
+
 static void test_rows(void)
 {
 	struct coll_case c = { .op = &coll_ops[COLL_ALLREDUCE], .dtype = &coll_dtypes[COLL_FLOAT],
 			       .redop = COLL_SUM, .root = -1, .count = 262144, .nranks = 4 };
-	struct coll_row r = { .run_id = "run1", .backend = "mpi", .c = &c, .size_B = 1048576, .nnodes = 1,
+	struct coll_row r = { .run_id = "run1", .backend = "mpi", .path = "tcp:eth1", .c = &c, .size_B = 1048576, .nnodes = 1,
 			      .time_us = 100, .time_us_max = 120, .wrong = 0, .status = COLL_OK };
 	char *text = NULL;
 	size_t len = 0;
@@ -362,8 +412,8 @@ static void test_rows(void)
 	coll_csv_row(f, &r);
 	fclose(f);
 	CHECK_STR(text, "run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,"
-			"time_us_max,algbw_GBps,busbw_GBps,wrong,status\n"
-			"run1,mpi,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok\n");
+			"time_us_max,algbw_GBps,busbw_GBps,wrong,status,path\n"
+			"run1,mpi,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok,tcp:eth1\n");
 	free(text);
 }
 
@@ -376,6 +426,7 @@ int main(void)
 	RUN(test_value_coding);
 	RUN(test_sweep);
 	RUN(test_opts);
+	RUN(test_path_env);
 	RUN(test_rows);
 	CHECK_EXIT();
 }

@@ -404,8 +404,8 @@ static void test_coll_noise_same_as_scan(void)
 	int groups = 0, defaults = 0;
 	for (int i = 0; i < rd.ncoll; i++) {
 		const struct rd_coll *c = &rd.coll[i];
-		double want = cmp_coll_sigma(&rd, c->backend, c->op, c->dtype, c->redop);
-		double got = cmp_coll_noise_get(&nz, c->backend, c->op, c->dtype, c->redop);
+		double want = cmp_coll_sigma(&rd, c);
+		double got = cmp_coll_noise_get(&nz, c);
 
 		CHECK_EQ(got, want);
 		groups += i == 0 || !(c->op == c[-1].op && c->dtype == c[-1].dtype);
@@ -414,7 +414,8 @@ static void test_coll_noise_same_as_scan(void)
 	CHECK(groups >= 6);
 	CHECK(defaults > 0);               /* broadcast: 3 sizes, too few residuals */
 	CHECK(defaults < rd.ncoll);
-	CHECK_EQ(cmp_coll_noise_get(&nz, 999, 0, 0, 0), CMP_SIGMA_DEFAULT);
+	struct rd_coll none = { .backend = 999 };
+	CHECK_EQ(cmp_coll_noise_get(&nz, &none), CMP_SIGMA_DEFAULT);
 	cmp_coll_noise_free(&nz);
 	rundir_free(&rd);
 }

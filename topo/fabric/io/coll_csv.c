@@ -20,6 +20,7 @@ const struct csv_col coll_csv_cols[COLL_NCOLS] = {
 	COL(COLL_COL_BUSBW, "busbw_GBps", CSV_F64, busbw_GBps, 4),
 	COL(COLL_COL_WRONG, "wrong", CSV_I64, wrong, 0),
 	COL(COLL_COL_STATUS, "status", CSV_STR, status, 0),
+	COL(COLL_COL_PATH, "path", CSV_STR, path, 0),
 };
 
 void coll_csv_header(FILE *f)

@@ -19,6 +19,7 @@ struct coll_csv_row {
 	double time_us, time_us_max, algbw_GBps, busbw_GBps; /* µs; GB/s */
 	int64_t wrong;                                       /* elements wrong, -1 unchecked */
 	const char *status;                                  /* ok, wrong, unsupported */
+	const char *path;                                    /* --path; empty: the library's choice */
 };
 
 /* Column indices, in file order. Columns added later go at the end, so that readers by
@@ -26,7 +27,8 @@ struct coll_csv_row {
 enum coll_col {
 	COLL_COL_RUN_ID, COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_SIZE, COLL_COL_COUNT, COLL_COL_DTYPE,
 	COLL_COL_REDOP, COLL_COL_ROOT, COLL_COL_NRANKS, COLL_COL_NNODES, COLL_COL_IN_PLACE, COLL_COL_TIME,
-	COLL_COL_TIME_MAX, COLL_COL_ALGBW, COLL_COL_BUSBW, COLL_COL_WRONG, COLL_COL_STATUS, COLL_NCOLS
+	COLL_COL_TIME_MAX, COLL_COL_ALGBW, COLL_COL_BUSBW, COLL_COL_WRONG, COLL_COL_STATUS, COLL_COL_PATH,
+	COLL_NCOLS
 };
 
 extern const struct csv_col coll_csv_cols[COLL_NCOLS];

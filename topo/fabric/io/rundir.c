@@ -476,17 +476,18 @@ static int topo_read(struct rd_reader *x)
 	return 0;
 }
 
-/* the columns coll_read reads, in its order; all but the last are required */
+/* the columns coll_read reads, in its order; all but the last two are required (root, path:
+ * files of older versions have no path) */
 static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, COLL_COL_REDOP, COLL_COL_STATUS,
 				 COLL_COL_SIZE, COLL_COL_IN_PLACE, COLL_COL_NRANKS, COLL_COL_BUSBW, COLL_COL_WRONG,
-				 COLL_COL_ROOT };
+				 COLL_COL_ROOT, COLL_COL_PATH };
 
 static int coll_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
-	int c[11], rc, cap = 0;
+	int c[12], rc, cap = 0;
 
-	if (table_columns(x, coll_csv_cols, COLL_NCOLS, coll_used, c, 11, 10))
+	if (table_columns(x, coll_csv_cols, COLL_NCOLS, coll_used, c, 12, 10))
 		return FP_EUSAGE;
 	while ((rc = csv_read_next(&x->r, x->err)) == 1) {
 		struct rd_coll *q;
@@ -510,15 +511,15 @@ static int coll_read(struct rd_reader *x)
 		*q = (struct rd_coll){ .backend = cell_str(x, c[0]), .op = cell_str(x, c[1]), .dtype = cell_str(x, c[2]),
 				       .redop = cell_str(x, c[3]), .status = cell_str(x, c[4]), .size = size,
 				       .in_place = (int)in_place, .nranks = (int)nranks, .busbw = v[3], .wrong = wrong,
-				       .root = cell_str(x, c[10]) };
+				       .root = cell_str(x, c[10]), .path = cell_str(x, c[11]) };
 		if (strcmp(csv_read_get(&x->r, c[4]), "ok"))
 			q->busbw = NAN;
 		/* the key as the row is matched: its strings, and its numbers as read ("01" and "1"
 		 * are one in_place, 1e3 and 1000 one size: two such rows were both kept) */
 		char key[1024];
-		snprintf(key, sizeof key, "%.200s\t%.200s\t%.200s\t%.200s\t%lld\t%lld\t%.150s", csv_read_get(&x->r, c[0]),
-			 csv_read_get(&x->r, c[1]), csv_read_get(&x->r, c[2]), csv_read_get(&x->r, c[3]), size, in_place,
-			 csv_read_get(&x->r, c[10]));
+		snprintf(key, sizeof key, "%.150s\t%.150s\t%.150s\t%.150s\t%lld\t%lld\t%.150s\t%.150s",
+			 csv_read_get(&x->r, c[0]), csv_read_get(&x->r, c[1]), csv_read_get(&x->r, c[2]),
+			 csv_read_get(&x->r, c[3]), size, in_place, csv_read_get(&x->r, c[10]), csv_read_get(&x->r, c[11]));
 		key_note_text(x, key);
 	}
 	return rc;

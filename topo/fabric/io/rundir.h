@@ -31,6 +31,7 @@ struct rd_p2p {
 /* One collectives.csv row. */
 struct rd_coll {
 	int backend, op, dtype, redop, status, root;
+	int path;                          /* "" when the file has no path column */
 	long long size;
 	int in_place, nranks;
 	double busbw;                      /* GB/s, NAN when not ok */

@@ -265,14 +265,16 @@ out:
 
 /* ---------------------------------------------------------------- collectives */
 
-/* Two rows of two runs in the order of their strings: backend, op, then (full) dtype, redop,
- * root and in_place, then size. full: the key a row is matched by; not full: (backend, op,
- * size), whether the other run measured that op at that size at all. */
+/* Two rows of two runs in the order of their strings: backend, path, op, then (full) dtype,
+ * redop, root and in_place, then size. full: the key a row is matched by; not full: (backend,
+ * path, op, size), whether the other run measured that op at that size at all. */
 static int coll_cmp(const struct rundir *a, const struct rd_coll *x, const struct rundir *b, const struct rd_coll *y,
 		    int full)
 {
 	int c = strcmp(a->tab.str[x->backend], b->tab.str[y->backend]);
 
+	if (!c)
+		c = strcmp(a->tab.str[x->path], b->tab.str[y->path]);
 	if (!c)
 		c = strcmp(a->tab.str[x->op], b->tab.str[y->op]);
 	if (!c && full)
@@ -370,8 +372,7 @@ static void coll_item(const struct coll_index *ia, const struct rd_coll *x, cons
 	if (!x || !y) {
 		one_side(&it, x != NULL);
 	} else {
-		double tol = tol_of(o, cmp_coll_noise_get(&ia->noise, x->backend, x->op, x->dtype, x->redop),
-				    cmp_coll_noise_get(&ib->noise, y->backend, y->op, y->dtype, y->redop));
+		double tol = tol_of(o, cmp_coll_noise_get(&ia->noise, x), cmp_coll_noise_get(&ib->noise, y));
 
 		it.cls = cmp_classify(it.before, it.after, 1, tol, &it.change_pct);
 		it.tol_pct = tol_pct(tol, it.change_pct);

@@ -84,11 +84,13 @@ void cmp_noise_free(struct cmp_noise *nz);
 /* sigma from n residuals (ln units; reordered): p90(|r|) / 1.645, at least CMP_SIGMA_FLOOR;
  * NAN when n < 5. */
 double cmp_sigma(double *r, int n);
-/* the collectives' noise of one run per (backend, op, dtype, redop): see above. Built once per
- * run, in O(rows log rows) (cmp_coll_noise_build), then looked up per item; cmp_coll_sigma is
- * the same figure for one group by scanning every row (the reference, for the tests). */
+/* the collectives' noise of one run per group (backend, path, op, dtype, redop): see above.
+ * Built once per run, in O(rows log rows) (cmp_coll_noise_build), then looked up per item by
+ * a row of the group; cmp_coll_sigma is the same figure for one group by scanning every row
+ * (the reference, for the tests). */
+#define CMP_COLL_GROUP 5
 struct cmp_coll_noise_key {
-	int backend, op, dtype, redop;  /* string ids in its run */
+	int id[CMP_COLL_GROUP];         /* string ids in its run */
 	double sigma;                   /* ln units */
 };
 struct cmp_coll_noise {
@@ -97,9 +99,9 @@ struct cmp_coll_noise {
 };
 int cmp_coll_noise_build(const struct rundir *rd, struct cmp_coll_noise *nz);
 /* sigma of that group, or CMP_SIGMA_DEFAULT */
-double cmp_coll_noise_get(const struct cmp_coll_noise *nz, int backend, int op, int dtype, int redop);
+double cmp_coll_noise_get(const struct cmp_coll_noise *nz, const struct rd_coll *row);
 void cmp_coll_noise_free(struct cmp_coll_noise *nz);
-double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, int redop);
+double cmp_coll_sigma(const struct rundir *rd, const struct rd_coll *row);
 
 /* ---------------------------------------------------------------- comparing */
 

@@ -247,7 +247,21 @@ static double coll_sigma_of(double *r, int n)
 /* The reference: one group, found by scanning every row for each of its rows (O(rows²) a
  * group; compare once called it twice per item: cubic). Kept for the unit test that
  * cmp_coll_noise_build gives the same figures. */
-double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, int redop)
+/* a row's group: the ids of its backend, path, op, dtype and redop */
+static void group_of(const struct rd_coll *c, int *id)
+{
+	id[0] = c->backend, id[1] = c->path, id[2] = c->op, id[3] = c->dtype, id[4] = c->redop;
+}
+
+static int same_group(const struct rd_coll *a, const struct rd_coll *b)
+{
+	int x[CMP_COLL_GROUP], y[CMP_COLL_GROUP];
+
+	group_of(a, x), group_of(b, y);
+	return !memcmp(x, y, sizeof x);
+}
+
+double cmp_coll_sigma(const struct rundir *rd, const struct rd_coll *row)
 {
 	double *r = malloc(sizeof *r * (size_t)(rd->ncoll + 1)), s;
 	int n = 0;
@@ -257,14 +271,12 @@ double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, i
 	for (int i = 0; i < rd->ncoll; i++) {
 		const struct rd_coll *a = &rd->coll[i];
 
-		if (a->backend != backend || a->op != op || a->dtype != dtype || a->redop != redop || a->in_place ||
-		    !(a->busbw > 0))
+		if (!same_group(a, row) || a->in_place || !(a->busbw > 0))
 			continue;
 		for (int j = 0; j < rd->ncoll; j++) {
 			const struct rd_coll *b = &rd->coll[j];
 
-			if (b->backend == backend && b->op == op && b->dtype == dtype && b->redop == redop &&
-			    b->in_place && b->size == a->size && b->busbw > 0)
+			if (same_group(b, row) && b->in_place && b->size == a->size && b->busbw > 0)
 				r[n++] = (log(b->busbw) - log(a->busbw)) / sqrt(2.0);
 		}
 	}
@@ -273,23 +285,19 @@ double cmp_coll_sigma(const struct rundir *rd, int backend, int op, int dtype, i
 	return s;
 }
 
-/* rows by group (backend, op, dtype, redop: ids of one run), then size, then in_place */
+/* rows by group (ids of one run), then size, then in_place */
 static int cmp_coll_row(const void *x, const void *y, void *ctx)
 {
 	const struct rd_coll *c = ctx, *a = &c[*(const int *)x], *b = &c[*(const int *)y];
-	const int ka[4] = { a->backend, a->op, a->dtype, a->redop }, kb[4] = { b->backend, b->op, b->dtype, b->redop };
+	int ka[CMP_COLL_GROUP], kb[CMP_COLL_GROUP];
 
-	for (int i = 0; i < 4; i++)
+	group_of(a, ka), group_of(b, kb);
+	for (int i = 0; i < CMP_COLL_GROUP; i++)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i] ? -1 : 1;
 	if (a->size != b->size)
 		return a->size < b->size ? -1 : 1;
 	return a->in_place - b->in_place;
-}
-
-static int same_group(const struct rd_coll *a, const struct rd_coll *b)
-{
-	return a->backend == b->backend && a->op == b->op && a->dtype == b->dtype && a->redop == b->redop;
 }
 
 /* Residuals of one size's rows ix[0..n): each out-of-place figure against each in-place one. */
@@ -349,8 +357,8 @@ int cmp_coll_noise_build(const struct rundir *rd, struct cmp_coll_noise *nz)
 			nr += size_residuals(rd->coll, ix + s, t - s, r + nr);
 			s = t;
 		}
-		nz->k[nz->n++] = (struct cmp_coll_noise_key){ first->backend, first->op, first->dtype, first->redop,
-							      coll_sigma_of(r, nr) };
+		nz->k[nz->n].sigma = coll_sigma_of(r, nr);
+		group_of(first, nz->k[nz->n++].id);
 		g = e;
 	}
 	rc = 0;
@@ -362,18 +370,17 @@ out:
 	return rc;
 }
 
-double cmp_coll_noise_get(const struct cmp_coll_noise *nz, int backend, int op, int dtype, int redop)
+double cmp_coll_noise_get(const struct cmp_coll_noise *nz, const struct rd_coll *row)
 {
-	const int key[4] = { backend, op, dtype, redop };
-	int lo = 0, hi = nz->n;
+	int key[CMP_COLL_GROUP], lo = 0, hi = nz->n;
+
+	group_of(row, key);
 
 	while (lo < hi) { /* the keys are in the order of cmp_coll_row */
 		int mid = (lo + hi) / 2, c = 0;
 		const struct cmp_coll_noise_key *k = &nz->k[mid];
-		const int have[4] = { k->backend, k->op, k->dtype, k->redop };
-
-		for (int i = 0; !c && i < 4; i++)
-			c = have[i] != key[i] ? (have[i] < key[i] ? -1 : 1) : 0;
+		for (int i = 0; !c && i < CMP_COLL_GROUP; i++)
+			c = k->id[i] != key[i] ? (k->id[i] < key[i] ? -1 : 1) : 0;
 		if (!c)
 			return k->sigma;
 		if (c < 0)

@@ -1,0 +1,106 @@
+/* coll_path.c — `coll --path P` (coll.h): the settings that make MPI and NCCL carry their
+ * traffic over one network path, set in the environment before MPI_Init, where both libraries
+ * read them once per process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "core/log.h"
+
+/* a netdev or RDMA device name: letters, digits, '_', '-', '.', at most max bytes */
+static int name_ok(const char *s, size_t len, size_t max)
+{
+	if (len == 0 || len > max)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+int coll_path_parse(const char *path, char *err)
+{
+	const char *a, *b;
+
+	if (!strcmp(path, "mpi"))
+		return 0;
+	if (!strncmp(path, "tcp:", 4)) {
+		if (!name_ok(path + 4, strlen(path + 4), 15))
+			OPTS_FAIL("--path %.80s: tcp:<netdev> needs a network interface name (at most 15 letters, "
+				  "digits, '_', '-', '.')", path);
+		return 0;
+	}
+	if (!strncmp(path, "verbs:", 6)) {
+		a = path + 6;
+		b = strchr(a, ':');
+		if (!b || !name_ok(a, (size_t)(b - a), 63) || !b[1] || strspn(b + 1, "0123456789") != strlen(b + 1) ||
+		    strlen(b + 1) > 3 || atoi(b + 1) < 1 || atoi(b + 1) > 255)
+			OPTS_FAIL("--path %.80s: verbs:<device>:<port> needs an RDMA device and a port 1..255 "
+				  "(e.g. verbs:mlx5_0:1)", path);
+		return 0;
+	}
+	OPTS_FAIL("--path %.80s: not mpi, tcp:<netdev> or verbs:<device>:<port>", path);
+}
+
+static void put(struct coll_path_set *e, const char *name, const char *fmt, const char *a, int alen)
+{
+	if (e->n >= COLL_ENV_MAX)
+		return;
+	snprintf(e->v[e->n].name, sizeof e->v[e->n].name, "%s", name);
+	snprintf(e->v[e->n].value, sizeof e->v[e->n].value, fmt, alen, a);
+	e->n++;
+}
+
+void coll_path_env(const char *path, struct coll_path_set *e)
+{
+	e->n = 0;
+	if (!path || !strcmp(path, "mpi"))
+		return; /* each library's own choice */
+	if (!strncmp(path, "tcp:", 4)) {
+		const char *dev = path + 4;
+		int len = (int)strlen(dev);
+
+		/* Open MPI: ob1 over TCP on that netdev alone (no shared memory, no RDMA) */
+		put(e, "OMPI_MCA_pml", "%.*s", "ob1", 3);
+		put(e, "OMPI_MCA_btl", "%.*s", "tcp,self", 8);
+		put(e, "OMPI_MCA_btl_tcp_if_include", "%.*s", dev, len);
+		/* NCCL: its socket transport on that netdev ('=': that name exactly, not a prefix) */
+		put(e, "NCCL_NET", "%.*s", "Socket", 6);
+		put(e, "NCCL_SOCKET_IFNAME", "=%.*s", dev, len);
+	} else {
+		const char *dev = path + 6;
+		int len = (int)strlen(dev);
+
+		/* Open MPI through UCX on that port, its RDMA transports (no shared memory) */
+		put(e, "OMPI_MCA_pml", "%.*s", "ucx", 3);
+		put(e, "UCX_NET_DEVICES", "%.*s", dev, len);
+		put(e, "UCX_TLS", "%.*s", "self,rc,ud", 10);
+		/* NCCL: its IB/RoCE transport on that port exactly */
+		put(e, "NCCL_NET", "%.*s", "IB", 2);
+		put(e, "NCCL_IB_HCA", "=%.*s", dev, len);
+	}
+	/* what is measured is the network: no NVLink, PCIe peer, shared-memory, NVLS or CollNet
+	 * shortcut between GPUs */
+	put(e, "NCCL_P2P_DISABLE", "%.*s", "1", 1);
+	put(e, "NCCL_SHM_DISABLE", "%.*s", "1", 1);
+	put(e, "NCCL_NVLS_ENABLE", "%.*s", "0", 1);
+	put(e, "NCCL_COLLNET_ENABLE", "%.*s", "0", 1);
+}
+
+int coll_path_apply(void *opts)
+{
+	struct coll_opts *o = opts;
+
+	coll_path_env(o->path, &o->env);
+	for (int i = 0; i < o->env.n; i++) {
+		const char *was = getenv(o->env.v[i].name);
+
+		snprintf(o->env.v[i].was, sizeof o->env.v[i].was, "%s", was ? was : "");
+		o->env.v[i].had = was != NULL;
+		if (setenv(o->env.v[i].name, o->env.v[i].value, 1))
+			return FP_ERUNTIME;
+	}
+	return 0;
+}
