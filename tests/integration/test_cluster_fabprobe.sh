@@ -168,6 +168,7 @@ expect "order: 6 all-reduces (3 orders x ring, mpi), no wrong element" awk -F, '
 expect "order: ring in the written order $(row written ring 8) GB/s > 1.1 x launch order $(row launch ring 8) (predicted $(row written ring 9) / $(row launch ring 9))" \
 	awk -v w="$(row written ring 8)" -v l="$(row launch ring 8)" -v pw="$(row written ring 9)" -v pl="$(row launch ring 9)" 'BEGIN { exit !(w > 1.1 * l && pw > 1.3 * pl) }'
 expect "order: meta.json says the speedup" grep -q '"node_order_check": {.*"speedup_vs_launch": [0-9]' "$tmp/slow1/meta.json"
+expect "order: report.html shows it, with the ring's speedup" sh -c "grep -q '<h3>The node order, proven</h3>' '$tmp/slow1/report.html' && grep -q 'The ring in the written order: [0-9.]* GB/s, in the launch order: [0-9.]* GB/s (x[0-9.]*)' '$tmp/slow1/report.html'"
 expect "slow node05: suspects.csv keeps the first and the confirming figure" awk -F, '$1 == "low_bw_node" && $4 != "" && $6 != "" && $8 == "held" { ok = 1 } END { exit !ok }' "$tmp/slow1/suspects.csv"
 expect "slow node05: its row and column below every other node's" awk -F, '
 	NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }

@@ -2,6 +2,7 @@
  * topology.csv, suspects.csv), every scheduler file with its install line, and the inventory
  * (nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,43 @@ static void file_head(FILE *f, const char *path, int lines)
 	fclose(in);
 }
 
+/* the written ring's busbw in one order of order_check.csv (NAN: no such row) */
+static double ring_busbw(const struct rtab *t, const char *order)
+{
+	int o = rtab_col(t, "order"), b = rtab_col(t, "backend"), v = rtab_col(t, "busbw_GBps");
+
+	for (int i = 0; i < t->nrows; i++)
+		if (!strcmp(rtab_get(t, i, o), order) && !strcmp(rtab_get(t, i, b), "ring")) {
+			char *end;
+			double x = strtod(rtab_get(t, i, v), &end);
+
+			return end != rtab_get(t, i, v) && x > 0 ? x : NAN;
+		}
+	return NAN;
+}
+
+/* `run`'s order stage: the all-reduce in the written, the launch and a random order */
+static void order_check(struct rpt *r)
+{
+	static const char *const cols[] = { "order", "backend", "busbw_GBps", "predicted_busbw_GBps", "wrong", "hosts",
+					    NULL };
+	struct rtab t;
+	double w, l;
+
+	if (rpt_table_load(r, "order_check.csv", 16, &t, NULL))
+		return;
+	w = ring_busbw(&t, "written"), l = ring_busbw(&t, "launch");
+	fputs("<h3>The node order, proven</h3>\n<p>An all-reduce over one rank per node in the order written "
+	      "above, in the launch order and in a random one (order_check.csv); busbw beside what the map "
+	      "predicts for a ring in that order.", r->out);
+	if (!isnan(w) && !isnan(l))
+		fprintf(r->out, " The ring in the written order: %.3f GB/s, in the launch order: %.3f GB/s (x%.2f).", w,
+			l, w / l);
+	fputs("</p>\n", r->out);
+	rpt_table_html(r->out, &t, cols, 16, "order");
+	rtab_free(&t);
+}
+
 void rpt_schedulers(struct rpt *r)
 {
 	rpt_section(r->out, "schedulers", "Scheduler files");
@@ -134,5 +172,7 @@ void rpt_schedulers(struct rpt *r)
 		fputs("</td></tr>\n", r->out);
 	}
 	fputs("</tbody></table>\n<p class=\"muted\">A file the format cannot hold the host names in is not written "
-	      "(the run said why); on one node no scheduler file is written.</p>\n</section>\n", r->out);
+	      "(the run said why); on one node no scheduler file is written.</p>\n", r->out);
+	order_check(r);
+	fputs("</section>\n", r->out);
 }

@@ -517,9 +517,11 @@ static int coll_read(struct rd_reader *x)
 		/* the key as the row is matched: its strings, and its numbers as read ("01" and "1"
 		 * are one in_place, 1e3 and 1000 one size: two such rows were both kept) */
 		char key[1024];
-		snprintf(key, sizeof key, "%.150s\t%.150s\t%.150s\t%.150s\t%lld\t%lld\t%.150s\t%.150s",
+		const char *path = csv_read_get(&x->r, c[11]); /* a path, when there is one */
+
+		snprintf(key, sizeof key, "%.150s\t%.150s\t%.150s\t%.150s\t%lld\t%lld\t%.150s%s%.150s",
 			 csv_read_get(&x->r, c[0]), csv_read_get(&x->r, c[1]), csv_read_get(&x->r, c[2]),
-			 csv_read_get(&x->r, c[3]), size, in_place, csv_read_get(&x->r, c[10]), csv_read_get(&x->r, c[11]));
+			 csv_read_get(&x->r, c[3]), size, in_place, csv_read_get(&x->r, c[10]), *path ? "\t" : "", path);
 		key_note_text(x, key);
 	}
 	return rc;
