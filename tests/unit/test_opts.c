@@ -206,6 +206,16 @@ static void test_run_options(void)
 	char *conf_bad[] = { "run", "--confirm-factor", "0", NULL };
 	CHECK(run_opts_parse(3, conf_bad, &o, err) == FP_EUSAGE);
 	CHECK(strstr(err, "--confirm-factor"));
+	/* the order stage: 4 MiB by default, 1K..1G, --no-order */
+	CHECK(o.order_size == 4 << 20 && !o.no_order);
+	char *ord[] = { "run", "--order-size", "64M", "--no-order", NULL };
+	CHECK(run_opts_parse(4, ord, &o, err) == 0);
+	CHECK(o.order_size == 64 << 20 && o.no_order);
+	char *ord_bad[] = { "run", "--order-size", "512", NULL };
+	CHECK(run_opts_parse(3, ord_bad, &o, err) == FP_EUSAGE);
+	CHECK(strstr(err, "--order-size"));
+	char *ord_big[] = { "run", "--order-size", "2G", NULL };
+	CHECK(run_opts_parse(3, ord_big, &o, err) == FP_EUSAGE);
 	char *p2p_plain[] = { "p2p", NULL };
 	CHECK(p2p_opts_parse(1, p2p_plain, &po, err) == 0);
 	CHECK(po.npaths == 1);
