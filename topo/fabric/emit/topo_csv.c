@@ -224,8 +224,12 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	}
 	free(names);
 	int ns = t->suspects ? t->suspects->n : r->nsuspects;
-	if (t->rest)
+	if (t->rest && ns)
 		fprintf(f, "  suspects: %d (confirmed: re-tested alone, they held)\n", ns);
+	else if (t->rest && t->rest->n)
+		fputs("  suspects: 0 (the candidates, re-tested alone, did not hold)\n", f);
+	else if (t->rest)
+		fputs("  suspects: 0\n", f);
 	else
 		fprintf(f, "  suspects: %d%s\n", ns, t->suspects ? "" : " (candidates, not re-tested)");
 	for (int i = 0; i < ns && i < 10; i++) {
