@@ -2,13 +2,13 @@
 # Run every test and count: unit binaries given as arguments, then tests/integration/test_*.sh
 # (only those named in $FP_TESTS when it is set). Each test prints "ok - name", "not ok -
 # name[: why]" or "skip - name: reason" lines; this script echoes everything and ends with the
-# line "N passed, N failed, N skipped". With $FP_SAN_LOG (make check-san), every sanitizer
-# report written there is one more failure, named.
+# line "N passed, N failed, N skipped", after the failed checks listed again. With
+# $FP_SAN_LOG (make check-san), every sanitizer report written there is one more failure, named.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$(mktemp) failed=$(mktemp)
+trap 'rm -f "$log" "$failed"' EXIT
 
 run_one() {
 	local name=$1; shift
@@ -20,13 +20,14 @@ run_one() {
 	f=$(grep -c '^not ok - ' "$log")
 	s=$(grep -c '^skip - ' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $name: exited $rc without saying which check failed"
+		echo "not ok - $name: exited $rc without saying which check failed" | tee -a "$log"
 		f=1
 	fi
 	if [ $((p + f + s)) -eq 0 ]; then
-		echo "not ok - $name: ran no check"
+		echo "not ok - $name: ran no check" | tee -a "$log"
 		f=1
 	fi
+	grep '^not ok - ' "$log" | sed "s|^|$name: |" >>"$failed"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 
@@ -51,6 +52,11 @@ if [ -n "${FP_SAN_LOG:-}" ]; then
 	done
 	fail=$((fail + reports))
 	if [ "$reports" -eq 0 ]; then echo "ok - no sanitizer report"; pass=$((pass + 1)); fi
+fi
+# the failures again, last, where a log cut to its tail still shows them
+if [ -s "$failed" ]; then
+	echo "# the checks that failed:"
+	cut -c1-300 "$failed" | sed 's/^/#   /'
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
