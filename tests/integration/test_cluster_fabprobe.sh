@@ -95,8 +95,11 @@ expect "cross-rack bandwidth ($bw_cross GB/s) clearly below same-rack ($bw_same 
 payload=$(cat "$P" "$tmp/run1/p2p_confirm.csv" 2> /dev/null | awk -F, 'FNR == NR { if (FNR > 1) r[$1] = $2; next } $1 != "run_id" && $9 == 1048576 && $20 == "ok" && r[$4] != r[$5] { b += ($15 + $25) * $16 * $9 } END { printf "%.0f\n", b }' $TRUTH -)
 expect "uplinks carried the cross-rack bytes (${tx[1]} B for $payload B of payload)" awk -v m="${tx[1]}" -v p="$payload" 'BEGIN { exit !(m >= p && m < 1.3 * p) }'
 expect "tcp:eth0 rows: kind ethernet, 10 Gbit/s line rate from sysfs" sh -c "[ \$(awk -F, 'NR > 1 && \$2 == \"tcp:eth0\" && (\$3 != \"ethernet\" || \$8 != \"10.0\" || \$6 != \"eth0\")' '$P' | wc -l) -eq 0 ]"
-# tbf shapes node links at 10 Gbit/s and uplinks at 2 Gbit/s: what tcp reached must fit under them
-expect "tcp:eth0 same-rack bandwidth within the 10 Gbit/s node link (pct_line_rate 30..105)" sh -c "awk -F, 'FNR == NR { if (FNR > 1) r[\$1] = \$2; next } FNR > 1 && \$2 == \"tcp:eth0\" && \$9 == 1048576 && r[\$4] == r[\$5] && !(\$19 > 30 && \$19 < 105) { bad++ } END { exit bad > 0 }' $TRUTH '$P'"
+# tbf shapes node links at 10 Gbit/s and uplinks at 2 Gbit/s: what tcp reached must fit under
+# them. tbf lets a full bucket (1 ms at the rate, fakecluster's burst) through at once, so a
+# 16 x 1 MiB window that starts on a full bucket can read up to ~108 % on a host that keeps up
+bad_same=$(awk -F, 'FNR == NR { if (FNR > 1) r[$1] = $2; next } FNR > 1 && $2 == "tcp:eth0" && $9 == 1048576 && r[$4] == r[$5] && !($19 > 30 && $19 < 110) { printf " %s-%s:%s%%", $4, $5, $19 }' $TRUTH "$P")
+expect "tcp:eth0 same-rack bandwidth within the 10 Gbit/s node link (pct_line_rate 30..110)${bad_same:+, not:$bad_same}" [ -z "$bad_same" ]
 expect "tcp:eth0 cross-rack bandwidth within the 2 Gbit/s uplink (10..21 % of line rate)" sh -c "awk -F, 'FNR == NR { if (FNR > 1) r[\$1] = \$2; next } FNR > 1 && \$2 == \"tcp:eth0\" && \$9 == 1048576 && r[\$4] != r[\$5] && !(\$19 > 10 && \$19 < 21 && \$18 < 2.1) { bad++ } END { exit bad > 0 }' $TRUTH '$P'"
 read -r t_same t_cross <<< "$(same_cross "$P" 11 8 tcp:eth0)"
 expect "tcp:eth0 separates cross-rack pairs as mpi does ($t_same, $t_cross us)" awk -v a="$t_same" -v b="$t_cross" 'BEGIN { exit !(b > a + 25) }'
