@@ -31,6 +31,12 @@ extern char **environ;
 struct coll_run {
 	const struct coll_opts *o;
 	const struct world *w;
+	const struct coll_env *env; /* the backend's ranks (a per-path one: one per node) */
+	const char *path;          /* the rows' path: --path, or the per-path backend's */
+	double rate;               /* the path's bottleneck (Gbit/s), NAN when unknown */
+	struct coll_summary *sum;  /* rank 0: what the verdict needs, or NULL */
+	uint64_t last_size;        /* rank 0: a sweep's largest size so far, and its better busbw */
+	double last_busbw;
 	const char *run_id, *dir;  /* rank 0 */
 	FILE *csv;                 /* collectives.csv, rank 0 */
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
@@ -50,10 +56,10 @@ static int failed(const struct coll_backend *be, const char *what)
 	return FP_ERUNTIME;
 }
 
-/* Rank 0's verdict on what only it did (a file written), given to every rank: 0 or rc. */
-static int agree_root(int rc)
+/* Rank 0's verdict on what only it did (a file written), given to every rank of comm: 0 or rc. */
+static int agree_root(int rc, MPI_Comm comm)
 {
-	CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
 	return rc;
 }
 
@@ -72,7 +78,7 @@ static int time_case(struct coll_run *run, const struct coll_backend *be, void *
 			return FP_ERUNTIME;
 	if (be->sync && be->sync(ctx))
 		return FP_ERUNTIME;
-	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Barrier(run->env->comm));
 	if (be->timer_start(ctx))
 		return FP_ERUNTIME;
 	for (long i = 0; i < run->o->iters; i++)
@@ -141,7 +147,7 @@ static int case_run(struct coll_run *run, const struct coll_backend *be, void *c
 	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
 		return failed(be, "checking");
 	CHECK_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, run->all, sizeof mine, MPI_BYTE, 0,
-			     MPI_COMM_WORLD));
+			     run->env->comm));
 	if (c->rank == 0)
 		row_merge(run, c, row);
 	return 0;
@@ -183,6 +189,13 @@ static int size_write(struct coll_run *run, const struct coll_row *rows, double 
 	return 0;
 }
 
+/* rank 0: the largest size so far of a sweep, for the line-rate verdict */
+static void last_size_note(struct coll_run *run, const struct coll_row *rows)
+{
+	run->last_size = rows[0].size_B;
+	run->last_busbw = fmax(rows[0].busbw, rows[1].busbw); /* the better mode: NAN-safe */
+}
+
 /* One size, out of place then in place. */
 static int sweep_size(struct coll_run *run, const struct coll_backend *be, void *ctx,
 		      struct coll_case *c, uint64_t size_B, int prime, double *bw, int *nbw)
@@ -195,7 +208,7 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 		cases[ip].in_place = ip;
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
 					      .size_B = size_B, .nnodes = run->w->nnodes,
-					      .path = run->o->path ? run->o->path : "" };
+					      .path = run->path, .line_rate_Gbps = run->rate };
 		if ((rc = case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
 			return rc;
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {
@@ -203,50 +216,80 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 			run->wrong_rows++;
 		}
 	}
-	if (c->rank == 0)
+	if (c->rank == 0) {
 		rc = size_write(run, rows, bw, nbw);
-	return agree_root(rc);
+		last_size_note(run, rows);
+	}
+	return agree_root(rc, run->env->comm);
 }
 
 /* rank 0: the heading of a sweep */
-static void sweep_heading(const struct coll_backend *be, const struct coll_case *c, const struct world *w,
+static void sweep_heading(const struct coll_run *run, const struct coll_backend *be, const struct coll_case *c,
 			  const char *why)
 {
-	printf("#\n# %s %s %s%s%s:", be->name, c->op->name, c->dtype->name, c->redop >= 0 ? " " : "",
-	       c->redop >= 0 ? coll_redop_names[c->redop] : "");
+	printf("#\n# %s%s%s %s %s%s%s:", be->name, be->per_path ? " over " : "", be->per_path ? run->path : "",
+	       c->op->name, c->dtype->name, c->redop >= 0 ? " " : "", c->redop >= 0 ? coll_redop_names[c->redop] : "");
 	if (why) {
 		printf(" skipped: %s\n", why);
 		return;
 	}
-	printf(" %d ranks on %d node%s\n", w->size, w->nnodes, w->nnodes == 1 ? "" : "s");
+	printf(" %d ranks on %d node%s", c->nranks, run->w->nnodes, run->w->nnodes == 1 ? "" : "s");
+	if (!isnan(run->rate))
+		printf(", line rate %.1f Gbit/s (the slowest port)", run->rate);
+	putchar('\n');
 	coll_table_header(stdout);
+}
+
+/* rank 0: an all-reduce of a path with a known line rate, at its largest size, below
+ * --min-pct: said, and counted for the verdict */
+static void line_rate_judge(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
+{
+	double pct = run->last_busbw * 8 / run->rate * 100;
+
+	if (run->o->min_pct <= 0 || isnan(run->rate) || c->op->id != COLL_ALLREDUCE || !run->last_size ||
+	    !(pct < run->o->min_pct))
+		return;
+	printf("coll %s over %s: all-reduce busbw %.3f GB/s at %llu B is %.1f %% of the %.1f Gbit/s line rate, "
+	       "below --min-pct %g\n", be->name, run->path, run->last_busbw, (unsigned long long)run->last_size, pct,
+	       run->rate, run->o->min_pct);
+	if (run->sum) {
+		size_t k = strlen(run->sum->low);
+
+		snprintf(run->sum->low + k, sizeof run->sum->low - k, "%s%s %.0f%%", k ? ", " : "", run->path, pct);
+		run->sum->nlow++;
+	}
 }
 
 static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *ctx, int op_id,
 		     int dtype_id, int redop)
 {
 	const struct coll_op *op = &coll_ops[op_id];
-	const struct world *w = run->w;
+	const struct coll_env *env = run->env;
 	struct coll_case c = { .op = op, .dtype = &coll_dtypes[dtype_id], .redop = redop,
 			       .root = op->rooted ? (int)run->o->root : -1, .count = 1,
-			       .rank = w->rank, .nranks = w->size };
+			       .rank = env->rank, .nranks = env->nranks };
 	const char *why = be->unsupported(&c);
 	uint64_t prev = 0;
 	double bw = 0;
-	int nbw = 0, first = 1, rc = 0;
+	int nbw = 0, first = 1, rc = 0, n = env->nranks;
 
-	if (w->rank == 0)
-		sweep_heading(be, &c, w, why);
+	if (!why && !be->run[op_id])
+		why = "not one of this backend's collectives";
+	if (env->rank == 0)
+		sweep_heading(run, be, &c, why);
+	run->last_size = 0;
 	for (int i = 0; !why && rc == 0 && i < run->o->nsizes; i++) {
-		c.count = coll_count_for(op, run->o->sizes[i], c.dtype->size, w->size);
-		if (c.count == 0 || coll_size_of(op, c.count, c.dtype->size, w->size) == prev)
+		c.count = coll_count_for(op, run->o->sizes[i], c.dtype->size, n);
+		if (c.count == 0 || coll_size_of(op, c.count, c.dtype->size, n) == prev)
 			continue; /* less than one element per block, or the same size again */
-		prev = coll_size_of(op, c.count, c.dtype->size, w->size);
+		prev = coll_size_of(op, c.count, c.dtype->size, n);
 		rc = sweep_size(run, be, ctx, &c, prev, first, &bw, &nbw);
 		first = 0;
 	}
-	if (w->rank == 0 && !why && rc == 0)
+	if (env->rank == 0 && !why && rc == 0) {
 		printf("# Avg bus bandwidth    : %g\n", nbw ? bw / nbw : 0.0);
+		line_rate_judge(run, be, &c);
+	}
 	return rc;
 }
 
@@ -279,18 +322,27 @@ static int backend_probe(const struct coll_backend *be, const struct coll_env *e
 	return 0;
 }
 
-/* Every op, datatype and reduction of the options through one backend. */
+/* Every op, datatype and reduction of the options through one backend (over env's ranks). */
 static int backend_run(struct coll_run *run, const struct coll_backend *be, const struct coll_env *env)
 {
 	const struct coll_opts *o = run->o;
 	void *ctx = NULL;
-	int rc = be->open(env, &ctx), worst = 0;
+	char why[320] = "";
+	int rc = be->open(env, &ctx, why, sizeof why), worst = 0, skip = rc == 1;
 
 	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, env->comm));
-	if (worst) {
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, env->comm));
+	if (worst < 0 || (skip && rc == 0)) {
 		be->close(ctx);
 		return failed(be, "opening (see the errors above)");
 	}
+	if (skip) {
+		if (env->rank == 0)
+			printf("#\n# %s over %s: skipped: %s\n", be->name, env->path, why);
+		return 0;
+	}
+	run->env = env;
+	run->rate = be->line_rate ? be->line_rate(ctx) : NAN;
 	for (int i = 0; rc == 0 && i < o->nops; i++)
 		for (int d = 0; rc == 0 && d < o->ndtypes; d++) {
 			if (!coll_ops[o->ops[i]].reduces) {
@@ -301,6 +353,30 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 				rc = sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], o->redops[k]);
 		}
 	be->close(ctx);
+	return rc;
+}
+
+/* A per-path backend over each path of the sweep (--path, or run's paths; mpi when none), on
+ * one rank per node: the others wait asleep. */
+static int backend_run_paths(struct coll_run *run, const struct coll_backend *be, struct coll_env env)
+{
+	const struct world *w = run->w;
+	const char *one[1] = { run->o->path ? run->o->path : "mpi" };
+	const char *const *paths = run->o->nring_paths ? run->o->ring_paths : one;
+	int np = run->o->nring_paths ? run->o->nring_paths : 1, rc = 0;
+
+	env.comm = w->epcomm;
+	env.rank = w->my_ep;
+	env.nranks = w->nep;
+	env.single_node = w->single_node;
+	for (int i = 0; w->my_ep >= 0 && rc == 0 && i < np; i++) {
+		env.path = run->path = paths[i];
+		rc = backend_run(run, be, &env);
+	}
+	run->path = run->o->path ? run->o->path : "";
+	/* the endpoints' failure is every rank's: one that failed alone ends the job (coll.h) */
+	if (rc == 0 && mpi_barrier_sleepy(MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
 	return rc;
 }
 
@@ -341,31 +417,88 @@ static int backends_probe(struct coll_run *run, const struct coll_env *env, stru
 		       run->o->check ? "on" : "off");
 		fflush(stdout);
 	}
-	if ((rc = agree_root(rc)))
+	if ((rc = agree_root(rc, MPI_COMM_WORLD)))
 		LOG_ERROR("writing coll_meta.json failed");
 	return rc ? rc : nst;
 }
 
-/* Every selected backend in registry order; returns 0, 1 when a result was wrong, or FP_E*. */
+/* Every selected backend in registry order; returns 0, 1 when a result was wrong or a path
+ * below --min-pct, or FP_E*. */
 static int coll_main(struct coll_run *run)
 {
 	const struct world *w = run->w;
 	struct coll_env env = { .comm = MPI_COMM_WORLD, .rank = w->rank, .nranks = w->size,
-				.max_bytes = run->o->maxbytes };
+				.max_bytes = run->o->maxbytes, .host = w->host, .single_node = w->nnodes == 1 };
 	struct coll_be_status st[COLL_BACKENDS_MAX] = { 0 };
-	int nst = backends_probe(run, &env, st, COLL_BACKENDS_MAX), rc = 0;
+	int nst = backends_probe(run, &env, st, COLL_BACKENDS_MAX), rc = 0, over = 0;
 
 	if (nst < 0)
 		return nst;
+	mpi_machine_ranks(MPI_COMM_WORLD, &over);
+	env.shared_core = over;
+	run->env = &env;
+	run->path = run->o->path ? run->o->path : "";
+	run->rate = NAN;
 	for (int i = 0; rc == 0 && i < nst; i++)
 		if (st[i].usable) {
 			if (w->rank == 0)
 				printf("#\n# backend %s: %s\n", st[i].name, st[i].version);
-			rc = backend_run(run, coll_backends[i], &env);
+			rc = coll_backends[i]->per_path ? backend_run_paths(run, coll_backends[i], env)
+							: backend_run(run, coll_backends[i], &env);
+			run->env = &env;
+			run->rate = NAN;
 		}
 	if (rc)
 		return rc;
-	return w->rank == 0 && run->wrong_rows > 0;
+	if (w->rank == 0 && run->sum)
+		run->sum->wrong_rows = run->wrong_rows;
+	return w->rank == 0 && (run->wrong_rows > 0 || (run->sum && run->sum->nlow > 0));
+}
+
+/* ---------------------------------------------------------------- one all-reduce */
+
+int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, const char *host, uint64_t bytes,
+			long warmup, long iters, double *t_s, long long *wrong, char *why, size_t len)
+{
+	const struct coll_backend *be = coll_backend_find(backend);
+	struct coll_opts o;
+	struct coll_env env = { .comm = comm, .max_bytes = bytes, .path = path, .host = host };
+	struct coll_run run = { .o = &o, .env = &env };
+	struct coll_check chk = { .wrong = 0 };
+	void *ctx = NULL;
+	double t = NAN;
+	long long bad;
+	int rc, worst, skip;
+
+	if (!be || be->absent) {
+		snprintf(why, len, "no backend %s in this build", backend);
+		return 1;
+	}
+	coll_opts_default(&o);
+	o.warmup = warmup;
+	o.iters = iters;
+	CHECK_MPI(MPI_Comm_rank(comm, &env.rank));
+	CHECK_MPI(MPI_Comm_size(comm, &env.nranks));
+	mpi_machine_ranks(comm, &env.shared_core);
+	struct coll_case c = { .op = &coll_ops[COLL_ALLREDUCE], .dtype = &coll_dtypes[COLL_FLOAT], .redop = COLL_SUM,
+			       .root = -1, .count = bytes / sizeof(float), .rank = env.rank, .nranks = env.nranks };
+
+	rc = be->open(&env, &ctx, why, len);
+	skip = rc == 1;
+	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm));
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, comm));
+	if (worst < 0 || skip) {
+		be->close(ctx);
+		return worst < 0 ? failed(be, "opening (see the errors above)") : 1;
+	}
+	rc = time_case(&run, be, ctx, &c, &t) || check_case(&run, be, ctx, &c, &chk) ? failed(be, "one all-reduce") : 0;
+	be->close(ctx);
+	if (rc)
+		return rc;
+	bad = chk.wrong;
+	CHECK_MPI(MPI_Allreduce(&t, t_s, 1, MPI_DOUBLE, MPI_MAX, comm));
+	CHECK_MPI(MPI_Allreduce(&bad, wrong, 1, MPI_LONG_LONG, MPI_SUM, comm));
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the subcommand */
@@ -391,9 +524,17 @@ int coll_check(struct world *w, void *arg)
 
 int coll_stage(struct world *w, struct run_out *ro, void *arg)
 {
-	struct coll_run run = { .o = arg, .w = w, .run_id = ro->run_id, .dir = ro->dir };
+	struct coll_summary sum;
+
+	return coll_stage_sum(w, ro, arg, &sum);
+}
+
+int coll_stage_sum(struct world *w, struct run_out *ro, const struct coll_opts *o, struct coll_summary *sum)
+{
+	struct coll_run run = { .o = o, .w = w, .run_id = ro->run_id, .dir = ro->dir, .sum = sum };
 	int rc = 0;
 
+	*sum = (struct coll_summary){ 0 };
 	if (w->rank == 0) {
 		if (!(run.all = calloc((size_t)w->size, sizeof *run.all))) {
 			LOG_ERROR("out of memory for the results of %d ranks", w->size);
@@ -404,7 +545,7 @@ int coll_stage(struct world *w, struct run_out *ro, void *arg)
 			coll_csv_header(run.csv);
 		}
 	}
-	if ((rc = agree_root(rc)) == 0)
+	if ((rc = agree_root(rc, MPI_COMM_WORLD)) == 0)
 		rc = coll_main(&run);
 	if (run.csv && results_close(run.csv, ro->dir, "collectives.csv") && rc == 0)
 		rc = FP_ERUNTIME;

@@ -10,6 +10,7 @@
 #ifndef FP_COLL_H
 #define FP_COLL_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ void coll_bandwidth(const struct coll_op *op, uint64_t size_B, double t_us, int 
 
 /* What `--path` sets in the environment before MPI_Init (coll_path_env), and what was there. */
 #define COLL_ENV_MAX 16
+#define COLL_RING_PATHS_MAX 16
 struct coll_path_set {
 	int n;
 	struct {
@@ -82,6 +84,18 @@ struct coll_opts {
 	const char *path;        /* --path: mpi, tcp:<netdev>, verbs:<dev>:<port>; NULL: the
 				  * libraries' own choice */
 	struct coll_path_set env; /* what coll_path_apply set for it */
+	const char *ring_paths[COLL_RING_PATHS_MAX]; /* fabprobe's ring: its paths (run: every path
+						    * measured); none: --path, or mpi */
+	int nring_paths;
+	double min_pct;          /* --min-pct: an all-reduce with a known line rate whose busbw at
+				  * the largest size is below this % of it counts; 0: not judged */
+};
+
+/* What the verdict of a run needs from its collectives stage (rank 0). */
+struct coll_summary {
+	int wrong_rows;          /* rows with a wrong element */
+	int nlow;                /* paths below --min-pct */
+	char low[256];           /* "tcp:eth0 31%, ..." */
 };
 
 /* --path P: 0, or FP_EUSAGE with a one-line reason in err. Pure. */
@@ -91,7 +105,8 @@ int coll_path_parse(const char *path, char *err);
  * for NULL or "mpi". Pure. */
 void coll_path_env(const char *path, struct coll_path_set *e);
 /* Before MPI_Init, on every rank (opts: struct coll_opts *): coll_path_env into opts->env, and
- * set, each with what it replaced. 0 or FP_ERUNTIME. */
+ * set, each with what it replaced (nothing when --backend names fabprobe's ring, which takes
+ * the path through its own transport). 0 or FP_ERUNTIME. */
 int coll_path_apply(void *opts);
 
 /* Parse `fabprobe coll` options (argv[0] is "coll"). Returns 0, 1 for --help, or FP_EUSAGE
@@ -110,11 +125,21 @@ int coll_check(struct world *w, void *arg);
  * when a backend call failed there, while the other ranks may wait in that collective for
  * ever: the caller must then end the job (MPI_Abort), as only the command layer may. */
 int coll_stage(struct world *w, struct run_out *ro, void *arg);
+/* The same, with rank 0's summary (sum: zeroed first) for run's verdict. */
+int coll_stage_sum(struct world *w, struct run_out *ro, const struct coll_opts *o, struct coll_summary *sum);
 void coll_usage(FILE *f);
 /* The sweep: min, min x factor, … (or min, min + step, …) up to max inclusive. Returns the
  * number of sizes, or FP_EUSAGE (err filled) when there would be more than cap. */
 int coll_sweep(uint64_t min, uint64_t max, long factor, uint64_t step, uint64_t *out, int cap,
 	       char *err);
+
+/* One out-of-place all-reduce (float sum) of bytes through a backend ("mpi", "ring" over
+ * path) over comm's ranks in their rank order: warmup untimed, iters timed, then a checked run
+ * on fresh inputs. *t_s: the slowest rank's mean time per op, *wrong: the wrong elements over
+ * every rank. Collective over comm. 0, 1 when it cannot run there (why: the same on every
+ * rank), or FP_E* after logging. */
+int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, const char *host, uint64_t bytes,
+			long warmup, long iters, double *t_s, long long *wrong, char *why, size_t len);
 
 /* The first GPU backend this build has (its path in the inventory's paths.csv), NULL when
  * none: what the command layer tells the inventory. */

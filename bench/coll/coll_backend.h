@@ -51,9 +51,13 @@ double coll_load(int dtype, const void *p);
 /* ---------------------------------------------------------------- backends */
 
 struct coll_env {
-	MPI_Comm comm;          /* every rank of the run */
+	MPI_Comm comm;          /* every rank of the run (a per-path backend: one per node) */
 	int rank, nranks;
 	uint64_t max_bytes;     /* largest buffer any case will use, per buffer */
+	const char *path;       /* a per-path backend's path (mpi, tcp:<netdev>, verbs:<dev>:<port>) */
+	const char *host;       /* this rank's node */
+	int single_node;        /* every rank on one node */
+	int shared_core;        /* the ranks on this machine outnumber its cores: wait asleep */
 };
 
 /* A wrong-element count and the first wrong element of one rank's result. */
@@ -63,6 +67,18 @@ struct coll_check {
 	double got, want;
 };
 
+/* Host buffers (coll_host.c), for the backends that reduce on the CPU. Fill: the receive
+ * buffer poisoned (a power of two beyond any result: exact in every type, never right), then
+ * this rank's input written; check: the result against coll_math.h; corrupt: result element j
+ * made wrong (tests). Each returns 0. */
+int coll_host_fill(char *send, char *recv, const struct coll_case *c, unsigned quirks, uint32_t seed);
+int coll_host_check(const char *recv, const struct coll_case *c, unsigned quirks, uint32_t seed,
+		    struct coll_check *out);
+int coll_host_corrupt(char *recv, const struct coll_case *c, unsigned quirks, uint64_t j);
+/* dst[i] = a[i] redop b[i] for n elements of dtype (float, double, int32; dst may be a or b).
+ * 0, or -1 for another dtype or reduction. */
+int coll_host_reduce(int dtype, int redop, void *dst, const void *a, const void *b, size_t n);
+
 typedef int (*coll_run_fn)(void *ctx, const struct coll_case *c);
 
 /* Every function returns 0 or a negative FP_E* code after logging (log.h). Calls marked
@@ -71,10 +87,13 @@ struct coll_backend {
 	const char *name;
 	const char *absent;     /* non-NULL: not in this build, and why (registry stub) */
 	int gpu;                /* runs on GPU buffers: every rank needs a GPU */
+	int per_path;           /* runs once per path of the sweep, one rank per node, over fabprobe's
+				 * own transports (coll_opts.ring_paths) */
 	unsigned quirks;        /* COLL_Q_* */
 	/* collective: can this rank run it here? 0, or 1 with why filled (then it is skipped) */
 	int (*probe)(const struct coll_env *env, char *why, size_t len);
-	int (*open)(const struct coll_env *env, void **ctx); /* collective */
+	/* collective: 0, 1 when it cannot run here (why filled, the same on every rank), FP_E* */
+	int (*open)(const struct coll_env *env, void **ctx, char *why, size_t len);
 	void (*close)(void *ctx);                             /* accepts NULL */
 	/* NULL when the case can run, else the reason it cannot (the same on every rank) */
 	const char *(*unsupported)(const struct coll_case *c);
@@ -86,6 +105,7 @@ struct coll_backend {
 	int (*timer_start)(void *ctx);
 	int (*timer_stop)(void *ctx, double *seconds);   /* since timer_start, work included */
 	void (*version)(char *out, size_t len);          /* library version */
+	double (*line_rate)(void *ctx);                  /* the path's bottleneck, Gbit/s; NULL: unknown */
 };
 
 /* The registry (coll_backends.c): every known backend (at most COLL_BACKENDS_MAX),
@@ -95,5 +115,6 @@ extern const struct coll_backend *const coll_backends[];
 const struct coll_backend *coll_backend_find(const char *name);
 extern const struct coll_backend coll_backend_mpi;
 extern const struct coll_backend coll_backend_nccl; /* only in builds with NCCL */
+extern const struct coll_backend coll_backend_ring;
 
 #endif

@@ -23,6 +23,7 @@ const struct coll_backend *const coll_backends[] = {
 #else
 	&coll_backend_nccl_absent,
 #endif
+	&coll_backend_ring,
 	NULL,
 };
 

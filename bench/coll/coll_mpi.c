@@ -125,64 +125,21 @@ static int mpi_sendrecv(void *ctx, const struct coll_case *c)
 
 /* ---------------------------------------------------------------- fill, check, timing */
 
-/* Poison the receive buffer (a power of two beyond any result: exact in every type, never
- * right), then write this rank's input. */
 static int mpi_fill(void *ctx, const struct coll_case *c, uint32_t seed)
 {
 	struct mpi_coll *x = ctx;
-	struct coll_layout l;
-	struct coll_expect_args a;
-	size_t sz = (size_t)c->dtype->size;
-	int64_t poison = -2 * coll_exact_limit(c->dtype->id);
-	char *in;
 
-	coll_layout_get(c, MPI_QUIRKS, &l);
-	coll_expect_args_make(c, seed, &a);
-	for (uint64_t i = 0; i < l.recv_elems; i++)
-		coll_store(c->dtype->id, x->recv + i * sz, poison);
-	in = c->in_place ? x->recv + l.in_off * sz : x->send;
-	for (uint64_t i = 0; i < l.send_elems; i++)
-		coll_store(c->dtype->id, in + i * sz, coll_value(&a.gen, c->rank, i));
-	return 0;
+	return coll_host_fill(x->send, x->recv, c, MPI_QUIRKS, seed);
 }
 
 static int mpi_check(void *ctx, const struct coll_case *c, uint32_t seed, struct coll_check *out)
 {
-	struct mpi_coll *x = ctx;
-	struct coll_layout l;
-	struct coll_expect_args a;
-	size_t sz = (size_t)c->dtype->size;
-
-	coll_layout_get(c, MPI_QUIRKS, &l);
-	coll_expect_args_make(c, seed, &a);
-	*out = (struct coll_check){ .first = -1 };
-	for (uint64_t j = 0; j < l.out_elems; j++) {
-		double got = coll_load(c->dtype->id, x->recv + (l.out_off + j) * sz);
-		double want = (double)coll_expect(&a, j);
-
-		if (got == want)
-			continue;
-		if (out->wrong++ == 0) {
-			out->first = (int64_t)j;
-			out->got = got;
-			out->want = want;
-		}
-	}
-	return 0;
+	return coll_host_check(((struct mpi_coll *)ctx)->recv, c, MPI_QUIRKS, seed, out);
 }
 
 static int mpi_corrupt(void *ctx, const struct coll_case *c, uint64_t j)
 {
-	struct mpi_coll *x = ctx;
-	struct coll_layout l;
-	char *p;
-	double v;
-
-	coll_layout_get(c, MPI_QUIRKS, &l);
-	p = x->recv + (l.out_off + j) * (size_t)c->dtype->size;
-	v = coll_load(c->dtype->id, p);
-	coll_store(c->dtype->id, p, v != 0 ? -(int64_t)v : 1); /* exact, and never equal */
-	return 0;
+	return coll_host_corrupt(((struct mpi_coll *)ctx)->recv, c, MPI_QUIRKS, j);
 }
 
 static int mpi_timer_start(void *ctx)
@@ -218,10 +175,11 @@ static void mpi_close(void *ctx)
 	free(x);
 }
 
-static int mpi_open(const struct coll_env *env, void **ctx)
+static int mpi_open(const struct coll_env *env, void **ctx, char *why, size_t len)
 {
 	struct mpi_coll *x = calloc(1, sizeof *x);
 
+	(void)why, (void)len;
 	*ctx = NULL;
 	if (!x)
 		goto oom;

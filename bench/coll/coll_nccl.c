@@ -319,12 +319,13 @@ static int local_open(const struct coll_env *env, struct nccl_coll *x)
 	return 0;
 }
 
-static int nccl_open(const struct coll_env *env, void **ctx)
+static int nccl_open(const struct coll_env *env, void **ctx, char *why, size_t len)
 {
 	struct nccl_coll *x = calloc(1, sizeof *x);
 	struct { int ok; ncclUniqueId id; } hello = { 0 };
 	int ok, all_ok = 0;
 
+	(void)why, (void)len;
 	*ctx = NULL;
 	if (!x)
 		LOG_ERROR("out of memory");

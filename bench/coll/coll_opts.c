@@ -24,8 +24,10 @@ void coll_usage(FILE *f)
 	fputs("usage: mpirun [...] fabprobe coll [options]\n"
 	      "\n"
 	      "Collective benchmarks over every rank, through MPI (host buffers) and NCCL (one GPU per\n"
-	      "rank, device buffers), out of place and in place, each size checked exactly after it is\n"
-	      "timed. Sizes, counts and bandwidths follow nccl-tests (busbw = algbw x bus factor).\n"
+	      "rank, device buffers), and fabprobe's own ring over one of its point-to-point paths\n"
+	      "(one rank per node; allreduce, reducescatter, allgather, sendrecv; the pattern of\n"
+	      "NCCL's ring), out of place and in place, each size checked exactly after it is timed.\n"
+	      "Sizes, counts and bandwidths follow nccl-tests (busbw = algbw x bus factor).\n"
 	      "\n"
 	      "Sweep (as nccl-tests):\n"
 	      "  -b, --minbytes SIZE     smallest size (default 8)\n"
@@ -52,7 +54,14 @@ void coll_usage(FILE *f)
 	      "                          interface alone, NCCL's sockets on it), verbs:<dev>:<port>\n"
 	      "                          (Open MPI over UCX on that port, NCCL's IB transport on it),\n"
 	      "                          or mpi (default: each library's own choice); NVLink, shared\n"
-	      "                          memory, NVLS and CollNet off, so that the network is measured\n",
+	      "                          memory, NVLS and CollNet off, so that the network is measured.\n"
+	      "                          The ring runs over fabprobe's transport of that name (default\n"
+	      "                          mpi) and knows its line rate: the slowest rank's port\n"
+	      "      --min-pct PCT       an all-reduce whose line rate is known (the ring over tcp: or\n"
+	      "                          verbs:) with busbw at the largest size below PCT % of it is a\n"
+	      "                          finding (exit 1). Default 0: not judged, since a ring's busbw\n"
+	      "                          is bound by the fabric's oversubscription as much as by the\n"
+	      "                          ports; give the figure the fabric was bought for\n",
 	      f);
 	fputs("Output (long options only: -o is the op):\n"
 	      RESULTS_HELP_LONG
@@ -64,12 +73,12 @@ void coll_usage(FILE *f)
 	      "Sizes take K, M, G suffixes (powers of 1024); bandwidths are GB/s (10^9 B/s). size_B is\n"
 	      "the larger of the send and receive bytes per rank; count is the count argument of the\n"
 	      "call (elements per rank block). Writes results/<UTC time>[-NAME]/: collectives.csv,\n"
-	      "coll_meta.json, meta.json. Exit: 0 all results right, 1 a wrong element, 2 usage\n"
-	      "error, 3 runtime error.\n",
+	      "coll_meta.json, meta.json. Exit: 0 all results right, 1 a wrong element or a path\n"
+	      "below --min-pct, 2 usage error, 3 runtime error.\n",
 	      f);
 }
 
-enum { O_BACKEND = 256, O_CORRUPT, O_PATH };
+enum { O_BACKEND = 256, O_CORRUPT, O_PATH, O_MIN_PCT };
 
 static const struct option long_opts[] = {
 	{ "minbytes", required_argument, NULL, 'b' },
@@ -86,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "backend", required_argument, NULL, O_BACKEND },
 	{ "test-corrupt", required_argument, NULL, O_CORRUPT },
 	{ "path", required_argument, NULL, O_PATH },
+	{ "min-pct", required_argument, NULL, O_MIN_PCT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -221,6 +231,7 @@ static int coll_opts_take(void *ctx, int c, const char *arg, char *err)
 	case O_BACKEND: return parse_backend(arg, &o->backend, err);
 	case O_CORRUPT: return opts_long("--test-corrupt", arg, 0, 100000000, &o->test_corrupt_rank, err);
 	case O_PATH: o->path = arg; return coll_path_parse(arg, err);
+	case O_MIN_PCT: return opts_percent("--min-pct", arg, 100, &o->min_pct, err);
 	default: OPTS_FAIL("internal: option %d is not one of coll's", c);
 	}
 }

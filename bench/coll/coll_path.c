@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "coll_backend.h"
 #include "core/log.h"
 
 /* a netdev or RDMA device name: letters, digits, '_', '-', '.', at most max bytes */
@@ -92,8 +93,11 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 int coll_path_apply(void *opts)
 {
 	struct coll_opts *o = opts;
+	const struct coll_backend *be = o->backend ? coll_backend_find(o->backend) : NULL;
 
-	coll_path_env(o->path, &o->env);
+	/* fabprobe's ring alone takes the path through its own transport: the libraries, which
+	 * carry only its control messages then, keep their own choice */
+	coll_path_env(be && be->per_path ? NULL : o->path, &o->env);
 	for (int i = 0; i < o->env.n; i++) {
 		const char *was = getenv(o->env.v[i].name);
 

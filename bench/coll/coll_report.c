@@ -30,6 +30,8 @@ void coll_csv_row(FILE *f, const struct coll_row *r)
 		.in_place = c->in_place, .time_us = r->time_us, .time_us_max = r->time_us_max,
 		.algbw_GBps = r->algbw, .busbw_GBps = r->busbw, .wrong = r->wrong,
 		.status = coll_status_name(r->status), .path = r->path,
+		.line_rate_Gbps = r->line_rate_Gbps > 0 ? r->line_rate_Gbps : NAN,
+		.pct_line_rate = r->line_rate_Gbps > 0 ? r->busbw * 8 / r->line_rate_Gbps * 100 : NAN,
 	};
 
 	coll_csv_write(f, &row);
@@ -116,6 +118,12 @@ void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_st
 	}
 	fputs("\n  ],\n  \"path\": ", f);
 	results_json_string(f, o->path ? o->path : "");
+	fputs(",\n  \"ring_paths\": [", f); /* fabprobe's ring: the paths it runs over */
+	for (int i = 0; i < (o->nring_paths ? o->nring_paths : 1); i++) {
+		fputs(i ? ", " : "", f);
+		results_json_string(f, o->nring_paths ? o->ring_paths[i] : o->path ? o->path : "mpi");
+	}
+	fprintf(f, "],\n  \"min_pct\": %g", o->min_pct);
 	fputs(",\n  \"path_env\": {", f); /* what --path set, and what it replaced */
 	for (int i = 0; i < o->env.n; i++) {
 		fputs(i ? ",\n    " : "\n    ", f);

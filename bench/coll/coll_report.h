@@ -20,6 +20,7 @@ struct coll_row {
 	double time_us, time_us_max, algbw, busbw; /* NAN when not measured */
 	int64_t wrong;                              /* -1 when not checked */
 	int status;
+	double line_rate_Gbps;                      /* the ring's bottleneck port; NAN unknown */
 };
 
 /* r as a collectives.csv row (its header: coll_csv_header, fabric/io/coll_csv.h) */

@@ -3,8 +3,10 @@
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
+#include "results.h"
 
 /* Idle ranks poll with a growing interval, 50 µs up to 2 ms: a short wait ends promptly, and
  * a long one costs almost no CPU. (At a fixed 100 µs, eleven idle ranks on a 2-core machine
@@ -97,4 +99,26 @@ int mpi_rc(int rc, const char *call, const char *file, int line)
 	MPI_Error_string(rc, s, &len);
 	log_msg("error", file, line, "%s: %s", call, s);
 	return FP_ERUNTIME;
+}
+
+int mpi_machine_ranks(MPI_Comm comm, int *over)
+{
+	char id[40] = "", *all;
+	int size = 0, same = 1;
+	cpu_set_t cpus;
+
+	*over = 0;
+	results_boot_id(id, sizeof id);
+	MPI_Comm_size(comm, &size);
+	if (!(all = calloc((size_t)size, sizeof id)))
+		return 1;
+	if (MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, comm) == MPI_SUCCESS && id[0]) {
+		same = 0;
+		for (int e = 0; e < size; e++)
+			same += !strncmp(all + (size_t)e * sizeof id, id, sizeof id);
+	}
+	free(all);
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+		*over = same > CPU_COUNT(&cpus);
+	return same;
 }

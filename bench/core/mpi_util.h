@@ -41,5 +41,11 @@ int mpi_wait_deadline(MPI_Request *reqs, int n, double deadline);
 /* The same, keeping the requests' statuses (st: n of them), e.g. to read a received count. */
 int mpi_wait_deadline_status(MPI_Request *reqs, int n, double deadline, MPI_Status *st);
 
+/* Collective over comm: how many of its ranks run on this machine (the same kernel boot id:
+ * every node of the emulated cluster counts), and whether they outnumber this process's
+ * cores (*over; then a rank that waits must sleep or yield, never spin). 1 and 0 when the
+ * boot id cannot be read. */
+int mpi_machine_ranks(MPI_Comm comm, int *over);
+
 
 #endif

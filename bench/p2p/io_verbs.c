@@ -158,3 +158,54 @@ int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double dead
 	return verbs_post(c, 1, c->peer.addr + c->peer.size - 1, m, 0, deadline);
 }
 
+
+/* The ring's step (verbs_wire.h: segments, data flag, credit). Each segment: the send half
+ * filled once the writes reading it completed, the data and its flag posted to `to`; the
+ * left neighbour's segment awaited, copied out, credited; then the right neighbour's credit
+ * for ours. Posting never waits on a peer, so no ring of endpoints can deadlock. */
+int verbs_exchange(struct tr_conn *tb, const void *sbuf, size_t slen, struct tr_conn *fb, void *rbuf,
+		   size_t rlen, double deadline)
+{
+	struct verbs_conn *to = (struct verbs_conn *)tb, *from = (struct verbs_conn *)fb;
+	struct verbs_ctx *x = to->ctx;
+	const uint8_t *s = sbuf;
+	uint8_t *r = rbuf, *flag = x->buf + 2 * x->max, *credit = x->buf + 2 * x->max - 1;
+	size_t seg = x->max - 1;
+	int rc;
+
+	if (seg == 0) {
+		snprintf(tb->why, TR_WHY_MAX, "the ring needs buffers of 2 bytes at least");
+		return FP_ERUNTIME;
+	}
+	while (slen || rlen) {
+		size_t sn = slen < seg ? slen : seg, rn = rlen < seg ? rlen : seg;
+		uint8_t ms = verbs_marker(to->ring_sent), mr = verbs_marker(from->ring_recvd);
+
+		if (sn) {
+			if ((rc = verbs_reap(to, 0, deadline)))
+				return rc;
+			memcpy(x->buf, s, sn);
+			if ((rc = verbs_post(to, sn, to->peer.addr, 0, 0, deadline)) ||
+			    (rc = verbs_post(to, 1, to->peer.addr + x->max, ms, 1, deadline)))
+				return rc;
+		}
+		if (rn) {
+			if ((rc = verbs_wait_byte(from, flag, mr, deadline, "the ring's data")))
+				return rc;
+			memcpy(r, x->buf + x->max, rn);
+			if ((rc = verbs_post(from, 1, from->peer.addr + x->max - 1, mr, 1, deadline)))
+				return rc;
+			from->ring_recvd++;
+			r += rn, rlen -= rn;
+		}
+		if (sn) {
+			if ((rc = verbs_wait_byte(to, credit, ms, deadline, "the ring's credit")))
+				return rc;
+			to->ring_sent++;
+			s += sn, slen -= sn;
+		}
+	}
+	if ((rc = verbs_reap(to, 0, deadline)))
+		return rc;
+	return verbs_reap(from, 0, deadline);
+}

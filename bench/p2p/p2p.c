@@ -138,24 +138,12 @@ static void pin_to(const struct p2p_run *run, int n)
  * is pinned. Collective over epcomm. */
 static void pin_init(struct p2p_run *run)
 {
-	char id[40] = "", *all;
-	int size = run->w->nep, same = 0;
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	int over = 0;
 
+	mpi_machine_ranks(run->w->epcomm, &over);
 	run->pin = 0;
-	if (f) {
-		if (!fgets(id, sizeof id, f))
-			id[0] = 0;
-		fclose(f);
-	}
-	if (!(all = calloc((size_t)size, sizeof id)))
-		return;
-	if (MPI_Allgather(id, sizeof id, MPI_CHAR, all, sizeof id, MPI_CHAR, run->w->epcomm) == MPI_SUCCESS)
-		for (int e = 0; e < size; e++)
-			same += id[0] && !strncmp(all + (size_t)e * sizeof id, id, sizeof id);
-	free(all);
 	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
-		run->pin = same > CPU_COUNT(&run->cpus);
+		run->pin = over;
 	mpi_wait_yield(run->pin);
 	if (run->pin)
 		pin_to(run, CPU_COUNT(&run->cpus) - 1);

@@ -2,6 +2,7 @@
  * whatever it chose (shared memory within a node; TCP, UCX, … between nodes). Messages use
  * a communicator of their own, duplicated per path, and a tag per pair, so that a message
  * left over from a pair that timed out can never match another pair's. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "core/mpi_util.h"
 #include "transport.h"
 
-enum { TAG_PING, TAG_PONG, TAG_DATA, TAG_ACK, TAG_KINDS };
+enum { TAG_PING, TAG_PONG, TAG_DATA, TAG_ACK, TAG_RING, TAG_KINDS };
 
 struct mpi_ctx {
 	MPI_Comm comm;
@@ -176,6 +177,22 @@ static int mpi_stream_recv(struct tr_conn *base, size_t size, int window, double
 	return mpi_done(c, mpi_wait_deadline(r, 1, deadline), "the acknowledgement to be sent");
 }
 
+/* The ring's step: the tags are the pair's, so to's is the one its peer receives with. */
+static int mpi_exchange(struct tr_conn *tb, const void *sbuf, size_t slen, struct tr_conn *fb, void *rbuf,
+			size_t rlen, double deadline)
+{
+	struct mpi_conn *to = (struct mpi_conn *)tb, *from = (struct mpi_conn *)fb;
+	MPI_Request r[2];
+
+	if (slen > INT_MAX || rlen > INT_MAX) {
+		snprintf(fb->why, TR_WHY_MAX, "a ring step of more than INT_MAX bytes");
+		return FP_ERUNTIME;
+	}
+	CHECK_MPI(MPI_Irecv(rbuf, (int)rlen, MPI_BYTE, fb->peer, from->tag + TAG_RING, from->ctx->comm, &r[0]));
+	CHECK_MPI(MPI_Isend(sbuf, (int)slen, MPI_BYTE, tb->peer, to->tag + TAG_RING, to->ctx->comm, &r[1]));
+	return mpi_done(from, mpi_wait_deadline(r, 2, deadline), "the ring's data");
+}
+
 const struct transport_ops transport_mpi = {
 	.name = "mpi",
 	.summary = "point to point through the MPI library (shared memory, TCP, UCX… as MPI chose)",
@@ -186,6 +203,7 @@ const struct transport_ops transport_mpi = {
 	.echo = mpi_echo,
 	.stream_send = mpi_stream_send,
 	.stream_recv = mpi_stream_recv,
+	.exchange = mpi_exchange,
 	.disconnect = mpi_disconnect,
 	.close = mpi_close,
 };

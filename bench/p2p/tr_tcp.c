@@ -68,27 +68,48 @@ struct tcp_conn {
 
 /* ---------------------------------------------------------------- socket I/O with deadlines */
 
-static int wait_fd(int fd, short ev, double deadline)
+/* Wait until one of n descriptors is ready for what it asks, or the deadline. */
+static int wait_fds(struct pollfd *p, int n, double deadline)
 {
 	for (;;) {
 		double left = deadline - clock_now();
-		struct pollfd p = { fd, ev, 0 };
-		int n;
+		int k;
 
 		if (left <= 0)
 			return FP_ETIMEDOUT;
-		n = poll(&p, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
-		if (n > 0)
+		k = poll(p, (nfds_t)n, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+		if (k > 0)
 			return 0;
-		if (n < 0 && errno != EINTR)
+		if (k < 0 && errno != EINTR)
 			return FP_ERUNTIME;
 	}
+}
+
+static int wait_fd(int fd, short ev, double deadline)
+{
+	struct pollfd p = { fd, ev, 0 };
+
+	return wait_fds(&p, 1, deadline);
+}
+
+/* After send() or recv() moved nothing (n <= 0): 1 to wait and try again, else FP_EPEER or
+ * FP_ERUNTIME with the reason in c's why. */
+static int io_again(struct tcp_conn *c, int sending, ssize_t n)
+{
+	if (n == 0) {
+		snprintf(c->base.why, TR_WHY_MAX, "connection closed by the peer");
+		return FP_EPEER;
+	}
+	if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+		return 1;
+	snprintf(c->base.why, TR_WHY_MAX, "%s: %s", sending ? "send" : "recv", strerror(errno));
+	return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
 }
 
 /* Move len bytes through fd (send or receive), polling before sleeping. */
 static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double deadline)
 {
-	int tries = 0;
+	int tries = 0, rc;
 
 	while (len) {
 		ssize_t n = sending ? send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)
@@ -100,21 +121,12 @@ static int xfer(struct tcp_conn *c, int sending, char *buf, size_t len, double d
 			tries = 0;
 			continue;
 		}
-		if (n == 0) {
-			snprintf(c->base.why, TR_WHY_MAX, "connection closed by the peer");
-			return FP_EPEER;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			snprintf(c->base.why, TR_WHY_MAX, "%s: %s", sending ? "send" : "recv", strerror(errno));
-			return errno == ECONNRESET || errno == EPIPE ? FP_EPEER : FP_ERUNTIME;
-		}
+		if ((rc = io_again(c, sending, n)) != 1)
+			return rc;
 		if (++tries < c->ctx->spin)
 			continue;
 		tries = 0;
-		int rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline);
-		if (rc) {
+		if ((rc = wait_fd(c->fd, sending ? POLLOUT : POLLIN, deadline))) {
 			snprintf(c->base.why, TR_WHY_MAX, "timed out %s", sending ? "sending" : "waiting for data");
 			return rc;
 		}
@@ -556,6 +568,58 @@ static int tcp_stream_recv(struct tr_conn *base, size_t size, int window, double
 	return xfer(c, 1, &ack, 1, deadline);
 }
 
+/* The ring's step: both directions at once, each socket as far as it goes without blocking,
+ * then a wait for whichever can move. */
+static int tcp_exchange(struct tr_conn *tb, const void *sbuf, size_t slen, struct tr_conn *fb, void *rbuf,
+			size_t rlen, double deadline)
+{
+	struct tcp_conn *to = (struct tcp_conn *)tb, *from = (struct tcp_conn *)fb;
+	const char *s = sbuf;
+	char *r = rbuf;
+	int tries = 0, rc;
+
+	while (slen || rlen) {
+		int moved = 0;
+
+		if (slen) {
+			ssize_t n = send(to->fd, s, slen, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			if (n > 0) {
+				s += n, slen -= (size_t)n, moved = 1;
+			} else if ((rc = io_again(to, 1, n)) != 1) {
+				return rc;
+			}
+		}
+		if (rlen) {
+			ssize_t n = recv(from->fd, r, rlen, MSG_DONTWAIT);
+
+			if (n > 0) {
+				r += n, rlen -= (size_t)n, moved = 1;
+			} else if ((rc = io_again(from, 0, n)) != 1) {
+				return rc;
+			}
+		}
+		if (moved || ++tries < to->ctx->spin) {
+			tries = moved ? 0 : tries;
+			continue;
+		}
+		tries = 0;
+		struct pollfd p[2];
+		int np = 0;
+
+		if (slen)
+			p[np++] = (struct pollfd){ to->fd, POLLOUT, 0 };
+		if (rlen)
+			p[np++] = (struct pollfd){ from->fd, POLLIN, 0 };
+		if ((rc = wait_fds(p, np, deadline))) {
+			snprintf((rlen ? from : to)->base.why, TR_WHY_MAX, "timed out in the ring's step (%s)",
+				 rlen ? "waiting for data" : "sending");
+			return rc;
+		}
+	}
+	return 0;
+}
+
 const struct transport_ops transport_tcp = {
 	.name = "tcp",
 	.summary = "raw TCP over one interface, tcp:<netdev> (Ethernet, IPoIB)",
@@ -566,6 +630,7 @@ const struct transport_ops transport_tcp = {
 	.echo = tcp_echo,
 	.stream_send = tcp_stream_send,
 	.stream_recv = tcp_stream_recv,
+	.exchange = tcp_exchange,
 	.disconnect = tcp_disconnect,
 	.close = tcp_close,
 };

@@ -442,6 +442,7 @@ const struct transport_ops transport_verbs = {
 	.echo = verbs_echo,
 	.stream_send = verbs_stream_send,
 	.stream_recv = verbs_stream_recv,
+	.exchange = verbs_exchange,
 	.disconnect = verbs_disconnect,
 	.close = verbs_close,
 };

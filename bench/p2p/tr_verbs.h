@@ -50,6 +50,7 @@ struct verbs_conn {
 	int unsig;              /* unsignalled writes since the last signalled one */
 	int inflight;           /* writes whose send queue slot is not yet free */
 	unsigned long iter;     /* markers used: both sides advance in step */
+	unsigned long ring_sent, ring_recvd; /* the ring's segments each way (their markers) */
 	long windows;           /* windows sent, for the reset fault */
 };
 
@@ -85,5 +86,7 @@ int verbs_roundtrip(struct tr_conn *base, size_t size, double deadline);
 int verbs_echo(struct tr_conn *base, size_t size, double deadline);
 int verbs_stream_send(struct tr_conn *base, size_t size, int window, double deadline);
 int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double deadline);
+int verbs_exchange(struct tr_conn *to, const void *sbuf, size_t slen, struct tr_conn *from, void *rbuf,
+		   size_t rlen, double deadline);
 
 #endif

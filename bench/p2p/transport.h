@@ -9,7 +9,10 @@
  * whose port is missing, so that addresses can be exchanged), then for each pair connect
  * (both sides), the measurement calls, disconnect; close at the end. Every call that waits
  * takes an absolute deadline (clock_now() seconds) and returns FP_ETIMEDOUT once it has
- * passed; FP_EPEER when the peer misbehaved (reset, bad token); FP_ERUNTIME otherwise. */
+ * passed; FP_EPEER when the peer misbehaved (reset, bad token); FP_ERUNTIME otherwise.
+ *
+ * The ring (bench/coll/coll_ring.c) holds two connections of one context at once, to the
+ * endpoint before it and to the one after, and moves real data with `exchange`. */
 #ifndef FP_TRANSPORT_H
 #define FP_TRANSPORT_H
 
@@ -71,6 +74,12 @@ struct transport_ops {
 	/* sender: a window of size-byte messages, return when the receiver acknowledged it */
 	int (*stream_send)(struct tr_conn *c, size_t size, int window, double deadline);
 	int (*stream_recv)(struct tr_conn *c, size_t size, int window, double deadline);
+	/* the ring's step: send slen bytes of sbuf to to's peer and, at the same time, receive
+	 * rlen bytes from from's peer into rbuf (either length may be 0; to == from: both
+	 * directions of one pair); returns when both are done. The bytes arrive exactly (the
+	 * ring's results are checked). NULL: the transport has no ring. */
+	int (*exchange)(struct tr_conn *to, const void *sbuf, size_t slen, struct tr_conn *from, void *rbuf,
+			size_t rlen, double deadline);
 	void (*disconnect)(struct tr_conn *c); /* accepts NULL */
 	void (*close)(void *ctx);              /* accepts NULL */
 };

@@ -16,7 +16,12 @@
  *   2max + m        for m = 1..255: a byte holding m, set once at open — the last byte of a
  *                   message marked m. No byte a posted write may still be reading ever
  *                   changes, so markers need no synchronisation with the device.
- * We advertise addr = base + max and size = max + 1 (receive half and ack byte). */
+ * We advertise addr = base + max and size = max + 1 (receive half and ack byte).
+ * The ring (exchange) moves segments of at most max - 1 bytes: the data into the receive half
+ * at 0, then a 1-byte write of the segment's marker onto the ack byte (the data flag, on the
+ * same QP, so placed after the data); the receiver, once it copied the segment out, writes
+ * the marker back onto the sender's last receive byte, 2max - 1 (the credit: the receive half
+ * is free again), which no segment reaches. */
 #define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256)
 #define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
 #ifndef FP_VERBS_WIRE_H

@@ -2,9 +2,9 @@
  * all-reduce over the endpoints in three orders: the one node-order.txt lists (the compute
  * path's tree order), the launch order (the job's ranks) and a random one (a fixed seed). Each
  * order is a communicator of its own (MPI_Comm_split, the key the position), and in each two
- * all-reduces run: fabprobe's ring (reduce-scatter then all-gather over MPI point to point, the
- * pattern of NCCL's ring; every hop at once) and the MPI library's, each result checked element
- * by element. Rank 0 puts busbw per order beside what the map predicts for a ring in that
+ * all-reduces run (coll_allreduce_once): fabprobe's ring over the compute path's own transport
+ * (bench/coll/coll_ring.c: reduce-scatter then all-gather, the pattern of NCCL's ring) and the
+ * MPI library's, each result checked element by element. Rank 0 puts busbw per order beside what the map predicts for a ring in that
  * order (infer_ring_GBps: the pairs' bandwidth and the uplinks' share), on the terminal, in
  * order_check.csv (with the hosts in the order each communicator ranks them) and in meta.json.
  * A wrong element counts as wrong collective results in the verdict. */
@@ -68,85 +68,25 @@ static int run_order_on(const struct run_opts *c)
 
 /* ---------------------------------------------------------------- the all-reduces */
 
-static size_t chunk_lo(size_t count, int n, int c)
+/* One backend on one order's communicator (coll_allreduce_once: its result checked); the
+ * bandwidths from the slowest endpoint's time. */
+static int order_measure(int bk, MPI_Comm comm, const struct world *w, const char *path, size_t bytes,
+			 struct order_fig *fig)
 {
-	return count * (size_t)c / (size_t)n;
-}
+	char why[320] = "";
+	int rc = coll_allreduce_once(bk_name[bk], comm, path, w->host, bytes, ORDER_WARMUP, ORDER_ITERS, &fig->time_s,
+				     &fig->wrong, why, sizeof why);
 
-/* In place over comm, in its rank order: n - 1 steps of reduce-scatter (each rank sends one
- * chunk to the right and adds the one from the left), then n - 1 of all-gather. tmp: room
- * for the largest chunk. */
-static int ring_allreduce(float *buf, float *tmp, size_t count, MPI_Comm comm)
-{
-	int n, r;
-
-	CHECK_MPI(MPI_Comm_size(comm, &n));
-	CHECK_MPI(MPI_Comm_rank(comm, &r));
-	int right = (r + 1) % n, left = (r + n - 1) % n;
-
-	for (int s = 0; s < n - 1; s++) {
-		int sc = (r - s + n) % n, rc = (r - s - 1 + 2 * n) % n;
-		size_t so = chunk_lo(count, n, sc), sl = chunk_lo(count, n, sc + 1) - so;
-		size_t ro = chunk_lo(count, n, rc), rl = chunk_lo(count, n, rc + 1) - ro;
-
-		CHECK_MPI(MPI_Sendrecv(buf + so, (int)sl, MPI_FLOAT, right, 0, tmp, (int)rl, MPI_FLOAT, left, 0, comm,
-				       MPI_STATUS_IGNORE));
-		for (size_t i = 0; i < rl; i++)
-			buf[ro + i] += tmp[i];
+	if (rc == 1) { /* the compute path is not one the ring can take: said, not measured */
+		if (w->rank == 0)
+			printf("node order: %s over %s: not measured: %s\n", bk_name[bk], path, why);
+		fig->time_s = fig->algbw = fig->busbw = NAN;
+		fig->wrong = 0;
+		return 0;
 	}
-	for (int s = 0; s < n - 1; s++) {
-		int sc = (r + 1 - s + n) % n, rc = (r - s + n) % n;
-		size_t so = chunk_lo(count, n, sc), sl = chunk_lo(count, n, sc + 1) - so;
-		size_t ro = chunk_lo(count, n, rc), rl = chunk_lo(count, n, rc + 1) - ro;
-
-		CHECK_MPI(MPI_Sendrecv(buf + so, (int)sl, MPI_FLOAT, right, 1, buf + ro, (int)rl, MPI_FLOAT, left, 1, comm,
-				       MPI_STATUS_IGNORE));
-	}
-	return 0;
-}
-
-/* endpoint e's contribution to element i: small integers, so that every order of the sum is
- * exact in float (up to ~800,000 endpoints) */
-static float contribution(int e, size_t i)
-{
-	return (float)((e % 3 + 1) * (int)(i % 7 + 1));
-}
-
-/* one backend on one order's communicator: warm-ups, then ORDER_ITERS timed; the slowest
- * endpoint's time, the wrong elements of the last result (counted on every endpoint) */
-static int order_measure(int bk, MPI_Comm comm, const struct world *w, float *src, float *buf, float *tmp,
-			 size_t count, struct order_fig *fig)
-{
-	double t0 = 0, t;
-	long long wrong = 0, all;
-	int rc = 0;
-
-	for (int it = -ORDER_WARMUP; it < ORDER_ITERS && !rc; it++) {
-		if (it == 0) {
-			if ((rc = MPI_RC(MPI_Barrier(comm))))
-				break;
-			t0 = MPI_Wtime();
-		}
-		if (bk == BK_RING) {
-			memcpy(buf, src, count * sizeof *buf);
-			rc = ring_allreduce(buf, tmp, count, comm);
-		} else {
-			rc = MPI_RC(MPI_Allreduce(src, buf, (int)count, MPI_FLOAT, MPI_SUM, comm));
-		}
-	}
-	t = (MPI_Wtime() - t0) / ORDER_ITERS;
 	if (rc)
 		return rc;
-	/* the expected sum: every endpoint's contribution */
-	double per = 0;
-	for (int e = 0; e < w->nep; e++)
-		per += e % 3 + 1;
-	for (size_t i = 0; i < count; i++)
-		wrong += buf[i] != (float)(per * (double)(i % 7 + 1));
-	CHECK_MPI(MPI_Allreduce(&t, &fig->time_s, 1, MPI_DOUBLE, MPI_MAX, w->epcomm));
-	CHECK_MPI(MPI_Allreduce(&wrong, &all, 1, MPI_LONG_LONG, MPI_SUM, w->epcomm));
-	fig->wrong = all;
-	fig->algbw = (double)(count * sizeof(float)) / fig->time_s / 1e9;
+	fig->algbw = (double)bytes / fig->time_s / 1e9;
 	fig->busbw = fig->algbw * 2.0 * (w->nep - 1) / w->nep;
 	return 0;
 }
@@ -281,32 +221,22 @@ static int run_order_step(struct world *w, struct run_out *ro, struct run_state 
 	int *orders = malloc(sizeof *orders * (size_t)(ORDER_N * n + 1));
 	int *seq = malloc(sizeof *seq * (size_t)(ORDER_N * n + 1));
 	struct order_fig fig[ORDER_N][BK_N];
-	size_t count = st->c->order_size / sizeof(float);
-	float *src = NULL, *buf = NULL, *tmp = NULL;
+	size_t bytes = st->c->order_size / sizeof(float) * sizeof(float);
+	char path[P2P_PATH_MAX] = "mpi";
 
 	memset(fig, 0, sizeof fig);
 	if (!orders || !seq)
 		rc = FP_ERUNTIME;
-	else if (w->rank == 0)
-		go = (rc = order_plan(st, w, orders)) == 0;
+	else if (w->rank == 0 && (go = (rc = order_plan(st, w, orders)) == 0))
+		snprintf(path, sizeof path, "%s", st->mp.p[st->mp.compute].m->path);
 	rc = rc < 0 ? rc : 0;
+	/* the ring takes the compute path, whose map gives the order */
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc ||
 	    mpi_bcast_sleepy(&go, sizeof go, 0, MPI_COMM_WORLD) || !go ||
-	    mpi_bcast_sleepy(orders, (int)(sizeof *orders * (size_t)(ORDER_N * n)), 0, MPI_COMM_WORLD))
+	    mpi_bcast_sleepy(orders, (int)(sizeof *orders * (size_t)(ORDER_N * n)), 0, MPI_COMM_WORLD) ||
+	    mpi_bcast_sleepy(path, sizeof path, 0, MPI_COMM_WORLD))
 		goto out;
 	if (w->my_ep >= 0) {
-		size_t big = count / (size_t)n + 2;
-
-		src = malloc(sizeof *src * count);
-		buf = malloc(sizeof *buf * count);
-		tmp = malloc(sizeof *tmp * big);
-		if (!src || !buf || !tmp)
-			rc = FP_ERUNTIME;
-		else
-			for (size_t i = 0; i < count; i++)
-				src[i] = contribution(w->my_ep, i);
-		if (MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, w->epcomm) != MPI_SUCCESS)
-			rc = FP_ERUNTIME;
 		for (int o = 0; o < ORDER_N && !rc; o++) {
 			MPI_Comm comm;
 			int key = 0, pos;
@@ -320,7 +250,7 @@ static int run_order_step(struct world *w, struct run_out *ro, struct run_state 
 			    !(rc = MPI_RC(MPI_Gather(&pos, 1, MPI_INT, w->rank == 0 ? seq + (size_t)o * n : NULL, 1,
 						     MPI_INT, 0, w->epcomm))))
 				for (int b = 0; b < BK_N && !rc; b++)
-					rc = order_measure(b, comm, w, src, buf, tmp, count, &fig[o][b]);
+					rc = order_measure(b, comm, w, path, bytes, &fig[o][b]);
 			MPI_Comm_free(&comm);
 		}
 		if (w->rank == 0 && !rc) {
@@ -341,15 +271,14 @@ static int run_order_step(struct world *w, struct run_out *ro, struct run_state 
 	if (!rc && w->rank == 0) {
 		for (int o = 0; o < ORDER_N; o++)
 			for (int b = 0; b < BK_N; b++)
-				if (fig[o][b].wrong)
+				if (fig[o][b].wrong) {
 					st->crc = 1; /* wrong results: the verdict says so */
+					st->coll.wrong_rows++;
+				}
 	}
 out:
 	free(orders);
 	free(seq);
-	free(src);
-	free(buf);
-	free(tmp);
 	return rc;
 }
 

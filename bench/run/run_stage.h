@@ -25,6 +25,7 @@ struct run_opts {
 	long slots;                  /* ranks per node in host files; 0 = as in this job */
 	const char *label_prefix;    /* Kubernetes label prefix */
 	uint64_t coll_max;           /* largest all-reduce of the collectives stage */
+	double min_pct;              /* --min-pct: a path's ring below this % of line rate counts */
 	int no_inventory, no_coll;   /* leave a stage out */
 	double confirm_time;         /* the confirmation pass: at most this long (s) */
 	long confirm_factor;         /* …with this many times the samples and windows */
@@ -43,6 +44,7 @@ struct run_state {
 	int np, nn;                  /* …their count, and the nodes inventoried */
 	struct p2p_result res;       /* rank 0: the pairs' figures */
 	struct run_maps mp;          /* rank 0: the latency maps */
+	struct coll_summary coll;    /* rank 0: the collectives' wrong rows and paths below --min-pct */
 	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
 	char verdict[CHECKS_VERDICT_MAX]; /* rank 0: the judges' clauses */
 	int irc, prc, mrc, krc, crc, trc, jrc; /* inventory, pairs, map, confirm, coll, outputs, checks */

@@ -39,11 +39,15 @@ static void run_verdict_say(const struct world *w, const struct run_state *st)
 {
 	const struct run_opts *c = st->c;
 	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->jrc;
+	char coll[320] = "correct";
+
+	if (st->coll.nlow)
+		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
 
 	printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)\n", found ? "FAIL" : "PASS",
 	       c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
 	       st->prc || st->krc ? "some failed" : "all measured",
-	       c->no_coll ? "not run" : st->crc ? "WRONG RESULTS" : "correct",
+	       c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
 	       st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
 				  : c->no_confirm ? "none" : "none confirmed",
 	       st->verdict[0] ? "; " : "", st->verdict);
@@ -224,9 +228,9 @@ const struct run_stage run_stage_pairs = { .name = "pairs", .opts = run_pairs_op
 
 /* ---------------------------------------------------------------- collectives */
 
-enum { O_COLL_MAX = 1, O_NO_COLL };
+enum { O_COLL_MAX = 1, O_NO_COLL, O_MIN_PCT };
 
-/* --coll-max, --no-coll. */
+/* --coll-max, --no-coll, --min-pct. */
 static int run_coll_take(void *ctx, int val, const char *arg, char *err)
 {
 	struct run_opts *c = ctx;
@@ -235,6 +239,8 @@ static int run_coll_take(void *ctx, int val, const char *arg, char *err)
 		c->no_coll = 1;
 		return 0;
 	}
+	if (val == O_MIN_PCT)
+		return opts_percent("--min-pct", arg, 100, &c->min_pct, err);
 	return opts_size("--coll-max", arg, 8, 1ULL << 34, &c->coll_max, err);
 }
 
@@ -249,6 +255,7 @@ static int run_coll_finish(void *ctx, char *err)
 	c->coll.stepfactor = 4;
 	c->coll.iters = 10;
 	c->coll.warmup = 2;
+	c->coll.min_pct = c->min_pct;
 	n = coll_sweep(c->coll.minbytes, c->coll.maxbytes, c->coll.stepfactor, 0, c->coll.sizes, COLL_SIZES_MAX, err);
 	if (n < 0)
 		return n;
@@ -262,6 +269,7 @@ static int run_coll_options(struct run_opts *c, struct opts_group *g)
 	static const struct option lo[] = {
 		{ "coll-max", required_argument, NULL, O_COLL_MAX },
 		{ "no-coll", no_argument, NULL, O_NO_COLL },
+		{ "min-pct", required_argument, NULL, O_MIN_PCT },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -282,10 +290,16 @@ static int run_coll_check(struct world *w, struct run_opts *c)
 	return coll_check(w, &c->coll);
 }
 
-/* Every rank: the all-reduce sweep (coll_stage: a failure on one rank alone ends the job). */
+/* Every rank: the all-reduce sweep of the libraries, and fabprobe's ring over every path the
+ * pairs measured (coll_stage_sum: a failure on one rank alone ends the job). */
 static int run_coll_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	return st->crc = coll_stage(w, ro, &st->c->coll);
+	struct coll_opts *o = &st->c->coll;
+
+	o->nring_paths = 0;
+	for (int i = 0; i < st->c->p2p.npaths && i < COLL_RING_PATHS_MAX; i++)
+		o->ring_paths[o->nring_paths++] = st->c->p2p.paths[i];
+	return st->crc = coll_stage_sum(w, ro, o, &st->coll);
 }
 
 const struct run_stage run_stage_coll = { .name = "coll", .opts = run_coll_options, .on = run_coll_on, .check = run_coll_check,

@@ -144,7 +144,7 @@ expect "two ranks per node: the 8 that are no endpoint slept (CPU ${idle} ticks,
 # the slowest part of the test)
 $FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > /dev/null
 for k in $(seq "$REPEATS"); do
-	extra=(--no-coll -p mpi); [ $k -eq 1 ] && extra=(--coll-max 64K)
+	extra=(--no-coll -p mpi); [ $k -eq 1 ] && extra=(--coll-max 64K --min-pct 90)
 	$FC mpirun "$FP" run "${D[@]}" "${extra[@]}" -o "$tmp/slow$k" > "$tmp/slow$k.out" 2>&1
 	others=$(suspects "$tmp/slow$k" | grep -cv node05)
 	[ "$others" -eq 0 ] || show_suspects "$tmp/slow$k"
@@ -179,6 +179,12 @@ expect "slow node05: its row and column below every other node's" awk -F, '
 	END { m = s["node05"] / n["node05"]; for (h in s) if (h != "node05" && s[h] / n[h] <= m) exit 1 }' "$tmp/slow1/bandwidth_mpi.csv"
 
 expect "slow run 1: MPI all-reduce sweep over 8 ranks, every result correct" awk -F, 'NR > 1 && $2 == "mpi" { n++; if ($9 != 8 || $16 != 0 || $17 != "ok") bad++ } END { exit bad || n < 10 }' "$tmp/slow1/collectives.csv"
+expect "slow run 1: fabprobe's ring over each path measured (mpi, tcp:eth0), 8 ranks, every result correct" awk -F, 'NR > 1 && $2 == "ring" { n[$18]++; if ($9 != 8 || $16 != 0 || $17 != "ok") bad++ } END { exit bad || n["mpi"] < 10 || n["tcp:eth0"] < 10 }' "$tmp/slow1/collectives.csv"
+expect "slow run 1: the ring over tcp:eth0 has its 10 Gbit/s line rate and busbw as % of it; over mpi none" awk -F, 'NR > 1 && $2 == "ring" {
+	if ($18 == "tcp:eth0" && ($19 != "10.0" || $20 == "" || ($20 - $15 * 80) ^ 2 > 0.01 + ($20 * 0.01) ^ 2)) bad++
+	if ($18 == "mpi" && $19 != "") bad++ } END { exit bad > 0 }' "$tmp/slow1/collectives.csv"
+expect "slow run 1, --min-pct 90: the verdict says the ring on tcp:eth0 is below it, not on mpi (no line rate)" \
+	grep -Eq '^verdict: FAIL .*collectives: correct, below --min-pct 90% of line rate: tcp:eth0 [0-9]+%;' "$tmp/slow1.out"
 # the report of the first slowed run: written by run, 3 leaves outlined in each of its 4 heat
 # maps (2 paths x latency, bandwidth), and in headless Chromium: DOM and pixels
 maps=$(grep -o '<svg class="hm"' "$tmp/slow1/report.html" 2> /dev/null | wc -l)
@@ -201,12 +207,14 @@ expect "two spines: topology.conf has a core over both spines" grep -q '^SwitchN
 # is caught there
 $FC up --racks 2,2 --uplink-rate 200mbit --net2 2,2 --net2-interleave --net2-uplink-rate 2gbit > /dev/null
 for p in tcp:eth0 tcp:eth1; do
-	$FC mpirun "$FP" coll --backend mpi --path $p -b 1M -e 1M -n 5 -w 1 --output "$tmp/coll_${p#tcp:}" > "$tmp/coll_${p#tcp:}.out" 2>&1
+	$FC mpirun "$FP" coll --path $p -b 1M -e 1M -n 5 -w 1 --output "$tmp/coll_${p#tcp:}" > "$tmp/coll_${p#tcp:}.out" 2>&1
 done
-busbw() { awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == p && $c["in_place"] == 0 { print $c["busbw_GBps"] }' "$1/collectives.csv"; }
-b0=$(busbw "$tmp/coll_eth0" tcp:eth0) b1=$(busbw "$tmp/coll_eth1" tcp:eth1)
-expect "coll --path: tcp:eth1 (2 Gbit/s uplinks, ${b1:-none} GB/s) over 3 x tcp:eth0 (200 Mbit/s, ${b0:-none} GB/s)" \
-	awk -v a="$b0" -v b="$b1" 'BEGIN { exit !(a > 0 && b > 3 * a) }'
+busbw() { awk -F, -v p="$2" -v b="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == p && $c["backend"] == b && $c["in_place"] == 0 { print $c["busbw_GBps"] }' "$1/collectives.csv"; }
+for be in mpi ring; do
+	b0=$(busbw "$tmp/coll_eth0" tcp:eth0 $be) b1=$(busbw "$tmp/coll_eth1" tcp:eth1 $be)
+	expect "coll --path, $be: tcp:eth1 (2 Gbit/s uplinks, ${b1:-none} GB/s) over 3 x tcp:eth0 (200 Mbit/s, ${b0:-none} GB/s)" \
+		awk -v a="$b0" -v b="$b1" 'BEGIN { exit !(a > 0 && b > 3 * a) }'
+done
 expect "coll --path: the rows name their path, every result right" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ n++; if ($c["path"] != "tcp:eth1" || $c["wrong"] != 0) bad++ } END { exit bad || !n }' "$tmp/coll_eth1/collectives.csv"
 expect "coll --path: coll_meta.json says what was set and what it replaced" \
@@ -215,6 +223,10 @@ $FC mpirun "$FP" coll --backend mpi --path tcp:eth1 -b 1M -e 1M -n 2 -w 1 --test
 rc_bad=$?
 caught=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == "tcp:eth1" && $c["wrong"] > 0 { f = 1 } END { print f + 0 }' "$tmp/coll_bad/collectives.csv" 2> /dev/null)
 expect "coll --path tcp:eth1, one element corrupted on rank 1: caught there (exit $rc_bad)" [ "$rc_bad" -eq 1 -a "$caught" = 1 ]
+$FC mpirun "$FP" coll --backend ring --path tcp:eth1 -b 1M -e 1M -n 2 -w 1 --test-corrupt 2 --output "$tmp/ring_bad" > "$tmp/ring_bad.out" 2>&1
+rc_bad=$?
+expect "coll --backend ring --path tcp:eth1, one element corrupted on rank 2: caught (exit $rc_bad)" \
+	sh -c "[ $rc_bad -eq 1 ] && grep -q 'WRONG RESULT: ring allreduce float sum, 1048576 B .* first on rank 2' '$tmp/ring_bad.out'"
 
 # teardown leaves nothing, also after a run killed halfway
 $FC mpirun "$FP" p2p "${Q[@]}" -s 4M -o "$tmp/killed" > /dev/null 2>&1 &

@@ -13,8 +13,8 @@ Q=(-b 8 -e 32K -f 16 -n 3 -w 1 --backend mpi)
 
 # every row: status ok, wrong 0, nranks, size_B = count x sizeof (x nranks), root/redop only
 # where they apply, algbw = size_B / time, busbw = algbw x factor (docs/measurement.md), max >= mean
-check_rows() { # NP CSV
-	awk -F, -v n="$1" '
+check_rows() { # NP CSV [OPS: the ops every mode of which must be there; default all seven]
+	awk -F, -v n="$1" -v want="${3:-allreduce,allgather,reducescatter,alltoall,broadcast,reduce,sendrecv}" '
 	BEGIN { sz["float"] = 4; sz["double"] = 8; sz["int32"] = 4
 		f["allreduce"] = 2 * (n - 1) / n; f["allgather"] = f["reducescatter"] = f["alltoall"] = (n - 1) / n
 		f["broadcast"] = f["reduce"] = f["sendrecv"] = 1
@@ -31,7 +31,8 @@ check_rows() { # NP CSV
 	  if (!near($14, $4 / ($12 * 1000), 1e-4 + 0.01 * $14)) bad("algbw != size_B / time")
 	  if (!near($15, $14 * f[op], 2e-4 + 1e-3 * $15)) bad("busbw != algbw x factor")
 	  if ($13 + 0.0005 < $12) bad("time_us_max < time_us") }
-	END { for (o in f) if (!seen[o ",0"] || !seen[o ",1"]) { printf "#   %s: missing a mode\n", o; errs++ }
+	END { k = split(want, w, ",")
+	      for (i = 1; i <= k; i++) if (!seen[w[i] ",0"] || !seen[w[i] ",1"]) { printf "#   %s: missing a mode\n", w[i]; errs++ }
 	      exit errs > 0 || rows == 0 }' "$2"
 }
 
@@ -48,6 +49,41 @@ for np in 2 3 4; do
 	expect "np$np: table printed in nccl-tests layout" grep -q '^#       size         count      type   redop    root     time   algbw   busbw  #wrong' "$out.log"
 	expect "np$np: meta.json says ok" grep -q '"status": "ok"' "$out/meta.json"
 done
+
+# fabprobe's ring over its own transports: every op it has, every count cut unevenly over
+# the ranks (3, 27, 243, 2187 elements), 2 ranks (one connection both ways), 3 (an odd ring:
+# three rounds of connections) and 4, all checked
+RING_OPS=allreduce,reducescatter,allgather,sendrecv
+for np in 2 3 4; do
+	out=$tmp/ring$np
+	"${MPIRUN_LOCAL[@]}" -np $np $FP coll --backend ring -b 12 -e 9K -f 9 -n 2 -w 1 -o $RING_OPS \
+		-d float,double,int32 -O all --output "$out" > "$out.log" 2>&1
+	rc=$?
+	expect "ring np$np: 4 ops, 3 dtypes, 4 reductions: exit 0" [ "$rc" -eq 0 ]
+	expect "ring np$np: every row ok, wrong 0, columns consistent" check_rows $np "$out/collectives.csv" $RING_OPS
+	expect "ring np$np: backend ring, path mpi on every row" rows_hold "$out/collectives.csv" 'NR > 1' '$2 == "ring"' '$18 == "mpi"'
+	expect "ring np$np: allreduce at the 4 sizes" [ "$(awk -F, 'NR > 1 && $3 == "allreduce" && $6 == "float" && $7 == "sum" && $11 == 0' "$out/collectives.csv" | wc -l)" -eq 4 ]
+done
+"${MPIRUN_LOCAL[@]}" -np 3 $FP coll --backend ring --path tcp:lo -b 8 -e 1M -f 32 -n 2 -w 1 -o $RING_OPS \
+	--output "$tmp/ringlo" > "$tmp/ringlo.log" 2>&1
+rc=$?
+expect "ring over tcp:lo (fabprobe's TCP transport), 3 ranks: exit 0" [ "$rc" -eq 0 ]
+expect "ring over tcp:lo: every row ok, wrong 0" check_rows 3 "$tmp/ringlo/collectives.csv" $RING_OPS
+expect "ring over tcp:lo: path tcp:lo on every row, line rate unknown (lo has none)" \
+	rows_hold "$tmp/ringlo/collectives.csv" 'NR > 1' '$18 == "tcp:lo"' '$19 == ""' '$20 == ""'
+expect "ring over tcp:lo: the heading names the path" grep -q '^# ring over tcp:lo allreduce float sum: 3 ranks on 1 node$' "$tmp/ringlo.log"
+expect "ring over tcp:lo: coll_meta.json lists the ring's path" grep -q '"ring_paths": \["tcp:lo"\]' "$tmp/ringlo/coll_meta.json"
+"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend ring --path tcp:fpnosuchif0 -e 1K --output "$tmp/ringno" > "$tmp/ringno.log" 2>&1
+rc=$?
+expect "ring over a netdev no rank has: exit 0, skipped with the first rank's reason" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^# ring over tcp:fpnosuchif0: skipped: rank 0 (' '$tmp/ringno.log' && [ \$(wc -l < '$tmp/ringno/collectives.csv') -eq 1 ]"
+"${MPIRUN_LOCAL[@]}" -np 3 $FP coll --backend ring -b 1K -e 4K -f 4 -n 2 -w 1 -o allreduce,allgather \
+	--test-corrupt 2 --output "$tmp/ringbad" > "$tmp/ringbad.log" 2>&1
+rc=$?
+expect "ring, corrupted result on rank 2: exit 1, every row wrong = 1" \
+	sh -c "[ $rc -eq 1 ] && [ \$(awk -F, 'NR > 1 && \$16 == 1 && \$17 == \"wrong\"' '$tmp/ringbad/collectives.csv' | wc -l) -eq 8 ]"
+expect "ring, corrupted result: the message names the ring and the rank" \
+	grep -q 'WRONG RESULT: ring allreduce float sum, 1024 B (count 256), out of place: 1 wrong element(s) over 3 ranks; first on rank 2' "$tmp/ringbad.log"
 
 # a corrupted element on rank 1 is caught in every checked row, counted once, exit 1
 "${MPIRUN_LOCAL[@]}" -np 3 $FP coll -b 1K -e 4K -f 4 -n 2 -w 1 --backend mpi -o allreduce,allgather \

@@ -21,6 +21,8 @@ const struct csv_col coll_csv_cols[COLL_NCOLS] = {
 	COL(COLL_COL_WRONG, "wrong", CSV_I64, wrong, 0),
 	COL(COLL_COL_STATUS, "status", CSV_STR, status, 0),
 	COL(COLL_COL_PATH, "path", CSV_STR, path, 0),
+	COL(COLL_COL_LINE_RATE, "line_rate_Gbps", CSV_F64, line_rate_Gbps, 1),
+	COL(COLL_COL_PCT_LINE_RATE, "pct_line_rate", CSV_F64, pct_line_rate, 1),
 };
 
 void coll_csv_header(FILE *f)
