@@ -384,10 +384,12 @@ static int backend_run_paths(struct coll_run *run, const struct coll_backend *be
 static int meta_write(struct coll_run *run, const struct coll_be_status *st, int nst)
 {
 	struct results_file out;
+	struct coll_opts o = *run->o;
 
+	coll_path_readback(&o.env); /* what the MPI library says it took of --path's settings */
 	if (results_tmp_open(&out, run->dir, "coll_meta.json"))
 		return FP_ERUNTIME;
-	coll_meta_write(out.f, run->o, st, nst, run->w->size, run->w->nnodes, environ);
+	coll_meta_write(out.f, &o, st, nst, run->w->size, run->w->nnodes, environ);
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }
 

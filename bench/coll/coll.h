@@ -64,6 +64,8 @@ struct coll_path_set {
 	struct {
 		char name[40], value[96], was[96];
 		int had;                 /* the variable was set before (to `was`) */
+		char lib[96];            /* what the MPI library says the setting is (MPI_T) */
+		int lib_known;           /* the library has that setting: lib holds it */
 	} v[COLL_ENV_MAX];
 };
 
@@ -104,6 +106,13 @@ int coll_path_parse(const char *path, char *err);
  * socket or IB transport on it, no NVLink, shared memory, NVLS or CollNet) take path P; none
  * for NULL or "mpi". Pure. */
 void coll_path_env(const char *path, struct coll_path_set *e);
+/* After MPI_Init (this rank alone): each OMPI_MCA_<name> that --path set, read back from the
+ * MPI library's own control variable <name> (MPI_T), into e's lib: the library took it. */
+void coll_path_readback(struct coll_path_set *e);
+/* A RoCE port's GID index for a verbs:<dev>:<port> path, from <root>/class/infiniband (the
+ * RoCE v2 GID inv_gid_choose picks, as the verbs transport does): UCX_IB_GID_INDEX and
+ * NCCL_IB_GID_INDEX appended to e; nothing for another path or an InfiniBand port. */
+void coll_path_gid(const char *root, const char *path, struct coll_path_set *e);
 /* Before MPI_Init, on every rank (opts: struct coll_opts *): coll_path_env into opts->env, and
  * set, each with what it replaced (nothing when --backend names fabprobe's ring, which takes
  * the path through its own transport). 0 or FP_ERUNTIME. */

@@ -1,6 +1,7 @@
 /* coll_path.c — `coll --path P` (coll.h): the settings that make MPI and NCCL carry their
  * traffic over one network path, set in the environment before MPI_Init, where both libraries
  * read them once per process. */
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "coll.h"
 #include "coll_backend.h"
 #include "core/log.h"
+#include "node/inv_link.h"
 
 /* a netdev or RDMA device name: letters, digits, '_', '-', '.', at most max bytes */
 static int name_ok(const char *s, size_t len, size_t max)
@@ -90,6 +92,26 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 	put(e, "NCCL_COLLNET_ENABLE", "%.*s", "0", 1);
 }
 
+void coll_path_gid(const char *root, const char *path, struct coll_path_set *e)
+{
+	char dev[64];
+	const char *colon;
+	int idx;
+
+	if (!path || strncmp(path, "verbs:", 6) || !(colon = strchr(path + 6, ':')) ||
+	    (size_t)(colon - path - 6) >= sizeof dev)
+		return;
+	snprintf(dev, sizeof dev, "%.*s", (int)(colon - path - 6), path + 6);
+	/* RoCE: the RoCE v2 GID the verbs transport and perftest use; InfiniBand has none */
+	if ((idx = inv_gid_choose(root, dev, atoi(colon + 1), NULL)) < 0)
+		return;
+	char v[16];
+	int len = snprintf(v, sizeof v, "%d", idx);
+
+	put(e, "UCX_IB_GID_INDEX", "%.*s", v, len);
+	put(e, "NCCL_IB_GID_INDEX", "%.*s", v, len);
+}
+
 int coll_path_apply(void *opts)
 {
 	struct coll_opts *o = opts;
@@ -98,6 +120,8 @@ int coll_path_apply(void *opts)
 	/* fabprobe's ring alone takes the path through its own transport: the libraries, which
 	 * carry only its control messages then, keep their own choice */
 	coll_path_env(be && be->per_path ? NULL : o->path, &o->env);
+	if (!(be && be->per_path))
+		coll_path_gid("/sys", o->path, &o->env);
 	for (int i = 0; i < o->env.n; i++) {
 		const char *was = getenv(o->env.v[i].name);
 
@@ -107,4 +131,56 @@ int coll_path_apply(void *opts)
 			return FP_ERUNTIME;
 	}
 	return 0;
+}
+
+/* The control variable at index i, as text (strings and integers), into out: 0, or -1. */
+static int cvar_read(int i, MPI_Datatype dt, char *out, size_t len)
+{
+	MPI_T_cvar_handle h;
+	int count = 0, rc = -1;
+
+	if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
+		return -1;
+	if (dt == MPI_CHAR && count > 0) {
+		char *buf = calloc((size_t)count + 1, 1);
+
+		if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
+			snprintf(out, len, "%s", buf);
+			rc = 0;
+		}
+		free(buf);
+	} else if (dt == MPI_INT && count == 1) {
+		int v;
+
+		if (MPI_T_cvar_read(h, &v) == MPI_SUCCESS) {
+			snprintf(out, len, "%d", v);
+			rc = 0;
+		}
+	}
+	MPI_T_cvar_handle_free(&h);
+	return rc;
+}
+
+void coll_path_readback(struct coll_path_set *e)
+{
+	int provided, n = 0;
+
+	if (!e->n || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+		return;
+	if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
+		n = 0;
+	for (int i = 0; i < n; i++) {
+		char name[256], desc[8];
+		int nlen = sizeof name, dlen = sizeof desc, verb, bind, scope;
+		MPI_Datatype dt;
+		MPI_T_enum en;
+
+		if (MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope) != MPI_SUCCESS)
+			continue;
+		for (int k = 0; k < e->n; k++)
+			if (!strncmp(e->v[k].name, "OMPI_MCA_", 9) && !strcmp(e->v[k].name + 9, name) &&
+			    cvar_read(i, dt, e->v[k].lib, sizeof e->v[k].lib) == 0)
+				e->v[k].lib_known = 1;
+	}
+	MPI_T_finalize();
 }

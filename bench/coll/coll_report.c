@@ -135,6 +135,11 @@ void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_st
 			results_json_string(f, o->env.v[i].was);
 		else
 			fputs("null", f);
+		fputs(", \"library\": ", f); /* what the MPI library reports (MPI_T); null: not its setting */
+		if (o->env.v[i].lib_known)
+			results_json_string(f, o->env.v[i].lib);
+		else
+			fputs("null", f);
 		fputs("}", f);
 	}
 	fputs(o->env.n ? "\n  },\n  \"nccl_env\": {" : "},\n  \"nccl_env\": {", f);

@@ -217,8 +217,8 @@ for be in mpi ring; do
 done
 expect "coll --path: the rows name their path, every result right" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ n++; if ($c["path"] != "tcp:eth1" || $c["wrong"] != 0) bad++ } END { exit bad || !n }' "$tmp/coll_eth1/collectives.csv"
-expect "coll --path: coll_meta.json says what was set and what it replaced" \
-	grep -q '"OMPI_MCA_btl_tcp_if_include": {"set": "eth1", "was": "10.78.0.0/16"}' "$tmp/coll_eth1/coll_meta.json"
+expect "coll --path: coll_meta.json says what was set, what it replaced and what Open MPI took (MPI_T)" \
+	grep -q '"OMPI_MCA_btl_tcp_if_include": {"set": "eth1", "was": "10.78.0.0/16", "library": "eth1"}' "$tmp/coll_eth1/coll_meta.json"
 $FC mpirun "$FP" coll --backend mpi --path tcp:eth1 -b 1M -e 1M -n 2 -w 1 --test-corrupt 1 --output "$tmp/coll_bad" > "$tmp/coll_bad.out" 2>&1
 rc_bad=$?
 caught=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["path"] == "tcp:eth1" && $c["wrong"] > 0 { f = 1 } END { print f + 0 }' "$tmp/coll_bad/collectives.csv" 2> /dev/null)

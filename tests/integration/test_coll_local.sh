@@ -73,6 +73,11 @@ expect "ring over tcp:lo: path tcp:lo on every row, line rate unknown (lo has no
 	rows_hold "$tmp/ringlo/collectives.csv" 'NR > 1' '$18 == "tcp:lo"' '$19 == ""' '$20 == ""'
 expect "ring over tcp:lo: the heading names the path" grep -q '^# ring over tcp:lo allreduce float sum: 3 ranks on 1 node$' "$tmp/ringlo.log"
 expect "ring over tcp:lo: coll_meta.json lists the ring's path" grep -q '"ring_paths": \["tcp:lo"\]' "$tmp/ringlo/coll_meta.json"
+"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend mpi --path tcp:lo -e 1K --output "$tmp/mpilo" > "$tmp/mpilo.log" 2>&1
+expect "mpi --path tcp:lo: coll_meta.json has what Open MPI reports it took (MPI_T), null for what is not its own" \
+	sh -c "grep -Eq '\"OMPI_MCA_btl_tcp_if_include\": \{\"set\": \"lo\", \"was\": (null|\"[^\"]*\"), \"library\": \"lo\"\}' '$tmp/mpilo/coll_meta.json' &&
+	grep -Eq '\"OMPI_MCA_btl\": \{\"set\": \"tcp,self\", \"was\": (null|\"[^\"]*\"), \"library\": \"tcp,self\"\}' '$tmp/mpilo/coll_meta.json' &&
+	grep -Eq '\"NCCL_NET\": \{\"set\": \"Socket\", \"was\": (null|\"[^\"]*\"), \"library\": null\}' '$tmp/mpilo/coll_meta.json'"
 "${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend ring --path tcp:fpnosuchif0 -e 1K --output "$tmp/ringno" > "$tmp/ringno.log" 2>&1
 rc=$?
 expect "ring over a netdev no rank has: exit 0, skipped with the first rank's reason" \

@@ -382,6 +382,20 @@ static void test_path_env(void)
 		CHECK_STR(e.v[i].name, want_ib[i][0]);
 		CHECK_STR(e.v[i].value, want_ib[i][1]);
 	}
+	/* RoCE: the RoCE v2 GID index of the port (the fixture's entry 5), for UCX and NCCL alike */
+	coll_path_gid("tests/fixtures/roce/sysfs", "verbs:mlx5_0:1", &e);
+	CHECK_EQ(e.n, 11);
+	if (e.n == 11) {
+		CHECK_STR(e.v[9].name, "UCX_IB_GID_INDEX");
+		CHECK_STR(e.v[9].value, "5");
+		CHECK_STR(e.v[10].name, "NCCL_IB_GID_INDEX");
+		CHECK_STR(e.v[10].value, "5");
+	}
+	coll_path_env("verbs:mlx5_0:1", &e);
+	coll_path_gid("tests/fixtures/ib-hdr/sysfs", "verbs:mlx5_0:1", &e); /* InfiniBand: none */
+	coll_path_gid("tests/fixtures/roce/sysfs", "verbs:mlx5_9:1", &e);   /* no such device */
+	coll_path_gid("tests/fixtures/roce/sysfs", "tcp:eth0", &e);
+	CHECK_EQ(e.n, 9);
 	coll_path_env("mpi", &e);
 	CHECK_EQ(e.n, 0);
 	coll_path_env(NULL, &e);
