@@ -25,12 +25,13 @@ trap '$FC down >/dev/null 2>&1 || true' EXIT
 trap 'echo "demo: interrupted, tearing the cluster down"; exit 130' INT TERM
 echo "demo: building an emulated cluster of 12 nodes on two networks; node names are dealt"
 echo "demo: across the racks of each, so they say nothing about the topology:"
+UPLINK=1gbit
 echo "demo:   eth0, the front end: racks $RACKS (nodes per leaf switch), 10 Gbit/s node links,"
-echo "demo:   2 Gbit/s uplinks with 25 us per packet, $SLOW (a bad cable, say)"
+echo "demo:   $UPLINK uplinks with 25 us per packet, $SLOW (a bad cable, say)"
 echo "demo:   eth1, the compute fabric (MPI's traffic): racks $NET2, 10 Gbit/s node links,"
-echo "demo:   4 Gbit/s uplinks with 10 us per packet"
-$FC up --racks "$RACKS" --interleave --uplink-rate 1gbit --degrade "$SLOW" \
-	--net2 "$NET2" --net2-interleave --net2-uplink-rate 1gbit --net2-uplink-delay-us 10
+echo "demo:   $UPLINK uplinks with 10 us per packet"
+$FC up --racks "$RACKS" --interleave --uplink-rate $UPLINK --degrade "$SLOW" \
+	--net2 "$NET2" --net2-interleave --net2-uplink-rate $UPLINK --net2-uplink-delay-us 10
 echo
 out=$(mktemp)
 set +e
