@@ -85,6 +85,16 @@ const char *infer_suspect_kind_name(int kind);
  * at most ~4M pairs on large fabrics. Returns the count appended (room: max). Pure. */
 int infer_boundary_pairs(const struct infer_result *r, const float *lat, int n, int *out, int have, int max);
 
+/* The lowest tier at which nodes i and j share a group, of ntiers tiers of n nodes each
+ * (group: tier-major, as infer_result's); ntiers when they never do. */
+static inline int infer_pair_tier(const int *group, int ntiers, int n, int i, int j)
+{
+	for (int t = 0; t < ntiers; t++)
+		if (group[(size_t)t * n + i] == group[(size_t)t * n + j])
+			return t;
+	return ntiers;
+}
+
 /* The bandwidth (GB/s) that a ring over the endpoints ring[0] -> ring[1] -> ... -> ring[len - 1]
  * -> ring[0] reaches by the map r and the pairs' bandwidth bw (n x n alone, NULL or NAN: the
  * pair's tier median), every hop at once, as in a ring all-reduce (its busbw): each hop gets

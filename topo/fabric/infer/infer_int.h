@@ -104,15 +104,6 @@ struct infer_tiers {
  * INFER_TIERS_MAX * n ints. Returns 0 or FP_ERUNTIME. */
 int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti);
 
-/* lowest tier at which i and j share a group; ntiers when they never do */
-static inline int tiers_pair(const int *group, int ntiers, int n, int i, int j)
-{
-	for (int t = 0; t < ntiers; t++)
-		if (group[(size_t)t * n + i] == group[(size_t)t * n + j])
-			return t;
-	return ntiers;
-}
-
 /* Shrink offset estimates o (n) with standard errors se by what the errors explain of their
  * spread (empirical Bayes); lo: the lowest level, µs; buf: n floats of scratch. */
 void infer_shrink(const struct infer_ctx *c, double *o, const float *se, double lo, float *buf);

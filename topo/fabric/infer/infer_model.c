@@ -52,7 +52,7 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 		for (int j = i % S; j < i; j += S, k++) {
 			int t;
 
-			if (isnan(row[j]) || (t = tiers_pair(group, T, n, i, j)) >= T)
+			if (isnan(row[j]) || (t = infer_pair_tier(group, T, n, i, j)) >= T)
 				continue;
 			double s = pair_us(c, row[j], i, j), mod = m->level[t] + m->off[i] + m->off[j];
 			mod = mod > 0.05 * s ? mod : 0.05 * s;
@@ -275,7 +275,7 @@ static int bw_medians(const struct infer_ctx *c, const float *bw, struct infer_r
 			for (int j = 0; j < i; j++) {
 				float a = bw[(size_t)i * n + j], b = bw[(size_t)j * n + i];
 				double v = isnan(a) ? b : isnan(b) ? a : 0.5 * ((double)a + b);
-				int t = tiers_pair(r->group, T, n, i, j);
+				int t = infer_pair_tier(r->group, T, n, i, j);
 
 				if (isnan(v) || t >= T)
 					continue;
@@ -316,7 +316,7 @@ static int node_offset_stands(const struct infer_ctx *c, const struct infer_mode
 
 	for (int z = 0; z < n; z++) {
 		float v = z == i ? NAN : sym_of(c->lat, n, i, z);
-		int t = isnan(v) ? T : tiers_pair(r->group, T, n, i, z);
+		int t = isnan(v) ? T : infer_pair_tier(r->group, T, n, i, z);
 
 		if (t == 0)
 			mates++;
@@ -383,7 +383,7 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 	for (int i = 1; i < n; i++)
 		for (int j = i % S; j < i; j += S) {
 			float x = c->d[tri(i, j)];
-			int t = tiers_pair(r->group, T, n, i, j);
+			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (!isnan(x) && t < T)
 				med_count(&md, t, pair_us(c, x, i, j));
@@ -392,7 +392,7 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 	for (int i = 1; i < n; i++)
 		for (int j = 0; j < i; j++) {
 			float x = c->d[tri(i, j)];
-			int t = tiers_pair(r->group, T, n, i, j);
+			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (isnan(x)) {
 				suspect_add(r, SUSPECT_UNMEASURED, j, i, NAN, NAN, t);
@@ -429,7 +429,7 @@ static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infe
 		int k = 0;
 
 		for (int j = 0; j < n; j++) {
-			int t = tiers_pair(r->group, T, n, i, j);
+			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (j == i || t >= T || !(r->bw_p50_GBps[t] > 0))
 				continue;
@@ -448,7 +448,7 @@ static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infe
 	size_t stride = (size_t)n * n / (size_t)(2 * n + 2) + 1, at = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++, at++) {
-			int t = tiers_pair(r->group, T, n, i, j);
+			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (at % stride == 0 && ns < 2 * n && i != j && t < T && !low[i] && !low[j] &&
 			    !isnan(bw[(size_t)i * n + j]) && r->bw_p50_GBps[t] > 0)
@@ -458,7 +458,7 @@ static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infe
 	double lim = fmin(0.5, exp(-6 * spread));
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
-			int t = tiers_pair(r->group, T, n, i, j);
+			int t = infer_pair_tier(r->group, T, n, i, j);
 			float b = bw[(size_t)i * n + j];
 
 			if (i != j && !low[i] && !low[j] && t < T && !isnan(b) && b < lim * r->bw_p50_GBps[t])

@@ -22,7 +22,7 @@ double infer_ring_GBps(const struct infer_result *r, const float *bw, int n, con
 	}
 	/* the ring's flows that leave and enter each group at each tier: one per hop, all at once */
 	for (int k = 0; k < len; k++) {
-		int u = ring[k], v = ring[(k + 1) % len], top = tiers_pair(r->group, r->ntiers, n, u, v);
+		int u = ring[k], v = ring[(k + 1) % len], top = infer_pair_tier(r->group, r->ntiers, n, u, v);
 
 		for (int t = 0; t < top && t < r->ntiers; t++) {
 			out[(size_t)t * n + r->group[(size_t)t * n + u]]++;
@@ -32,7 +32,7 @@ double infer_ring_GBps(const struct infer_result *r, const float *bw, int n, con
 	/* each hop: its pair's own bandwidth alone, or the share it gets of each uplink it crosses
 	 * (an uplink at tier t carries one flow alone at the median bandwidth of tier t + 1) */
 	for (int k = 0; k < len; k++) {
-		int u = ring[k], v = ring[(k + 1) % len], top = tiers_pair(r->group, r->ntiers, n, u, v);
+		int u = ring[k], v = ring[(k + 1) % len], top = infer_pair_tier(r->group, r->ntiers, n, u, v);
 		double hop = bw ? bw[(size_t)u * n + v] : NAN;
 
 		if (top >= r->ntiers) { /* never together: no tier says what the pair gets */

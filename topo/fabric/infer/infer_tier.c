@@ -759,7 +759,7 @@ static double row_level(const struct infer_ctx *c, const struct infer_tiers *ti,
 	for (int z = 0; z < n; z++) {
 		float d;
 
-		if (z != x && z != y && tiers_pair(ti->group, ti->ntiers, n, x, z) == t && !isnan(d = ctx_d(c, x, z)))
+		if (z != x && z != y && infer_pair_tier(ti->group, ti->ntiers, n, x, z) == t && !isnan(d = ctx_d(c, x, z)))
 			v[k++] = d;
 	}
 	return k ? infer_median(v, (size_t)k) : NAN;
@@ -791,7 +791,7 @@ static int pair_lone(const struct infer_ctx *c, struct infer_tiers *ti)
 			if (size[g[i]] != 1)
 				continue;
 			for (int j = 0; j < n; j++)
-				if (j != i && size[g[j]] == 1 && tiers_pair(ti->group, ti->ntiers, n, i, j) == t + 1 &&
+				if (j != i && size[g[j]] == 1 && infer_pair_tier(ti->group, ti->ntiers, n, i, j) == t + 1 &&
 				    !isnan(ctx_d(c, i, j)) && (best[i] < 0 || ctx_d(c, i, j) < ctx_d(c, i, best[i])))
 					best[i] = j;
 		}

@@ -65,10 +65,7 @@ static int is_node_kind(int kind)
 /* lowest tier at which i and j share a group; r->ntiers when they never do */
 static int pair_tier(const struct infer_result *r, int i, int j)
 {
-	for (int t = 0; t < r->ntiers; t++)
-		if (r->group[(size_t)t * r->n + i] == r->group[(size_t)t * r->n + j])
-			return t;
-	return r->ntiers;
+	return infer_pair_tier(r->group, r->ntiers, r->n, i, j);
 }
 
 static float cell(const float *m, int n, int i, int j)
