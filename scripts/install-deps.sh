@@ -30,6 +30,8 @@ declare -A need=(
   [iperf3]=/usr/bin/iperf3
   [python3]=/usr/bin/python3
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py
+  [python3-jsonschema]=/usr/lib/python3/dist-packages/jsonschema/__init__.py  # summary.json against its schema
+  [python3-prometheus-client]=/usr/lib/python3/dist-packages/prometheus_client/__init__.py  # fabprobe.prom, parsed
   [chromium]=/usr/bin/chromium   # headless, to test report.html (tests/integration/test_report.sh)
 )
 

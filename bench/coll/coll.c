@@ -37,6 +37,7 @@ struct coll_run {
 	struct coll_summary *sum;  /* rank 0: what the verdict needs, or NULL */
 	uint64_t last_size;        /* rank 0: a sweep's largest size so far, and its better busbw */
 	double last_busbw;
+	long long sweep_wrong;     /* rank 0: wrong elements in the sweep's rows so far */
 	const char *run_id, *dir;  /* rank 0 */
 	FILE *csv;                 /* collectives.csv, rank 0 */
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
@@ -211,6 +212,8 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 					      .path = run->path, .line_rate_Gbps = run->rate };
 		if ((rc = case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
 			return rc;
+		if (c->rank == 0 && rows[ip].wrong > 0)
+			run->sweep_wrong += rows[ip].wrong;
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {
 			wrong_report(&rows[ip], run->all);
 			run->wrong_rows++;
@@ -238,6 +241,25 @@ static void sweep_heading(const struct coll_run *run, const struct coll_backend 
 		printf(", line rate %.1f Gbit/s (the slowest port)", run->rate);
 	putchar('\n');
 	coll_table_header(stdout);
+}
+
+/* rank 0: a sweep's largest size into the summary */
+static void sweep_note(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
+{
+	struct coll_sweep_sum *x;
+
+	if (!run->sum || !run->last_size || run->sum->nsweeps >= COLL_SUMMARY_SWEEPS)
+		return;
+	x = &run->sum->sweep[run->sum->nsweeps++];
+	snprintf(x->backend, sizeof x->backend, "%s", be->name);
+	snprintf(x->path, sizeof x->path, "%s", run->path);
+	snprintf(x->op, sizeof x->op, "%s", c->op->name);
+	snprintf(x->dtype, sizeof x->dtype, "%s", c->dtype->name);
+	snprintf(x->redop, sizeof x->redop, "%s", c->redop >= 0 ? coll_redop_names[c->redop] : "");
+	x->size_B = run->last_size;
+	x->busbw_GBps = run->last_busbw;
+	x->line_rate_Gbps = run->rate;
+	x->wrong = run->sweep_wrong;
 }
 
 /* rank 0: an all-reduce of a path with a known line rate, at its largest size, below
@@ -278,6 +300,7 @@ static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *
 	if (env->rank == 0)
 		sweep_heading(run, be, &c, why);
 	run->last_size = 0;
+	run->sweep_wrong = 0;
 	for (int i = 0; !why && rc == 0 && i < run->o->nsizes; i++) {
 		c.count = coll_count_for(op, run->o->sizes[i], c.dtype->size, n);
 		if (c.count == 0 || coll_size_of(op, c.count, c.dtype->size, n) == prev)
@@ -288,6 +311,7 @@ static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *
 	}
 	if (env->rank == 0 && !why && rc == 0) {
 		printf("# Avg bus bandwidth    : %g\n", nbw ? bw / nbw : 0.0);
+		sweep_note(run, be, &c);
 		line_rate_judge(run, be, &c);
 	}
 	return rc;

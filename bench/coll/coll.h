@@ -93,11 +93,20 @@ struct coll_opts {
 				  * the largest size is below this % of it counts; 0: not judged */
 };
 
-/* What the verdict of a run needs from its collectives stage (rank 0). */
+/* What the verdict and summary.json of a run need from its collectives stage (rank 0). */
+#define COLL_SUMMARY_SWEEPS 64
 struct coll_summary {
 	int wrong_rows;          /* rows with a wrong element */
 	int nlow;                /* paths below --min-pct */
 	char low[256];           /* "tcp:eth0 31%, ..." */
+	int nsweeps;             /* each sweep's largest size (the first COLL_SUMMARY_SWEEPS) */
+	struct coll_sweep_sum {
+		char backend[16], path[80], op[16], dtype[16], redop[8];
+		uint64_t size_B;
+		double busbw_GBps;       /* the better of out of place and in place */
+		double line_rate_Gbps;   /* NAN when unknown */
+		long long wrong;         /* wrong elements over the sweep's rows */
+	} sweep[COLL_SUMMARY_SWEEPS];
 };
 
 /* --path P: 0, or FP_EUSAGE with a one-line reason in err. Pure. */

@@ -137,3 +137,17 @@ void escape_json_write(FILE *f, const char *s, unsigned flags)
 	}
 	fputc('"', f);
 }
+
+void escape_prom_write(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}

@@ -44,4 +44,9 @@ void escape_shell_write(FILE *f, const char *s);
  * other bytes as they are. s NULL writes "". */
 void escape_json_write(FILE *f, const char *s, unsigned flags);
 
+/* The Prometheus rule (the text exposition format node_exporter's textfile collector reads):
+ * s as one double-quoted label value, '\\' and '"' as \\ and \", LF as \n, every other byte
+ * as it is (a label value is UTF-8 text; the names it gets were checked before). */
+void escape_prom_write(FILE *f, const char *s);
+
 #endif

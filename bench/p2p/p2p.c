@@ -581,6 +581,23 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 	return agree(run, rc, "path end");
 }
 
+/* rank 0: the path's line rate (its slowest usable port; NAN when one is unknown) and kind */
+static void path_rate(struct p2p_matrices *m, const struct tr_port *ports, int n)
+{
+	m->line_rate_Gbps = NAN;
+	m->kind[0] = 0;
+	for (int e = 0, first = 1; e < n; e++) {
+		if (!ports[e].usable)
+			continue;
+		if (first)
+			snprintf(m->kind, sizeof m->kind, "%s", ports[e].kind);
+		if (isnan(ports[e].rate_gbps) || (!first && isnan(m->line_rate_Gbps)))
+			m->line_rate_Gbps = NAN, first = 0;
+		else if (first || ports[e].rate_gbps < m->line_rate_Gbps)
+			m->line_rate_Gbps = ports[e].rate_gbps, first = 0;
+	}
+}
+
 /* Measure the pairs of schedule sc on one path. what: NULL for all pairs, else the plan's word
  * for the terminal. */
 static int path_run(struct p2p_run *run, const char *path, struct sched *sc, const char *what)
@@ -622,8 +639,10 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 		goto out;
 	po.labels = w->labels;
 	po.ports = ports;
-	if (w->rank == 0)
+	if (w->rank == 0) {
 		path_announce(run, path, ports, sc, what);
+		path_rate(&m, ports, w->nep);
+	}
 	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
 	if (w->rank == 0 && rc == 0) {
 		if (!what)

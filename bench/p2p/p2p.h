@@ -92,6 +92,8 @@ struct p2p_matrices {
 	float *lat_p99;
 	float *bw;       /* median window rate */
 	int ok, failed;  /* directions, at the last size */
+	double line_rate_Gbps; /* the slowest usable endpoint's port; NAN when any is unknown */
+	char kind[TR_KIND_MAX];  /* the first usable endpoint's link kind ("" unknown) */
 };
 
 int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n);

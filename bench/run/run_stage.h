@@ -68,6 +68,17 @@ struct run_stage {
 extern const struct run_stage run_stage_inventory, run_stage_pairs, run_stage_map, run_stage_confirm, run_stage_coll,
 	run_stage_outputs, run_stage_order, run_stage_checks;
 
+/* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
+ * exit code it gives. 0 or FP_ERUNTIME. */
+int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
+		      const char *verdict, int exit_code);
+
+/* rank 0: fabprobe.prom (run_prom.c), the run as Prometheus gauges (node_exporter's textfile
+ * collector format); the pairs' series only up to RUN_PROM_PAIRS_MAX nodes (n^2 of them).
+ * 0 or FP_ERUNTIME. */
+#define RUN_PROM_PAIRS_MAX 128
+int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st, int exit_code);
+
 /* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1
  * when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */
 int run_stages_parse(const struct run_stage *const *stages, int argc, char **argv, struct run_opts *c, char *err);

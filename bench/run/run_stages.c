@@ -35,7 +35,7 @@ int run_stages_check(const struct run_stage *const *stages, struct world *w, str
 }
 
 /* rank 0: the verdict line, once every stage ran without a run-time failure. */
-static void run_verdict_say(const struct world *w, const struct run_state *st)
+static void run_verdict_line(const struct world *w, const struct run_state *st, char *out, size_t len)
 {
 	const struct run_opts *c = st->c;
 	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->jrc;
@@ -43,14 +43,13 @@ static void run_verdict_say(const struct world *w, const struct run_state *st)
 
 	if (st->coll.nlow)
 		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
-
-	printf("verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)\n", found ? "FAIL" : "PASS",
-	       c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
-	       st->prc || st->krc ? "some failed" : "all measured",
-	       c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
-	       st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
+	snprintf(out, len, "verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)", found ? "FAIL" : "PASS",
+		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
+		 st->prc || st->krc ? "some failed" : "all measured",
+		 c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
+		 st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
 				  : c->no_confirm ? "none" : "none confirmed",
-	       st->verdict[0] ? "; " : "", st->verdict);
+		 st->verdict[0] ? "; " : "", st->verdict);
 }
 
 int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c)
@@ -68,15 +67,26 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		if (rc < 0 && !st.failed)
 			st.failed = rc;
 	}
+	if (rc == FP_ETIMEDOUT || st.failed) {
+		run_maps_free(&st.mp);
+		p2p_result_free(&st.res);
+		return rc == FP_ETIMEDOUT ? rc : st.failed;
+	}
+	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.jrc;
+	if (w->rank == 0) {
+		char line[CHECKS_VERDICT_MAX + 3072];
+
+		run_verdict_line(w, &st, line, sizeof line);
+		printf("%s\n", line);
+		fflush(stdout);
+		if (run_summary_write(w, ro, &st, line, rc))
+			LOG_ERROR("summary.json could not be written (the other files stand)");
+		if (run_prom_write(w, ro, &st, rc))
+			LOG_ERROR("fabprobe.prom could not be written (the other files stand)");
+	}
 	run_maps_free(&st.mp);
 	p2p_result_free(&st.res);
-	if (rc == FP_ETIMEDOUT)
-		return rc;
-	if (st.failed)
-		return st.failed;
-	if (w->rank == 0)
-		run_verdict_say(w, &st);
-	return st.irc || st.prc || st.krc || st.crc || st.trc || st.jrc;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- inventory */

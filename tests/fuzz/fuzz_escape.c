@@ -3,7 +3,8 @@
  * whose decoding is the input (or the input is not UTF-8 and nothing is written); the shell
  * word is quoted runs joined by \' only, nothing unquoted; the terminal text and the comment
  * line are printable ASCII that \xHH-decode to the input; the JSON string holds no raw
- * control byte, DEL, U+2028 or U+2029 and decodes to the input. Seeds: tests/fuzz/seeds. */
+ * control byte, DEL, U+2028 or U+2029 and decodes to the input; the Prometheus label value
+ * holds no raw LF or unescaped quote and decodes to the input. Seeds: tests/fuzz/seeds. */
 #include "core/escape.h"
 #include "fuzz.h"
 
@@ -200,6 +201,30 @@ static void check_json(const char *s, char *dec)
 	free(o.text);
 }
 
+/* The Prometheus rule: one quoted value, no raw LF, no raw quote, \\ \" \n decode to s. */
+static void check_prom(const char *s, char *dec)
+{
+	struct fuzz_out o;
+	size_t n = 0;
+
+	out_open(&o);
+	escape_prom_write(o.f, s);
+	out_close(&o);
+	FUZZ_ASSERT(o.len >= 2 && o.text[0] == '"' && o.text[o.len - 1] == '"', "prom: not a quoted value");
+	for (size_t i = 1; i + 1 < o.len; i++) {
+		FUZZ_ASSERT(o.text[i] != '\n' && o.text[i] != '"', "prom: raw byte 0x%02x at %zu", (unsigned char)o.text[i], i);
+		if (o.text[i] != '\\') {
+			dec[n++] = o.text[i];
+			continue;
+		}
+		FUZZ_ASSERT(i + 2 < o.len && (o.text[i + 1] == '\\' || o.text[i + 1] == '"' || o.text[i + 1] == 'n'),
+			    "prom: escape at %zu", i);
+		dec[n++] = o.text[i + 1] == 'n' ? '\n' : o.text[i + 1], i++;
+	}
+	FUZZ_ASSERT(n == strlen(s) && !memcmp(dec, s, n), "prom: decodes to something else");
+	free(o.text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1), *dec = malloc(size + 1);
@@ -213,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_shell(p, dec);
 		check_term(p, dec);
 		check_json(p, dec);
+		check_prom(p, dec);
 	}
 	free(s);
 	free(dec);

@@ -373,7 +373,7 @@ static void head(struct rpt *r, FILE *f)
 	fputs("</h1>\n", f);
 }
 
-static void nav(FILE *f, int compare)
+static void nav(FILE *f, int compare, int summary)
 {
 	fputs("<nav><a href=\"#meta\">run</a><a href=\"#maps\">heat maps</a><a href=\"#topology\">tiers and groups</a>"
 	      "<a href=\"#suspects\">suspects</a><a href=\"#schedulers\">scheduler files</a>"
@@ -381,6 +381,8 @@ static void nav(FILE *f, int compare)
 	      "<a href=\"#inventory\">inventory</a>", f);
 	if (compare)
 		fputs("<a href=\"#compare\">compare</a>", f);
+	if (summary) /* the machine-readable verdict beside the page */
+		fputs("<a href=\"summary.json\">summary.json</a>", f);
 	fputs("</nav>\n", f);
 }
 
@@ -443,7 +445,7 @@ int report_write(FILE *out, const char *dir, struct report_notes *notes, char *e
 	}
 	head(&r, out);
 	rpt_file(&r, "compare.csv", path, sizeof path);
-	nav(out, access(path, F_OK) == 0);
+	nav(out, access(path, F_OK) == 0, r.have_summary);
 	fwrite(top, 1, tlen, out);
 	notes_html(notes, out);
 	fwrite(body, 1, blen, out);

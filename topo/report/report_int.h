@@ -40,6 +40,7 @@ struct rpt {
 	struct report_notes *notes;
 	struct rjson meta, coll_meta;
 	int have_meta, have_coll_meta;
+	int have_summary;          /* summary.json is there: the page links it */
 	struct rundir topo_rd;       /* topology.csv, read by the judges' loader */
 	struct rpt_topo topo;        /* its hosts and groups, pointing into topo_rd */
 	int have_topo;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -321,6 +322,13 @@ static int coll_meta_load(struct rpt *r)
 void rpt_load(struct rpt *r)
 {
 	r->have_meta = json_load(r, "meta.json", &r->meta, "no run metadata; the verdict is judged from the files") == 0;
+	{ /* summary.json is linked, not read: the page is drawn from the files it is written beside */
+		char path[4096];
+		struct stat sb;
+
+		rpt_file(r, "summary.json", path, sizeof path);
+		r->have_summary = lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	}
 	r->have_coll_meta = coll_meta_load(r);
 	r->have_topo = topo_load(r) == 0;
 	r->have_suspects = rpt_table_load(r, "suspects.csv", 1 << 20, &r->suspects, "no suspects table or marks") == 0;

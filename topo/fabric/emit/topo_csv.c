@@ -67,7 +67,7 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 }
 
 /* The figure that counts (the confirming one once there is one) and the first. */
-static void figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe)
+void topo_suspect_figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe)
 {
 	int confirmed = s->state != SUSP_CANDIDATE;
 
@@ -78,15 +78,15 @@ static void figures(const struct suspect *s, double *v, double *e, double *x, do
 	*fe = confirmed ? s->expected : NAN;
 }
 
-static void suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
-			 const char **metric, char *why, size_t wl)
+void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
+		       const char **metric, char *why, size_t wl)
 {
 	const char *a = t->hosts[s->a], *b = s->b >= 0 ? t->hosts[s->b] : "";
 	char kind[EMIT_NAME_MAX] = "";
 	double v, e, x, fv, fe;
 	size_t k;
 
-	figures(s, &v, &e, &x, &fv, &fe);
+	topo_suspect_figures(s, &v, &e, &x, &fv, &fe);
 	if (s->tier >= 0 && s->tier < t->tree->ntiers)
 		emit_tier_kind(s->tier, kind);
 	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
@@ -133,8 +133,8 @@ static void suspect_text(const struct emit_topo *t, const struct suspect *s, cha
 		snprintf(why + k, wl - k, " (first pass %.4g, re-tested alone %.4g)", fv, v);
 }
 
-static const struct suspect *suspect_at(const struct emit_topo *t, const struct susp_list *l, int i,
-					      struct suspect *tmp)
+const struct suspect *topo_suspect_at(const struct emit_topo *t, const struct susp_list *l, int i,
+				       struct suspect *tmp)
 {
 	const struct infer_suspect *is;
 
@@ -154,13 +154,13 @@ static void suspects_write(FILE *f, const struct emit_topo *t, const struct susp
 	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
 	for (int i = 0; i < n; i++) {
 		struct suspect tmp;
-		const struct suspect *s = suspect_at(t, l, i, &tmp);
+		const struct suspect *s = topo_suspect_at(t, l, i, &tmp);
 		char hosts[600], why[1200];
 		const char *metric;
 		double v, e, x, fv, fe;
 
-		figures(s, &v, &e, &x, &fv, &fe);
-		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		topo_suspect_figures(s, &v, &e, &x, &fv, &fe);
+		topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
 		fprintf(f, "%s,", susp_kind_name(s->kind));
 		csv_field(f, hosts);
 		fprintf(f, ",%s", metric);
@@ -234,11 +234,11 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 		fprintf(f, "  suspects: %d%s\n", ns, t->suspects ? "" : " (candidates, not re-tested)");
 	for (int i = 0; i < ns && i < 10; i++) {
 		struct suspect tmp;
-		const struct suspect *s = suspect_at(t, t->suspects, i, &tmp);
+		const struct suspect *s = topo_suspect_at(t, t->suspects, i, &tmp);
 		char hosts[600], why[1200];
 		const char *metric;
 
-		suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
 		escape_term_line(f, "    %s: %s", susp_kind_name(s->kind), why); /* why names hosts */
 	}
 	if (ns > 10)

@@ -2,6 +2,7 @@
 #ifndef FP_TOPO_CSV_H
 #define FP_TOPO_CSV_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "emit.h"
@@ -21,6 +22,22 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t);
 void topo_csv_suspects(FILE *f, const struct emit_topo *t);
 /* retested.csv: the same columns, for the candidates that do not count (t->rest) */
 void topo_csv_retested(FILE *f, const struct emit_topo *t);
+/* A finding as its rows say it: the figure that counts (v, e, x: the confirming ones once
+ * re-tested) and the first pass's (fv, fe; NAN when not re-tested); its hosts ("a" or "a b"),
+ * the metric value is in, and the one-sentence reason. */
+struct suspect;
+struct susp_list;
+void topo_suspect_figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe);
+void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
+		       const char **metric, char *why, size_t wl);
+/* Finding i of l, or of the map's own candidates when l is NULL (built in tmp). */
+const struct suspect *topo_suspect_at(const struct emit_topo *t, const struct susp_list *l, int i,
+				       struct suspect *tmp);
+/* The map as one JSON object (summary.json's per-path "map"): its tiers (kind, groups with
+ * their members, p50 latency and bandwidth, % of line_rate_Gbps when known, the separation
+ * behind each tier), the findings that count and those that did not (as suspects.csv and
+ * retested.csv say them). indent: the spaces before each of its lines but the first. */
+void topo_json_map(FILE *f, const struct emit_topo *t, double line_rate_Gbps, int indent);
 /* tiers, groups and their hosts, suspects: what a person reads first */
 void topo_summary_print(FILE *f, const struct emit_topo *t);
 

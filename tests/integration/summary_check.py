@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""summary_check.py SUMMARY SCHEMA: validate a run's summary.json against docs/summary.schema.json
+(jsonschema, Debian's python3-jsonschema), check what the schema cannot (every host of a
+finding and of a group is one of the run's hosts; each tier's groups hold every host once),
+then print one line per fact for the shell tests to grep:
+  verdict RESULT EXIT
+  tiers PATH NTIERS GROUPS-PER-TIER (comma-separated)
+  finding PATH KIND HOSTS(+-joined) STATE
+  coll BACKEND PATH OP SIZE BUSBW PCT WRONG
+Exit 1 with the reason on stderr when the file is not valid."""
+import json
+import sys
+
+import jsonschema
+
+
+def main():
+    summary, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+    try:
+        jsonschema.Draft7Validator(schema).validate(summary)
+    except jsonschema.ValidationError as e:
+        print("summary_check: not valid: %s at %s" % (e.message, "/".join(map(str, e.absolute_path))), file=sys.stderr)
+        return 1
+    hosts = set(summary["run"]["hosts"])
+    v = summary["verdict"]
+    print("verdict", v["result"], v["exit_code"])
+    for p in summary["paths"]:
+        m = p["map"]
+        if m is None:
+            continue
+        for t in m["tier"]:
+            seen = [h for members in t["members"].values() for h in members]
+            if sorted(seen) != sorted(hosts) or len(t["members"]) != t["groups"]:
+                print("summary_check: %s tier %d: its groups do not hold every host once" % (p["path"], t["tier"]),
+                      file=sys.stderr)
+                return 1
+        print("tiers", p["path"], m["tiers"], ",".join(str(t["groups"]) for t in m["tier"]))
+        for f in m["findings"] + m["not_counted"]:
+            if not set(f["hosts"]) <= hosts:
+                print("summary_check: a finding names a host the run does not have: %s" % f["hosts"], file=sys.stderr)
+                return 1
+            print("finding", p["path"], f["kind"], "+".join(f["hosts"]), f["state"].replace(" ", "_"))
+    for c in summary["collectives"]:
+        print("coll", c["backend"], c["path"] or "-", c["op"], c["size_B"], c["busbw_GBps"], c["pct_line_rate"], c["wrong"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+/* topo_json.c — the latency map as JSON, for summary.json (topo_csv.h). Written from the
+ * same records as topology.csv, tiers.csv and suspects.csv, by the one JSON string rule
+ * (core/escape.h). */
+#include <math.h>
+#include <string.h>
+
+#include "core/escape.h"
+#include "fabric/judge/suspects.h"
+#include "topo_csv.h"
+
+static void jstr(FILE *f, const char *s)
+{
+	escape_json_write(f, s, 0);
+}
+
+/* a number, or null when not finite */
+static void jnum(FILE *f, const char *key, double v, int prec)
+{
+	fprintf(f, "\"%s\": ", key);
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+static void tier_json(FILE *f, const struct emit_topo *t, int k, double rate, const char *pad)
+{
+	const struct infer_result *r = t->tree;
+	char kind[EMIT_NAME_MAX];
+	int top = k == r->ntiers - 1;
+
+	emit_tier_kind(k, kind);
+	fprintf(f, "%s  {\"tier\": %d, \"switch\": \"%s\", \"groups\": %d, \"pairs\": %lld, ", pad, k, kind,
+		r->ngroups[k], r->npairs[k]);
+	jnum(f, "lat_p50_us", r->lat_p50_us[k], 3);
+	fputs(", ", f);
+	jnum(f, "bw_p50_GBps", r->bw_p50_GBps[k], 4);
+	fputs(", ", f);
+	jnum(f, "pct_line_rate", rate > 0 ? r->bw_p50_GBps[k] * 8 / rate * 100 : NAN, 1);
+	fputs(", \"separation\": ", f);
+	if (top) {
+		fputs("null", f);
+	} else {
+		fputc('{', f);
+		jnum(f, "z", r->sep_z[k], 1);
+		fputs(", ", f);
+		jnum(f, "sigmas", r->sep_step[k], 2);
+		fprintf(f, ", \"pairs\": %lld, \"within_pairs\": %lld}", r->sep_pairs[k], r->sep_within[k]);
+	}
+	/* the members of each group, in tree order */
+	fprintf(f, ",\n%s   \"members\": {", pad);
+	for (int g = 0; g < r->ngroups[k]; g++) {
+		char name[EMIT_NAME_MAX];
+		int first = 1;
+
+		emit_group_name(t, k, g, name);
+		fprintf(f, "%s\"%s\": [", g ? ", " : "", name);
+		for (int o = 0; o < t->n; o++) {
+			int node = r->order[o];
+
+			if (r->group[(size_t)k * t->n + node] != g)
+				continue;
+			fputs(first ? "" : ", ", f);
+			jstr(f, t->hosts[node]);
+			first = 0;
+		}
+		fputc(']', f);
+	}
+	fputs("}}", f);
+}
+
+static void findings_json(FILE *f, const struct emit_topo *t, const struct susp_list *l, const char *pad)
+{
+	int n = l ? l->n : t->tree->nsuspects;
+
+	fputc('[', f);
+	for (int i = 0; i < n; i++) {
+		struct suspect tmp;
+		const struct suspect *s = topo_suspect_at(t, l, i, &tmp);
+		char hosts[600], why[1200];
+		const char *metric;
+		double v, e, x, fv, fe;
+
+		topo_suspect_figures(s, &v, &e, &x, &fv, &fe);
+		topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+		fprintf(f, "%s\n%s  {\"kind\": \"%s\", \"hosts\": [", i ? "," : "", pad, susp_kind_name(s->kind));
+		jstr(f, t->hosts[s->a]);
+		if (s->b >= 0) {
+			fputs(", ", f);
+			jstr(f, t->hosts[s->b]);
+		}
+		fprintf(f, "], \"metric\": \"%s\", ", metric);
+		jnum(f, "value", v, 4);
+		fputs(", ", f);
+		jnum(f, "expected", e, 4);
+		fputs(", ", f);
+		jnum(f, "first_value", fv, 4);
+		fputs(", ", f);
+		jnum(f, "first_expected", fe, 4);
+		fprintf(f, ", \"state\": \"%s\", \"reason\": ", susp_state_name(s->state));
+		jstr(f, why);
+		fputc('}', f);
+	}
+	if (n)
+		fprintf(f, "\n%s ", pad);
+	fputc(']', f);
+}
+
+void topo_json_map(FILE *f, const struct emit_topo *t, double line_rate_Gbps, int indent)
+{
+	const struct infer_result *r = t->tree;
+	static const struct susp_list none = { 0 };
+	char pad[64];
+
+	snprintf(pad, sizeof pad, "%*s", indent < 60 ? indent : 60, "");
+	fprintf(f, "{\"tiers\": %d, \"noise\": ", r->ntiers);
+	if (isfinite(r->noise))
+		fprintf(f, "%.4f", r->noise);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n%s \"tier\": [\n", pad);
+	for (int k = 0; k < r->ntiers; k++) {
+		tier_json(f, t, k, line_rate_Gbps, pad);
+		fputs(k < r->ntiers - 1 ? ",\n" : "\n", f);
+	}
+	fprintf(f, "%s ],\n%s \"findings\": ", pad, pad);
+	findings_json(f, t, t->suspects, pad);
+	fprintf(f, ",\n%s \"not_counted\": ", pad);
+	findings_json(f, t, t->rest ? t->rest : &none, pad);
+	fputc('}', f);
+}
