@@ -151,3 +151,30 @@ void escape_prom_write(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void escape_xml_write(FILE *f, const char *s)
+{
+	static const char *const ent[128] = { ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
+					      ['\''] = "&apos;", ['\t'] = "&#9;", ['\n'] = "&#10;", ['\r'] = "&#13;" };
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		uint32_t c;
+		size_t n = utf8_decode(p, &c);
+
+		if (!n) { /* not UTF-8: one byte replaced */
+			fputs("&#xFFFD;", f);
+			p++;
+			continue;
+		}
+		p += n;
+		if (c < 128 && ent[c])
+			fputs(ent[c], f);
+		else if (c < 0x20 || c == 0x7f || c == 0xFFFE || c == 0xFFFF)
+			fputs("&#xFFFD;", f);
+		else if (c < 0x7f)
+			fputc((int)c, f);
+		else
+			fprintf(f, "&#x%X;", (unsigned)c);
+	}
+}

@@ -1,7 +1,7 @@
 /* escape.h — one escaping rule per output language, for text that comes from data (host
  * names, paths, run ids) and every writer of that language: the terminal and the comments
  * of generated files (ASCII only), YAML scalars (always double-quoted), shell words (single-
- * quoted) and JSON strings. Pure: no state, nothing but the FILE * or buffer given. */
+ * quoted), JSON strings, XML text and Prometheus label values. Pure: no state, nothing but the FILE * or buffer given. */
 #ifndef FP_ESCAPE_H
 #define FP_ESCAPE_H
 
@@ -43,6 +43,12 @@ void escape_shell_write(FILE *f, const char *s);
  * 0x20 and 0x7f as \u00XX, U+2028 and U+2029 as \u2028 and \u2029 (JavaScript's line ends),
  * other bytes as they are. s NULL writes "". */
 void escape_json_write(FILE *f, const char *s, unsigned flags);
+
+/* The XML rule (attribute values and text, XML 1.0): '&' '<' '>' '"' '\'' as entities, tab,
+ * LF and CR as character references (an attribute keeps them), every other non-ASCII code
+ * point as &#xH...; (the output is ASCII), and what XML 1.0 cannot hold at all (other control
+ * bytes, U+FFFE, U+FFFF, bytes that are not UTF-8) as &#xFFFD;, the replacement character. */
+void escape_xml_write(FILE *f, const char *s);
 
 /* The Prometheus rule (the text exposition format node_exporter's textfile collector reads):
  * s as one double-quoted label value, '\\' and '"' as \\ and \", LF as \n, every other byte

@@ -73,6 +73,9 @@ extern const struct run_stage run_stage_inventory, run_stage_pairs, run_stage_ma
 int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
 		      const char *verdict, int exit_code);
 
+/* rank 0: junit.xml (run_junit.c), the run's checks as JUnit test cases. 0 or FP_ERUNTIME. */
+int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,
+		    int exit_code);
 /* rank 0: fabprobe.prom (run_prom.c), the run as Prometheus gauges (node_exporter's textfile
  * collector format); the pairs' series only up to RUN_PROM_PAIRS_MAX nodes (n^2 of them).
  * 0 or FP_ERUNTIME. */

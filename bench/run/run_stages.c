@@ -83,6 +83,8 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 			LOG_ERROR("summary.json could not be written (the other files stand)");
 		if (run_prom_write(w, ro, &st, rc))
 			LOG_ERROR("fabprobe.prom could not be written (the other files stand)");
+		if (run_junit_write(w, ro, &st, line, rc))
+			LOG_ERROR("junit.xml could not be written (the other files stand)");
 	}
 	run_maps_free(&st.mp);
 	p2p_result_free(&st.res);

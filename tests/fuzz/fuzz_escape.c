@@ -225,6 +225,54 @@ static void check_prom(const char *s, char *dec)
 	free(o.text);
 }
 
+/* The XML rule: printable ASCII, no raw '<' '>' '"' '\'', every '&' a whole reference;
+ * without a replacement character in it, its decoding is s. */
+static void check_xml(const char *s, char *dec)
+{
+	static const struct { const char *e; char c; } named[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' },
+								     { "&quot;", '"' }, { "&apos;", '\'' } };
+	struct fuzz_out o;
+	size_t n = 0;
+	int replaced = 0;
+
+	out_open(&o);
+	escape_xml_write(o.f, s);
+	out_close(&o);
+	check_ascii("xml", o.text, o.len);
+	for (size_t i = 0; i < o.len; i++) {
+		char c = o.text[i];
+		size_t k;
+
+		FUZZ_ASSERT(c != '<' && c != '>' && c != '"' && c != '\'', "xml: raw '%c' at %zu", c, i);
+		if (c != '&') {
+			if (!replaced)
+				dec[n++] = c;
+			continue;
+		}
+		for (k = 0; k < 5 && strncmp(o.text + i, named[k].e, strlen(named[k].e)); k++)
+			;
+		if (k < 5) {
+			if (!replaced)
+				dec[n++] = named[k].c;
+			i += strlen(named[k].e) - 1;
+			continue;
+		}
+		FUZZ_ASSERT(o.text[i + 1] == '#', "xml: '&' not a reference at %zu", i);
+		int x = o.text[i + 2] == 'x';
+		char *end;
+		long cp = strtol(o.text + i + 2 + x, &end, x ? 16 : 10);
+
+		FUZZ_ASSERT(*end == ';' && end > o.text + i + 2 + x, "xml: bad reference at %zu", i);
+		i = (size_t)(end - o.text);
+		if (cp == 0xFFFD) /* what it replaced may have been shorter: no decoding to compare */
+			replaced = 1;
+		else if (!replaced)
+			n += utf8_put(cp, dec + n);
+	}
+	FUZZ_ASSERT(replaced || (n == strlen(s) && !memcmp(dec, s, n)), "xml: decodes to something else");
+	free(o.text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1), *dec = malloc(size + 1);
@@ -239,6 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_term(p, dec);
 		check_json(p, dec);
 		check_prom(p, dec);
+		check_xml(p, dec);
 	}
 	free(s);
 	free(dec);

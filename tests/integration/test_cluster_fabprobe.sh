@@ -90,6 +90,13 @@ src=$?
 expect "run 1: summary.json valid against docs/summary.schema.json$(grep -m1 summary_check "$tmp/sum1" | sed 's/^/: /')" [ $src -eq 0 ]
 expect "run 1: summary.json: PASS with exit 0, both paths 2 tiers of 3 and 1 groups, no finding that counts" \
 	sh -c "grep -qx 'verdict PASS 0' '$tmp/sum1' && grep -qx 'tiers mpi 2 3,1' '$tmp/sum1' && grep -qx 'tiers tcp:eth0 2 3,1' '$tmp/sum1' && ! grep -q '^finding .* held$' '$tmp/sum1'"
+# junit.xml: loaded by a standard JUnit consumer; a healthy run has no failed case
+JCHECK=(/usr/bin/python3 tests/integration/junit_check.py)
+"${JCHECK[@]}" "$tmp/run1/junit.xml" > "$tmp/junit1" 2>&1
+src=$?
+expect "run 1: junit.xml loads in junitparser, the suites' counts match their cases$(grep -m1 junit_check "$tmp/junit1" | sed 's/^/: /')" [ $src -eq 0 ]
+expect "run 1: junit.xml: 8 node cases per path, every case green" \
+	sh -c "grep -qx 'suite pairs_mpi 8 0' '$tmp/junit1' && grep -qx 'suite pairs_tcp:eth0 8 0' '$tmp/junit1' && ! grep -q '^fail' '$tmp/junit1'"
 # fabprobe.prom: parsed by the Prometheus client's own parser, every family a gauge
 PCHECK=(/usr/bin/python3 tests/integration/prom_check.py)
 "${PCHECK[@]}" "$tmp/run1/fabprobe.prom" > "$tmp/prom1" 2>&1
@@ -207,6 +214,12 @@ expect "slow run 1: summary.json: FAIL with exit 1, node05 a low_bw_node that he
 expect "slow run 1: summary.json: the ring over tcp:eth0 at its largest size, with % of line rate, no wrong element" \
 	grep -Eq '^coll ring tcp:eth0 allreduce [0-9]+ [0-9.]+ [0-9.]+ 0$' "$tmp/sumslow"
 expect "slow run 1: report.html links summary.json" grep -q '<a href="summary.json">summary.json</a>' "$tmp/slow1/report.html"
+"${JCHECK[@]}" "$tmp/slow1/junit.xml" > "$tmp/junitslow" 2>&1
+src=$?
+expect "slow run 1: junit.xml loads in junitparser$(grep -m1 junit_check "$tmp/junitslow" | sed 's/^/: /')" [ $src -eq 0 ]
+expect "slow run 1: junit.xml: node05's case failed, every other node's green; the verdict and the ring below --min-pct failed" \
+	sh -c "grep -Eq '^fail pairs_[^ ]+ node05$' '$tmp/junitslow' && [ \$(grep '^fail pairs_' '$tmp/junitslow' | grep -vc ' node05$') -eq 0 ] &&
+	grep -qx 'fail verdict fabprobe run' '$tmp/junitslow' && grep -q '^fail collectives ring over tcp:eth0 allreduce float sum, ' '$tmp/junitslow'"
 "${PCHECK[@]}" "$tmp/slow1/fabprobe.prom" > "$tmp/promslow" 2>&1
 src=$?
 expect "slow run 1: fabprobe.prom parses$(grep -m1 prom_check "$tmp/promslow" | sed 's/^/: /')" [ $src -eq 0 ]

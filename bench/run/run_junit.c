@@ -1,0 +1,197 @@
+/* run_junit.c — junit.xml (run_stage.h): the run's checks as JUnit test cases, for the CI
+ * systems that show them red or green. One suite per stage: the inventory, each path's
+ * nodes (a node fails on a path where its pairs were not all measured or a finding on it
+ * held) and links (each finding on a pair that held), each path's map (a case per tier),
+ * the collectives (a case per sweep: a wrong element, or below --min-pct), the judges, and
+ * the verdict. Written by rank 0 from the run's records; every text through the one XML rule
+ * (core/escape.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/escape.h"
+#include "core/results.h"
+#include "fabric/emit/topo_csv.h"
+#include "run_stage.h"
+
+/* one test case: name, the failure's message (NULL: passed) and what it measured (NULL: none,
+ * as system-out: the name stays the same from run to run, so that a CI keeps its history) */
+static void tcase_out(FILE *f, const char *cls, const char *name, const char *failure, const char *out)
+{
+	fputs("    <testcase classname=\"", f);
+	escape_xml_write(f, cls);
+	fputs("\" name=\"", f);
+	escape_xml_write(f, name);
+	if (!failure && !out) {
+		fputs("\"/>\n", f);
+		return;
+	}
+	fputs("\">\n", f);
+	if (failure) {
+		fputs("      <failure message=\"", f);
+		escape_xml_write(f, failure);
+		fputs("\"/>\n", f);
+	}
+	if (out) {
+		fputs("      <system-out>", f);
+		escape_xml_write(f, out);
+		fputs("</system-out>\n", f);
+	}
+	fputs("    </testcase>\n", f);
+}
+
+static void tcase(FILE *f, const char *cls, const char *name, const char *failure)
+{
+	tcase_out(f, cls, name, failure, NULL);
+}
+
+static void suite_open(FILE *f, const char *name, int tests, int failures)
+{
+	fputs("  <testsuite name=\"", f);
+	escape_xml_write(f, name);
+	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n", tests, failures);
+}
+
+/* the directions of node a on m not measured (either way, with any peer) */
+static int node_unmeasured(const struct p2p_matrices *m, int a)
+{
+	int k = 0;
+
+	for (int b = 0; b < m->n; b++)
+		if (b != a && m->bw && (isnan(m->bw[(size_t)a * m->n + b]) || isnan(m->bw[(size_t)b * m->n + a])))
+			k++;
+	return k;
+}
+
+/* the reason of the first finding on node a of path p that held, into why; 0 when none */
+static int node_finding(const struct emit_topo *t, const struct run_path_map *p, int a, char *why, size_t len)
+{
+	for (int k = 0; k < p->held.n; k++) {
+		const struct suspect *s = &p->held.s[k];
+		char hosts[600];
+		const char *metric;
+
+		if (s->state == SUSP_HELD && s->b < 0 && s->a == a) {
+			topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, len);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void path_suites(FILE *f, const struct world *w, const struct run_maps *mp)
+{
+	for (int i = 0; i < mp->npaths; i++) {
+		const struct run_path_map *p = &mp->p[i];
+		const struct infer_result *r = run_maps_map(mp, i);
+		struct emit_topo t = { .n = w->nep, .hosts = (const char *const *)w->labels, .tree = r };
+		char suite[P2P_PATH_MAX + 16], why[1400];
+		int links = 0, fails = 0;
+
+		for (int k = 0; k < p->held.n; k++)
+			links += p->held.s[k].state == SUSP_HELD && p->held.s[k].b >= 0;
+		for (int a = 0; a < w->nep; a++)
+			fails += node_unmeasured(p->m, a) > 0 || (r && node_finding(&t, p, a, why, sizeof why));
+		snprintf(suite, sizeof suite, "pairs %s", p->m->path);
+		suite_open(f, suite, w->nep + links, fails + links);
+		for (int a = 0; a < w->nep; a++) {
+			int un = node_unmeasured(p->m, a);
+
+			if (r && node_finding(&t, p, a, why, sizeof why))
+				tcase(f, suite, w->labels[a], why);
+			else if (un) {
+				snprintf(why, sizeof why, "%s: %d direction%s with its peers not measured on %s (p2p.csv says why)",
+					 w->labels[a], un, un == 1 ? "" : "s", p->m->path);
+				tcase(f, suite, w->labels[a], why);
+			} else {
+				tcase(f, suite, w->labels[a], NULL);
+			}
+		}
+		for (int k = 0; k < p->held.n && r; k++) {
+			const struct suspect *s = &p->held.s[k];
+			char hosts[600], name[700];
+			const char *metric;
+
+			if (s->state != SUSP_HELD || s->b < 0)
+				continue;
+			topo_suspect_text(&t, s, hosts, sizeof hosts, &metric, why, sizeof why);
+			snprintf(name, sizeof name, "%s %s", susp_kind_name(s->kind), hosts);
+			tcase(f, suite, name, why);
+		}
+		fputs("  </testsuite>\n", f);
+		if (!r)
+			continue;
+		snprintf(suite, sizeof suite, "map %s", p->m->path);
+		suite_open(f, suite, r->ntiers, 0);
+		for (int k = 0; k < r->ntiers; k++) {
+			char kind[EMIT_NAME_MAX], name[64], fig[200];
+
+			emit_tier_kind(k, kind);
+			snprintf(name, sizeof name, "tier %d (%s)", k, kind);
+			snprintf(fig, sizeof fig, "%d group%s, %lld pairs, p50 %.2f us, %.4f GB/s", r->ngroups[k],
+				 r->ngroups[k] == 1 ? "" : "s", r->npairs[k], r->lat_p50_us[k], r->bw_p50_GBps[k]);
+			tcase_out(f, suite, name, NULL, fig);
+		}
+		fputs("  </testsuite>\n", f);
+	}
+}
+
+static void coll_suite(FILE *f, const struct run_state *st)
+{
+	const struct coll_summary *cs = &st->coll;
+	double min = st->c->min_pct;
+	int fails = 0;
+
+	for (int i = 0; i < cs->nsweeps; i++) {
+		const struct coll_sweep_sum *x = &cs->sweep[i];
+		double pct = x->line_rate_Gbps > 0 ? x->busbw_GBps * 8 / x->line_rate_Gbps * 100 : NAN;
+
+		fails += x->wrong > 0 || (min > 0 && !strcmp(x->op, "allreduce") && pct < min);
+	}
+	suite_open(f, "collectives", cs->nsweeps, fails);
+	for (int i = 0; i < cs->nsweeps; i++) {
+		const struct coll_sweep_sum *x = &cs->sweep[i];
+		double pct = x->line_rate_Gbps > 0 ? x->busbw_GBps * 8 / x->line_rate_Gbps * 100 : NAN;
+		char name[200], why[300], fig[120];
+
+		snprintf(name, sizeof name, "%s%s%s %s %s%s%s, %llu B", x->backend, x->path[0] ? " over " : "", x->path, x->op,
+			 x->dtype, x->redop[0] ? " " : "", x->redop, (unsigned long long)x->size_B);
+		snprintf(fig, sizeof fig, "busbw %.4f GB/s", x->busbw_GBps);
+		if (x->wrong > 0)
+			snprintf(why, sizeof why, "%lld wrong element(s) in the checked results (collectives.csv)", x->wrong);
+		else if (min > 0 && !strcmp(x->op, "allreduce") && pct < min)
+			snprintf(why, sizeof why, "busbw %.1f %% of the %.1f Gbit/s line rate, below --min-pct %g", pct,
+				 x->line_rate_Gbps, min);
+		tcase_out(f, "collectives", name,
+			  x->wrong > 0 || (min > 0 && !strcmp(x->op, "allreduce") && pct < min) ? why : NULL, fig);
+	}
+	fputs("  </testsuite>\n", f);
+}
+
+int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,
+		    int exit_code)
+{
+	struct results_file out;
+	FILE *f;
+
+	if (results_tmp_open(&out, ro->dir, "junit.xml"))
+		return FP_ERUNTIME;
+	f = out.f;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabprobe run ", f);
+	escape_xml_write(f, ro->run_id);
+	fputs("\">\n", f);
+	suite_open(f, "inventory", 1, st->c->no_inventory ? 0 : st->irc != 0);
+	tcase(f, "inventory", "every node alike", st->c->no_inventory ? NULL : st->irc ?
+	      "the nodes differ: inventory_mismatch.csv names them" : NULL);
+	fputs("  </testsuite>\n", f);
+	path_suites(f, w, &st->mp);
+	if (!st->c->no_coll)
+		coll_suite(f, st);
+	suite_open(f, "judges", 1, st->jrc != 0);
+	tcase(f, "judges", "baseline, expectations and declared cabling", st->jrc ? st->verdict : NULL);
+	fputs("  </testsuite>\n", f);
+	suite_open(f, "verdict", 1, exit_code != 0);
+	tcase(f, "verdict", "fabprobe run", exit_code ? verdict : NULL);
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
+}
