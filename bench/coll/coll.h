@@ -152,12 +152,12 @@ int coll_sweep(uint64_t min, uint64_t max, long factor, uint64_t step, uint64_t 
 	       char *err);
 
 /* One out-of-place all-reduce (float sum) of bytes through a backend ("mpi", "ring" over
- * path) over comm's ranks in their rank order: warmup untimed, iters timed, then a checked run
- * on fresh inputs. *t_s: the slowest rank's mean time per op, *wrong: the wrong elements over
- * every rank. Collective over comm. 0, 1 when it cannot run there (why: the same on every
- * rank), or FP_E* after logging. */
+ * path) over comm's ranks in their rank order: warmup untimed, iters timed, then (check) a
+ * checked run on fresh inputs. *t_s: the slowest rank's mean time per op, *wrong: the wrong
+ * elements over every rank (0 unchecked). Collective over comm. 0, 1 when it cannot run there
+ * (why: the same on every rank), or FP_E* after logging. */
 int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, const char *host, uint64_t bytes,
-			long warmup, long iters, double *t_s, long long *wrong, char *why, size_t len);
+			long warmup, long iters, int check, double *t_s, long long *wrong, char *why, size_t len);
 
 /* The first GPU backend this build has (its path in the inventory's paths.csv), NULL when
  * none: what the command layer tells the inventory. */

@@ -340,7 +340,15 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 		int rc = susp_hide(&p->first, &p->r1, p->m->n, p->retested, p->m->bw, &h);
 
 		if (!rc && p->nretest) {
-			rc = infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r2) ? FP_ERUNTIME : 0;
+			/* most figures of the redraw are still the first pass's: its noise is no less than
+			 * the first map found, however precise the few re-measured pairs read (a pair
+			 * measured again, alone and longer, reads a lower minimum; without this floor a
+			 * node whose pairs were not among them stood out against them) */
+			struct infer_opts io2 = io;
+
+			if (p->have_r1 && p->r1.noise_us > io2.noise_us)
+				io2.noise_us = p->r1.noise_us;
+			rc = infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io2, &p->r2) ? FP_ERUNTIME : 0;
 			p->have_r2 = !rc;
 		}
 		if (!rc && (susp_candidates(map_of(p), &jm, &jo, &p->after) ||

@@ -8,7 +8,7 @@ report_check.py dom DUMP.html RESULTS-DIR N PATHS NAME [METRICS]   the DOM Chrom
 report_check.py pixels SHOT.png DUMP.html RESULTS-DIR NAME   the screenshot: not blank, and
     in the latency map cells inside a leaf block differ from those outside as latencies do
 """
-import base64, csv, html.parser, statistics, struct, sys, zlib
+import base64, csv, html.parser, os, re, statistics, struct, sys, zlib
 
 failed = 0
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -127,9 +127,15 @@ def dom(dump, rdir, n, paths, name, metrics=("latency", "bandwidth")):
     d = parse(dump)
     body = [a for t, a, _ in d.elems if t == "body"]
     check(name + ": the page's script ran to its end (body data-js=ok)", body and body[0].get("data-js") == "ok")
+    # a file of the run itself, beside the page (summary.json), is the one link allowed: it
+    # must exist there, and a plain name cannot leave the directory
+    def beside(h):
+        return re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", h) is not None and os.path.isfile(os.path.join(rdir, h))
     ext = [(t, a) for t, a, _ in d.elems if "src" in a or t in ("link", "iframe", "object", "embed") or
-           ("href" in a and not (a["href"].startswith("#") or a["href"].startswith("data:image/png;base64,")))]
-    check(name + ": nothing external (no src, no link, hrefs only #… and data:image/png)", not ext, str(ext[:3]))
+           ("href" in a and not (a["href"].startswith("#") or a["href"].startswith("data:image/png;base64,") or
+                                 beside(a["href"])))]
+    check(name + ": nothing external (no src, no link, hrefs only #…, data:image/png and the run's own files)",
+          not ext, str(ext[:3]))
     handlers = [(t, k) for t, a, _ in d.elems for k in a if k.startswith("on")]
     check(name + ": no element has an event handler attribute", not handlers, str(handlers[:3]))
     check(name + ": no <img> element (host names cannot inject one)", not [1 for t, _, _ in d.elems if t == "img"])

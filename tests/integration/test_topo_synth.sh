@@ -91,6 +91,18 @@ for f in $E/*.p2p.csv; do
 	fi
 done
 expect "emulated cluster, the degraded node05 named as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/emu-d1/suspects.csv"
+# a partial re-measurement (c1, README): the redraw takes the first map's noise as its floor,
+# as run's confirmation does, and the racks stand; without the floor, it invents a tier
+./fabprobe topo $E/c1.first.csv --path tcp:eth0 -o "$tmp/c1a" > "$tmp/c1a.txt" 2>&1
+nu=$(sed -n 's/^latency map: .*, \([0-9.]*\) us at the lowest tier)$/\1/p' "$tmp/c1a.txt")
+expect "captured c1, first pass: racks 4,3,3,2 recovered (noise ${nu:-?} us at the lowest tier)" sh -c \
+	"grep -q 'latency map: 2 tiers' '$tmp/c1a.txt' && $(declare -f same_groups); same_groups '$tmp/c1a/topology.csv' 3 $E/truth-4332.csv 2"
+./fabprobe topo $E/c1.confirmed.csv --path tcp:eth0 --noise-us "${nu:-0.2}" -o "$tmp/c1b" > "$tmp/c1b.txt" 2>&1
+expect "captured c1, re-measured pairs in place, the first map's noise as floor: racks still exact, 2 tiers" sh -c \
+	"grep -q 'latency map: 2 tiers' '$tmp/c1b.txt' && $(declare -f same_groups); same_groups '$tmp/c1b/topology.csv' 3 $E/truth-4332.csv 2"
+./fabprobe topo $E/c1.confirmed.csv --path tcp:eth0 -o "$tmp/c1c" > "$tmp/c1c.txt" 2>&1
+expect "captured c1, the same without the floor: the trap the floor closes (a tier that follows no switch)" \
+	grep -q 'latency map: 3 tiers' "$tmp/c1c.txt"
 
 # what the terminal and tiers.csv say
 d=$tmp/"one switch, 8 nodes, 3% noise: one group-1"
