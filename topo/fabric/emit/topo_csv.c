@@ -147,29 +147,30 @@ const struct suspect *topo_suspect_at(const struct emit_topo *t, const struct su
 	return tmp;
 }
 
+void topo_finding_get(const struct emit_topo *t, const struct susp_list *l, int i, struct topo_finding *out)
+{
+	out->s = topo_suspect_at(t, l, i, &out->tmp);
+	topo_suspect_figures(out->s, &out->v, &out->e, &out->x, &out->fv, &out->fe);
+	topo_suspect_text(t, out->s, out->hosts, sizeof out->hosts, &out->metric, out->why, sizeof out->why);
+}
+
 static void suspects_write(FILE *f, const struct emit_topo *t, const struct susp_list *l)
 {
 	int n = l ? l->n : t->tree->nsuspects;
+	struct topo_finding x;
 
 	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
 	for (int i = 0; i < n; i++) {
-		struct suspect tmp;
-		const struct suspect *s = topo_suspect_at(t, l, i, &tmp);
-		char hosts[600], why[1200];
-		const char *metric;
-		double v, e, x, fv, fe;
-
-		topo_suspect_figures(s, &v, &e, &x, &fv, &fe);
-		topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "%s,", susp_kind_name(s->kind));
-		csv_field(f, hosts);
-		fprintf(f, ",%s", metric);
-		num(f, v, 4);
-		num(f, e, 4);
-		num(f, fv, 4);
-		num(f, fe, 4);
-		fprintf(f, ",%s,", susp_state_name(s->state));
-		csv_field(f, why);
+		topo_finding_get(t, l, i, &x);
+		fprintf(f, "%s,", susp_kind_name(x.s->kind));
+		csv_field(f, x.hosts);
+		fprintf(f, ",%s", x.metric);
+		num(f, x.v, 4);
+		num(f, x.e, 4);
+		num(f, x.fv, 4);
+		num(f, x.fe, 4);
+		fprintf(f, ",%s,", susp_state_name(x.s->state));
+		csv_field(f, x.why);
 		fputc('\n', f);
 	}
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "emit.h"
+#include "fabric/judge/suspects.h"
 
 /* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order;
  * offset_us: the node's share of every latency, against the median node (slow > 0) */
@@ -25,14 +26,21 @@ void topo_csv_retested(FILE *f, const struct emit_topo *t);
 /* A finding as its rows say it: the figure that counts (v, e, x: the confirming ones once
  * re-tested) and the first pass's (fv, fe; NAN when not re-tested); its hosts ("a" or "a b"),
  * the metric value is in, and the one-sentence reason. */
-struct suspect;
-struct susp_list;
 void topo_suspect_figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe);
 void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
 		       const char **metric, char *why, size_t wl);
 /* Finding i of l, or of the map's own candidates when l is NULL (built in tmp). */
 const struct suspect *topo_suspect_at(const struct emit_topo *t, const struct susp_list *l, int i,
 				       struct suspect *tmp);
+/* Finding i of l (as topo_suspect_at) with everything its rows say: figures and text. */
+struct topo_finding {
+	const struct suspect *s;
+	struct suspect tmp;
+	char hosts[600], why[1200];
+	const char *metric;
+	double v, e, x, fv, fe;
+};
+void topo_finding_get(const struct emit_topo *t, const struct susp_list *l, int i, struct topo_finding *out);
 /* The map as one JSON object (summary.json's per-path "map"): its tiers (kind, groups with
  * their members, p50 latency and bandwidth, % of line_rate_Gbps when known, the separation
  * behind each tier), the findings that count and those that did not (as suspects.csv and

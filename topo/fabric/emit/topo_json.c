@@ -72,33 +72,27 @@ static void tier_json(FILE *f, const struct emit_topo *t, int k, double rate, co
 static void findings_json(FILE *f, const struct emit_topo *t, const struct susp_list *l, const char *pad)
 {
 	int n = l ? l->n : t->tree->nsuspects;
+	struct topo_finding x;
 
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
-		struct suspect tmp;
-		const struct suspect *s = topo_suspect_at(t, l, i, &tmp);
-		char hosts[600], why[1200];
-		const char *metric;
-		double v, e, x, fv, fe;
-
-		topo_suspect_figures(s, &v, &e, &x, &fv, &fe);
-		topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, sizeof why);
-		fprintf(f, "%s\n%s  {\"kind\": \"%s\", \"hosts\": [", i ? "," : "", pad, susp_kind_name(s->kind));
-		jstr(f, t->hosts[s->a]);
-		if (s->b >= 0) {
+		topo_finding_get(t, l, i, &x);
+		fprintf(f, "%s\n%s  {\"kind\": \"%s\", \"hosts\": [", i ? "," : "", pad, susp_kind_name(x.s->kind));
+		jstr(f, t->hosts[x.s->a]);
+		if (x.s->b >= 0) {
 			fputs(", ", f);
-			jstr(f, t->hosts[s->b]);
+			jstr(f, t->hosts[x.s->b]);
 		}
-		fprintf(f, "], \"metric\": \"%s\", ", metric);
-		jnum(f, "value", v, 4);
+		fprintf(f, "], \"metric\": \"%s\", ", x.metric);
+		jnum(f, "value", x.v, 4);
 		fputs(", ", f);
-		jnum(f, "expected", e, 4);
+		jnum(f, "expected", x.e, 4);
 		fputs(", ", f);
-		jnum(f, "first_value", fv, 4);
+		jnum(f, "first_value", x.fv, 4);
 		fputs(", ", f);
-		jnum(f, "first_expected", fe, 4);
-		fprintf(f, ", \"state\": \"%s\", \"reason\": ", susp_state_name(s->state));
-		jstr(f, why);
+		jnum(f, "first_expected", x.fe, 4);
+		fprintf(f, ", \"state\": \"%s\", \"reason\": ", susp_state_name(x.s->state));
+		jstr(f, x.why);
 		fputc('}', f);
 	}
 	if (n)
