@@ -243,9 +243,30 @@ static void sweep_heading(const struct coll_run *run, const struct coll_backend 
 	coll_table_header(stdout);
 }
 
-/* rank 0: a sweep's largest size into the summary */
+/* rank 0: an all-reduce of a path with a known line rate, at its largest size, below
+ * --min-pct: said, and counted for the verdict (1); else 0 */
+static int line_rate_judge(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
+{
+	double pct = coll_pct_line_rate(run->last_busbw, run->rate);
+
+	if (run->o->min_pct <= 0 || c->op->id != COLL_ALLREDUCE || !run->last_size || !(pct < run->o->min_pct))
+		return 0; /* (an unknown rate gives NAN: never below) */
+	printf("coll %s over %s: all-reduce busbw %.3f GB/s at %llu B is %.1f %% of the %.1f Gbit/s line rate, "
+	       "below --min-pct %g\n", be->name, run->path, run->last_busbw, (unsigned long long)run->last_size, pct,
+	       run->rate, run->o->min_pct);
+	if (run->sum) {
+		size_t k = strlen(run->sum->low);
+
+		snprintf(run->sum->low + k, sizeof run->sum->low - k, "%s%s %.0f%%", k ? ", " : "", run->path, pct);
+		run->sum->nlow++;
+	}
+	return 1;
+}
+
+/* rank 0: a sweep's largest size into the summary, with the line-rate verdict on it */
 static void sweep_note(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
 {
+	int low = line_rate_judge(run, be, c);
 	struct coll_sweep_sum *x;
 
 	if (!run->sum || !run->last_size || run->sum->nsweeps >= COLL_SUMMARY_SWEEPS)
@@ -260,26 +281,7 @@ static void sweep_note(struct coll_run *run, const struct coll_backend *be, cons
 	x->busbw_GBps = run->last_busbw;
 	x->line_rate_Gbps = run->rate;
 	x->wrong = run->sweep_wrong;
-}
-
-/* rank 0: an all-reduce of a path with a known line rate, at its largest size, below
- * --min-pct: said, and counted for the verdict */
-static void line_rate_judge(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
-{
-	double pct = run->last_busbw * 8 / run->rate * 100;
-
-	if (run->o->min_pct <= 0 || isnan(run->rate) || c->op->id != COLL_ALLREDUCE || !run->last_size ||
-	    !(pct < run->o->min_pct))
-		return;
-	printf("coll %s over %s: all-reduce busbw %.3f GB/s at %llu B is %.1f %% of the %.1f Gbit/s line rate, "
-	       "below --min-pct %g\n", be->name, run->path, run->last_busbw, (unsigned long long)run->last_size, pct,
-	       run->rate, run->o->min_pct);
-	if (run->sum) {
-		size_t k = strlen(run->sum->low);
-
-		snprintf(run->sum->low + k, sizeof run->sum->low - k, "%s%s %.0f%%", k ? ", " : "", run->path, pct);
-		run->sum->nlow++;
-	}
+	x->below_min_pct = low;
 }
 
 static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *ctx, int op_id,
@@ -312,7 +314,6 @@ static int sweep_run(struct coll_run *run, const struct coll_backend *be, void *
 	if (env->rank == 0 && !why && rc == 0) {
 		printf("# Avg bus bandwidth    : %g\n", nbw ? bw / nbw : 0.0);
 		sweep_note(run, be, &c);
-		line_rate_judge(run, be, &c);
 	}
 	return rc;
 }
@@ -346,21 +347,32 @@ static int backend_probe(const struct coll_backend *be, const struct coll_env *e
 	return 0;
 }
 
+/* Collective over env's ranks: the backend opened on every rank (0), or cannot run there (1:
+ * why, the same everywhere), or failed on some rank (FP_ERUNTIME, said); closed unless 0. */
+static int backend_open(const struct coll_backend *be, const struct coll_env *env, void **ctx, char *why, size_t len)
+{
+	int rc = be->open(env, ctx, why, len), worst = 0, skip = rc == 1;
+
+	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, env->comm));
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, env->comm));
+	if (worst == 0 && !skip)
+		return 0;
+	be->close(*ctx); /* NULL where open failed */
+	*ctx = NULL;
+	return worst < 0 || rc == 0 ? failed(be, "opening (see the errors above)") : 1;
+}
+
 /* Every op, datatype and reduction of the options through one backend (over env's ranks). */
 static int backend_run(struct coll_run *run, const struct coll_backend *be, const struct coll_env *env)
 {
 	const struct coll_opts *o = run->o;
 	void *ctx = NULL;
 	char why[320] = "";
-	int rc = be->open(env, &ctx, why, sizeof why), worst = 0, skip = rc == 1;
+	int rc = backend_open(be, env, &ctx, why, sizeof why);
 
-	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, env->comm));
-	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, env->comm));
-	if (worst < 0 || (skip && rc == 0)) {
-		be->close(ctx);
-		return failed(be, "opening (see the errors above)");
-	}
-	if (skip) {
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
 		if (env->rank == 0)
 			printf("#\n# %s over %s: skipped: %s\n", be->name, env->path, why);
 		return 0;
@@ -494,7 +506,7 @@ int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, co
 	void *ctx = NULL;
 	double t = NAN;
 	long long bad;
-	int rc, worst, skip;
+	int rc;
 
 	if (!be || be->absent) {
 		snprintf(why, len, "no backend %s in this build", backend);
@@ -509,14 +521,8 @@ int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, co
 	struct coll_case c = { .op = &coll_ops[COLL_ALLREDUCE], .dtype = &coll_dtypes[COLL_FLOAT], .redop = COLL_SUM,
 			       .root = -1, .count = bytes / sizeof(float), .rank = env.rank, .nranks = env.nranks };
 
-	rc = be->open(&env, &ctx, why, len);
-	skip = rc == 1;
-	CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, comm));
-	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, comm));
-	if (worst < 0 || skip) {
-		be->close(ctx);
-		return worst < 0 ? failed(be, "opening (see the errors above)") : 1;
-	}
+	if ((rc = backend_open(be, &env, &ctx, why, len)))
+		return rc;
 	rc = time_case(&run, be, ctx, &c, &t) || (check && check_case(&run, be, ctx, &c, &chk)) ? failed(be, "one all-reduce")
 											       : 0;
 	be->close(ctx);

@@ -106,6 +106,7 @@ struct coll_summary {
 		double busbw_GBps;       /* the better of out of place and in place */
 		double line_rate_Gbps;   /* NAN when unknown */
 		long long wrong;         /* wrong elements over the sweep's rows */
+		int below_min_pct;       /* an all-reduce below --min-pct (line_rate_judge) */
 	} sweep[COLL_SUMMARY_SWEEPS];
 };
 

@@ -31,7 +31,7 @@ void coll_csv_row(FILE *f, const struct coll_row *r)
 		.algbw_GBps = r->algbw, .busbw_GBps = r->busbw, .wrong = r->wrong,
 		.status = coll_status_name(r->status), .path = r->path,
 		.line_rate_Gbps = r->line_rate_Gbps > 0 ? r->line_rate_Gbps : NAN,
-		.pct_line_rate = r->line_rate_Gbps > 0 ? r->busbw * 8 / r->line_rate_Gbps * 100 : NAN,
+		.pct_line_rate = coll_pct_line_rate(r->busbw, r->line_rate_Gbps),
 	};
 
 	coll_csv_write(f, &row);

@@ -12,6 +12,7 @@
 #include "core/escape.h"
 #include "core/results.h"
 #include "fabric/emit/topo_csv.h"
+#include "fabric/io/coll_csv.h"
 #include "run_stage.h"
 
 /* one test case: name, the failure's message (NULL: passed) and what it measured (NULL: none,
@@ -139,31 +140,24 @@ static void path_suites(FILE *f, const struct world *w, const struct run_maps *m
 static void coll_suite(FILE *f, const struct run_state *st)
 {
 	const struct coll_summary *cs = &st->coll;
-	double min = st->c->min_pct;
 	int fails = 0;
 
-	for (int i = 0; i < cs->nsweeps; i++) {
-		const struct coll_sweep_sum *x = &cs->sweep[i];
-		double pct = x->line_rate_Gbps > 0 ? x->busbw_GBps * 8 / x->line_rate_Gbps * 100 : NAN;
-
-		fails += x->wrong > 0 || (min > 0 && !strcmp(x->op, "allreduce") && pct < min);
-	}
+	for (int i = 0; i < cs->nsweeps; i++)
+		fails += cs->sweep[i].wrong > 0 || cs->sweep[i].below_min_pct;
 	suite_open(f, "collectives", cs->nsweeps, fails);
 	for (int i = 0; i < cs->nsweeps; i++) {
 		const struct coll_sweep_sum *x = &cs->sweep[i];
-		double pct = x->line_rate_Gbps > 0 ? x->busbw_GBps * 8 / x->line_rate_Gbps * 100 : NAN;
-		char name[200], why[300], fig[120];
+		char name[200], why[300] = "", fig[120];
 
 		snprintf(name, sizeof name, "%s%s%s %s %s%s%s, %llu B", x->backend, x->path[0] ? " over " : "", x->path, x->op,
 			 x->dtype, x->redop[0] ? " " : "", x->redop, (unsigned long long)x->size_B);
 		snprintf(fig, sizeof fig, "busbw %.4f GB/s", x->busbw_GBps);
 		if (x->wrong > 0)
 			snprintf(why, sizeof why, "%lld wrong element(s) in the checked results (collectives.csv)", x->wrong);
-		else if (min > 0 && !strcmp(x->op, "allreduce") && pct < min)
-			snprintf(why, sizeof why, "busbw %.1f %% of the %.1f Gbit/s line rate, below --min-pct %g", pct,
-				 x->line_rate_Gbps, min);
-		tcase_out(f, "collectives", name,
-			  x->wrong > 0 || (min > 0 && !strcmp(x->op, "allreduce") && pct < min) ? why : NULL, fig);
+		else if (x->below_min_pct)
+			snprintf(why, sizeof why, "busbw %.1f %% of the %.1f Gbit/s line rate, below --min-pct %g",
+				 coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps), x->line_rate_Gbps, st->c->min_pct);
+		tcase_out(f, "collectives", name, why[0] ? why : NULL, fig);
 	}
 	fputs("  </testsuite>\n", f);
 }

@@ -4,7 +4,8 @@
  * order is a communicator of its own (MPI_Comm_split, the key the position), and in each two
  * all-reduces run (coll_allreduce_once): fabprobe's ring over the compute path's own transport
  * (bench/coll/coll_ring.c: reduce-scatter then all-gather, the pattern of NCCL's ring) and the
- * MPI library's, each result checked element by element. Rank 0 puts busbw per order beside what the map predicts for a ring in that
+ * MPI library's, the orders in turn ORDER_ROUNDS times, the last round's results checked
+ * element by element. Rank 0 puts busbw per order beside what the map predicts for a ring in that
  * order (infer_ring_GBps: the pairs' bandwidth and the uplinks' share), on the terminal, in
  * order_check.csv (with the hosts in the order each communicator ranks them) and in meta.json.
  * A wrong element counts as wrong collective results in the verdict. */
@@ -70,8 +71,8 @@ static int run_order_on(const struct run_opts *c)
 
 /* ---------------------------------------------------------------- the all-reduces */
 
-/* One backend on one order's communicator (coll_allreduce_once: its result checked); the
- * bandwidths from the slowest endpoint's time. */
+/* One round of one backend on one order's communicator (coll_allreduce_once; the last round
+ * checked); the bandwidths from the slowest endpoint's time, as nccl-tests has them. */
 static int order_measure(int bk, MPI_Comm comm, const struct world *w, const char *path, size_t bytes, int round,
 			 struct order_fig *fig)
 {
@@ -88,8 +89,7 @@ static int order_measure(int bk, MPI_Comm comm, const struct world *w, const cha
 	}
 	if (rc)
 		return rc;
-	fig->algbw = (double)bytes / fig->time_s / 1e9;
-	fig->busbw = fig->algbw * 2.0 * (w->nep - 1) / w->nep;
+	coll_bandwidth(&coll_ops[COLL_ALLREDUCE], bytes, fig->time_s * 1e6, w->nep, &fig->algbw, &fig->busbw);
 	return 0;
 }
 

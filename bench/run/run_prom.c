@@ -9,6 +9,7 @@
 #include "core/escape.h"
 #include "core/results.h"
 #include "fabric/emit/emit.h"
+#include "fabric/io/coll_csv.h"
 #include "run_stage.h"
 
 static void family(FILE *f, const char *name, const char *help)
@@ -88,7 +89,7 @@ static void tiers_prom(FILE *f, const struct run_maps *mp)
 				char kind[EMIT_NAME_MAX];
 				const char *l[] = { "path", m->path, "tier", kind, NULL };
 				double v = k == 0 ? r->lat_p50_us[t] * 1e-6 : k == 1 ? r->bw_p50_GBps[t] * 1e9
-						   : m->line_rate_Gbps > 0 ? r->bw_p50_GBps[t] * 8 / m->line_rate_Gbps : NAN;
+						   : coll_pct_line_rate(r->bw_p50_GBps[t], m->line_rate_Gbps) / 100;
 
 				emit_tier_kind(t, kind);
 				sample(f, what[k], l, v);

@@ -10,6 +10,7 @@
 #include "core/escape.h"
 #include "core/results.h"
 #include "fabric/emit/topo_csv.h"
+#include "fabric/io/coll_csv.h"
 #include "run_stage.h"
 
 #define SUMMARY_SCHEMA "fabprobe.summary/1"
@@ -87,7 +88,7 @@ static void coll_json(FILE *f, const struct run_state *st)
 	fputs("  \"collectives\": [", f);
 	for (int i = 0; i < cs->nsweeps; i++) {
 		const struct coll_sweep_sum *x = &cs->sweep[i];
-		double pct = x->line_rate_Gbps > 0 ? x->busbw_GBps * 8 / x->line_rate_Gbps * 100 : NAN;
+		double pct = coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps);
 
 		fprintf(f, "%s\n    {\"backend\": ", i ? "," : "");
 		jstr(f, x->backend);

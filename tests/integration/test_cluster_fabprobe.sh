@@ -85,23 +85,26 @@ read -r bw_same bw_cross <<< "$(same_cross "$P" 17 1048576)"
 expect "run 1: exit 0" [ "${rc[1]}" -eq 0 ]
 # summary.json: valid against its schema (Debian's jsonschema), and what it says follows the run
 SCHECK=(/usr/bin/python3 tests/integration/summary_check.py)
-"${SCHECK[@]}" "$tmp/run1/summary.json" docs/summary.schema.json > "$tmp/sum1" 2>&1
-src=$?
-expect "run 1: summary.json valid against docs/summary.schema.json$(grep -m1 summary_check "$tmp/sum1" | sed 's/^/: /')" [ $src -eq 0 ]
+JCHECK=(/usr/bin/python3 tests/integration/junit_check.py)
+PCHECK=(/usr/bin/python3 tests/integration/prom_check.py)
+# checked NAME OUT CHECKER...: the checker's facts into OUT; that it passed is a check, named
+# with its first complaint when it did not
+checked() {
+	local name=$1 out=$2 rc
+	shift 2
+	"$@" > "$out" 2>&1
+	rc=$?
+	expect "$name$(grep -m1 '_check:' "$out" | sed 's/^/: /')" [ $rc -eq 0 ]
+}
+checked "run 1: summary.json valid against docs/summary.schema.json" "$tmp/sum1" "${SCHECK[@]}" "$tmp/run1/summary.json" docs/summary.schema.json
 expect "run 1: summary.json: PASS with exit 0, both paths 2 tiers of 3 and 1 groups, no finding that counts" \
 	sh -c "grep -qx 'verdict PASS 0' '$tmp/sum1' && grep -qx 'tiers mpi 2 3,1' '$tmp/sum1' && grep -qx 'tiers tcp:eth0 2 3,1' '$tmp/sum1' && ! grep -q '^finding .* held$' '$tmp/sum1'"
 # junit.xml: loaded by a standard JUnit consumer; a healthy run has no failed case
-JCHECK=(/usr/bin/python3 tests/integration/junit_check.py)
-"${JCHECK[@]}" "$tmp/run1/junit.xml" > "$tmp/junit1" 2>&1
-src=$?
-expect "run 1: junit.xml loads in junitparser, the suites' counts match their cases$(grep -m1 junit_check "$tmp/junit1" | sed 's/^/: /')" [ $src -eq 0 ]
+checked "run 1: junit.xml loads in junitparser, the suites' counts match their cases" "$tmp/junit1" "${JCHECK[@]}" "$tmp/run1/junit.xml"
 expect "run 1: junit.xml: 8 node cases per path, every case green" \
 	sh -c "grep -qx 'suite pairs_mpi 8 0' '$tmp/junit1' && grep -qx 'suite pairs_tcp:eth0 8 0' '$tmp/junit1' && ! grep -q '^fail' '$tmp/junit1'"
 # fabprobe.prom: parsed by the Prometheus client's own parser, every family a gauge
-PCHECK=(/usr/bin/python3 tests/integration/prom_check.py)
-"${PCHECK[@]}" "$tmp/run1/fabprobe.prom" > "$tmp/prom1" 2>&1
-src=$?
-expect "run 1: fabprobe.prom parses (the Prometheus text format)$(grep -m1 prom_check "$tmp/prom1" | sed 's/^/: /')" [ $src -eq 0 ]
+checked "run 1: fabprobe.prom parses (the Prometheus text format)" "$tmp/prom1" "${PCHECK[@]}" "$tmp/run1/fabprobe.prom"
 expect "run 1: fabprobe.prom: verdict 0, no finding, 56 directions x 3 quantiles and 56 bandwidths on each path" \
 	sh -c "grep -qx 'verdict 0' '$tmp/prom1' && ! grep -q '^finding' '$tmp/prom1' && grep -qx 'pairs mpi 168 56' '$tmp/prom1' && grep -qx 'pairs tcp:eth0 168 56' '$tmp/prom1'"
 for path in mpi tcp:eth0; do
@@ -206,23 +209,17 @@ expect "slow run 1: the ring over tcp:eth0 has its 10 Gbit/s line rate and busbw
 	if ($18 == "mpi" && $19 != "") bad++ } END { exit bad > 0 }' "$tmp/slow1/collectives.csv"
 expect "slow run 1, --min-pct 90: the verdict says the ring on tcp:eth0 is below it, not on mpi (no line rate)" \
 	grep -Eq '^verdict: FAIL .*collectives: correct, below --min-pct 90% of line rate: tcp:eth0 [0-9]+%;' "$tmp/slow1.out"
-"${SCHECK[@]}" "$tmp/slow1/summary.json" docs/summary.schema.json > "$tmp/sumslow" 2>&1
-src=$?
-expect "slow run 1: summary.json valid against docs/summary.schema.json$(grep -m1 summary_check "$tmp/sumslow" | sed 's/^/: /')" [ $src -eq 0 ]
+checked "slow run 1: summary.json valid against docs/summary.schema.json" "$tmp/sumslow" "${SCHECK[@]}" "$tmp/slow1/summary.json" docs/summary.schema.json
 expect "slow run 1: summary.json: FAIL with exit 1, node05 a low_bw_node that held, and no other finding that held" \
 	sh -c "grep -qx 'verdict FAIL 1' '$tmp/sumslow' && grep -Eq '^finding [^ ]+ low_bw_node node05 held$' '$tmp/sumslow' && [ \$(grep '^finding .* held$' '$tmp/sumslow' | grep -vc ' node05 held$') -eq 0 ]"
 expect "slow run 1: summary.json: the ring over tcp:eth0 at its largest size, with % of line rate, no wrong element" \
 	grep -Eq '^coll ring tcp:eth0 allreduce [0-9]+ [0-9.]+ [0-9.]+ 0$' "$tmp/sumslow"
 expect "slow run 1: report.html links summary.json" grep -q '<a href="summary.json">summary.json</a>' "$tmp/slow1/report.html"
-"${JCHECK[@]}" "$tmp/slow1/junit.xml" > "$tmp/junitslow" 2>&1
-src=$?
-expect "slow run 1: junit.xml loads in junitparser$(grep -m1 junit_check "$tmp/junitslow" | sed 's/^/: /')" [ $src -eq 0 ]
+checked "slow run 1: junit.xml loads in junitparser" "$tmp/junitslow" "${JCHECK[@]}" "$tmp/slow1/junit.xml"
 expect "slow run 1: junit.xml: node05's case failed, every other node's green; the verdict and the ring below --min-pct failed" \
 	sh -c "grep -Eq '^fail pairs_[^ ]+ node05$' '$tmp/junitslow' && [ \$(grep '^fail pairs_' '$tmp/junitslow' | grep -vc ' node05$') -eq 0 ] &&
 	grep -qx 'fail verdict fabprobe run' '$tmp/junitslow' && grep -q '^fail collectives ring over tcp:eth0 allreduce float sum, ' '$tmp/junitslow'"
-"${PCHECK[@]}" "$tmp/slow1/fabprobe.prom" > "$tmp/promslow" 2>&1
-src=$?
-expect "slow run 1: fabprobe.prom parses$(grep -m1 prom_check "$tmp/promslow" | sed 's/^/: /')" [ $src -eq 0 ]
+checked "slow run 1: fabprobe.prom parses" "$tmp/promslow" "${PCHECK[@]}" "$tmp/slow1/fabprobe.prom"
 expect "slow run 1: fabprobe.prom: verdict 1, node05's finding and no other, the ring's busbw over tcp:eth0" \
 	sh -c "grep -qx 'verdict 1' '$tmp/promslow' && grep -Eq '^finding low_bw_node node05 ' '$tmp/promslow' && [ \$(grep '^finding' '$tmp/promslow' | grep -vc ' node05 ') -eq 0 ] && grep -q '^coll ring tcp:eth0 allreduce ' '$tmp/promslow'"
 # the report of the first slowed run: written by run, 3 leaves outlined in each of its 4 heat

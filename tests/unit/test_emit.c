@@ -1,10 +1,14 @@
 /* Emitters on hand-made trees: three tiers, Slurm block sizes that respect spine boundaries,
  * a root over parts no measurement connects, refusal of names a format cannot hold. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "core/log.h"
+#include "core/rjson.h"
 #include "fabric/emit/emit.h"
+#include "fabric/emit/topo_csv.h"
 
 #define N 12
 static const char *hosts[N] = { "n01", "n02", "n03", "n04", "n05", "n06",
@@ -233,6 +237,53 @@ static void test_tier_kinds(void)
 	CHECK_STR(name, "tier3-01");
 }
 
+/* summary.json's map (topo_json_map) of hosts with every character JSON has a meaning for,
+ * a line separator and a control byte: it parses (the project's one JSON reader), and each
+ * host comes back unchanged, in the groups and in a finding that held */
+static void test_json_map_hostile_names(void)
+{
+	static const char *evil[N] = { "n\"01", "n\\02", "n\n03", "n</script>04", "n\xe2\x80\xa8" "05", "n\x01" "06",
+				       "n07", "n08", "n09", "n10", "n11", "n12" };
+	struct infer_result r = tree(4, 3);
+	struct suspect held = { .kind = SUSPECT_SLOW_LINK, .a = 0, .b = 4, .tier = 0, .state = SUSP_HELD,
+				.value = 12, .expected = 10, .extra = NAN, .value2 = 12.5, .expected2 = 10, .extra2 = NAN };
+	struct susp_list l = { .n = 1, .cap = 1, .s = &held }, none = { 0 };
+	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL };
+	struct rjson v;
+	char *text = NULL, perr[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	r.noise = 0.02;
+	topo_json_map(f, &t, 100, 2);
+	fclose(f);
+	CHECK(rjson_parse(text, len, &v, perr, sizeof perr) == 0);
+	const struct rjson *leaf = rjson_get(rjson_get(&v, "tier") ? &rjson_get(&v, "tier")->item[0] : NULL, "members");
+	const struct rjson *fnd = rjson_get(&v, "findings");
+	int seen = 0;
+
+	CHECK(leaf && leaf->n == 6);
+	for (int g = 0; leaf && g < leaf->n; g++)
+		for (int k = 0; k < leaf->item[g].n; k++)
+			for (int h = 0; h < N; h++)
+				seen += !strcmp(rjson_str(&leaf->item[g].item[k]), evil[h]);
+	CHECK_EQ(seen, N);
+	CHECK(fnd && fnd->n == 1);
+	if (fnd && fnd->n == 1) {
+		const struct rjson *hs = rjson_get(&fnd->item[0], "hosts");
+
+		CHECK(hs && hs->n == 2);
+		if (hs && hs->n == 2) {
+			CHECK_STR(rjson_str(&hs->item[0]), evil[0]);
+			CHECK_STR(rjson_str(&hs->item[1]), evil[4]);
+		}
+		CHECK_STR(rjson_str(rjson_get(&fnd->item[0], "state")), "held");
+		CHECK_STR(rjson_str(rjson_get(&fnd->item[0], "metric")), "latency_us");
+	}
+	rjson_free(&v);
+	free(text);
+}
+
 int main(void)
 {
 	RUN(test_three_tiers_tree_and_blocks);
@@ -243,5 +294,6 @@ int main(void)
 	RUN(test_name_rules);
 	RUN(test_group_names_widen);
 	RUN(test_tier_kinds);
+	RUN(test_json_map_hostile_names);
 	CHECK_EXIT();
 }

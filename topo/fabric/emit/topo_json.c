@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/escape.h"
+#include "fabric/io/coll_csv.h"
 #include "fabric/judge/suspects.h"
 #include "topo_csv.h"
 
@@ -36,7 +37,7 @@ static void tier_json(FILE *f, const struct emit_topo *t, int k, double rate, co
 	fputs(", ", f);
 	jnum(f, "bw_p50_GBps", r->bw_p50_GBps[k], 4);
 	fputs(", ", f);
-	jnum(f, "pct_line_rate", rate > 0 ? r->bw_p50_GBps[k] * 8 / rate * 100 : NAN, 1);
+	jnum(f, "pct_line_rate", coll_pct_line_rate(r->bw_p50_GBps[k], rate), 1);
 	fputs(", \"separation\": ", f);
 	if (top) {
 		fputs("null", f);

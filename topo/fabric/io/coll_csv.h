@@ -4,6 +4,7 @@
 #ifndef FP_COLL_CSV_H
 #define FP_COLL_CSV_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,6 +35,14 @@ enum coll_col {
 };
 
 extern const struct csv_col coll_csv_cols[COLL_NCOLS];
+
+/* busbw (GB/s) as a percentage of a line rate (Gbit/s): pct_line_rate, the one formula of
+ * every writer (collectives.csv, the verdict, summary.json, junit.xml, a tier's figure); NAN
+ * when the rate is unknown (not above 0, or NAN). */
+static inline double coll_pct_line_rate(double GBps, double rate_Gbps)
+{
+	return rate_Gbps > 0 ? GBps * 8 / rate_Gbps * 100 : NAN;
+}
 
 void coll_csv_header(FILE *f);
 void coll_csv_write(FILE *f, const struct coll_csv_row *row);
