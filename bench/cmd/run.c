@@ -35,13 +35,23 @@ static void run_usage(FILE *f)
 	      "                          fabric was bought for, with a --coll-max that reaches it\n"
 	      "      --order-size SIZE   the order's all-reduce, 1K..1G (default 4M)\n"
 	      "      --no-order          leave the order's all-reduce out\n"
+	      "Link counters (counters.csv):\n"
+	      "      --no-counters       do not read the ports' counters before the first pair and\n"
+	      "                          after the last transfer (a flap or error counter that rose\n"
+	      "                          on a port is a finding: link_flap, link_errors)\n"
+	      "      --test-flap RANK:IF world rank RANK takes interface IF down and up again before\n"
+	      "                          the second read (tests; needs CAP_NET_ADMIN)\n"
 	      "Confirmation pass:\n"
 	      "      --confirm-time SEC  at most this long (estimated up front; default 120)\n"
 	      "      --confirm-factor N  samples and windows, N times the first pass's (default 2)\n"
 	      "      --no-confirm        count the candidates as found, without re-measuring them\n"
 	      "Latency map:\n"
 	      "      --slots N           ranks per node in the host files (default: as in this job)\n"
-	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n", f);
+	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
+	      "      --topograph         also topograph-graph.json and topograph-model.yaml (NVIDIA\n"
+	      "                          topograph 1.0's graph and model forms)\n"
+	      "Actions, written, never applied (drain-slurm.sh, k8s-health-labels.yaml):\n"
+	      "      --k8s-taint         the failed nodes' Node objects carry a NoSchedule taint\n", f);
 	checks_usage(f, 1);
 	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
@@ -56,12 +66,14 @@ static void run_usage_all(FILE *f)
 /* The stages, in order; each one's options are run's, and the options may leave one out. */
 static const struct run_stage *const run_stages[] = {
 	&run_stage_inventory, /* --no-inventory */
+	&run_stage_counters_before, /* --no-counters */
 	&run_stage_pairs,
 	&run_stage_map,
 	&run_stage_confirm,   /* --no-confirm: the candidates count as found, unmeasured */
 	&run_stage_coll,      /* --no-coll */
 	&run_stage_outputs,
 	&run_stage_order,     /* with the collectives, unless --no-order */
+	&run_stage_counters,  /* the second read of the link counters */
 	&run_stage_checks,    /* only with --baseline, --expect, --accept or --declared */
 	NULL,
 };

@@ -30,6 +30,7 @@ static void topo_usage(FILE *f)
 	      "      --path PATH         which path of p2p.csv to use (default: the first)\n"
 	      "      --slots N           ranks per node in the host files (default 1)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
+	      "      --topograph         also the files marked (topograph) below\n"
 	      "      --noise-us X        latency noise at the lowest tier to assume at least (default:\n"
 	      "                          measured from the rows of nearest neighbours; 3% assumed\n"
 	      "                          where too few nodes say otherwise)\n"
@@ -37,13 +38,15 @@ static void topo_usage(FILE *f)
 	checks_usage(f, 0);
 	fputs("\nWrites topology.csv, tiers.csv, suspects.csv and:\n", f);
 	for (int i = 0; emit_registry[i]; i++)
-		fprintf(f, "  %-24s %s\n", emit_registry[i]->name, emit_registry[i]->summary);
+		fprintf(f, "  %-24s %s%s\n", emit_registry[i]->name, emit_registry[i]->opt_in ? "(topograph) " : "",
+			emit_registry[i]->summary);
 }
 
 struct topo_opts {
 	const char *input, *output, *path, *label_prefix;
 	long slots;
 	double noise_us;
+	int topograph;
 };
 
 /* One of topo's own options into o. */
@@ -62,6 +65,7 @@ static int topo_take(void *ctx, int c, const char *arg, char *err)
 				  "and '.')", arg);
 		return 0;
 	case 'N': return opts_seconds("--noise-us", arg, 1e6, &o->noise_us, err);
+	case 'T': o->topograph = 1; return 0;
 	default: OPTS_FAIL("internal: option %d is not one of topo's", c);
 	}
 }
@@ -72,7 +76,8 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct checks_
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
-		{ "noise-us", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
+		{ "noise-us", required_argument, NULL, 'N' }, { "topograph", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct opts_group g[2] = { { .longopts = lo, .shortopts = "o:", .take = topo_take, .ctx = o },
 				   checks_opts_group(jo, 0) };
@@ -203,7 +208,8 @@ int cmd_topo(int argc, char **argv)
 	snprintf(how, sizeof how, "fabprobe %s topo, from %.*s%s%s, on %s", FP_VERSION, RESULTS_PATH_MAX, o.input,
 		 m.path[0] ? ", path " : "", m.path, when);
 	struct emit_topo t = { .n = m.n, .hosts = (const char *const *)m.names, .tree = &r,
-			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how };
+			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how,
+			       .topograph = o.topograph };
 	rc = topo_outputs_write(dir, &t, 1);
 	topo_summary_print(stdout, &t);
 	infer_result_free(&r);

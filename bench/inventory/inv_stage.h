@@ -30,6 +30,10 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 struct world;
 struct run_out;
 struct inv_path;
+/* Whether this rank speaks for its node (the lowest rank of its host; every rank when the
+ * sources name the rank, %r), and the node's name into label (len bytes; may be NULL):
+ * "host", or "host/r<rank>" for sources per rank. */
+int inventory_leader(const struct world *w, const struct inv_opts *o, char *label, size_t len);
 /* Before the run (every rank, collective): the captured sources this rank would read, as it
  * expands them, are a directory and a regular file. 0, or FP_EUSAGE on every rank. */
 int inventory_check(struct world *w, void *arg);

@@ -47,15 +47,20 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 
 /* ------------------------------------------------------------------ probing and gathering */
 
-/* This rank probes when it is the lowest rank of its node, or when the sources name the
- * rank (%r): then every rank is a node of its own, "host/r<rank>". */
+/* whether the sources name the rank (%r): then every rank is a node of its own, "host/r<rank>" */
 static int per_rank(const struct inv_opts *o)
 {
 	return (o->sysfs_root && strstr(o->sysfs_root, "%r")) || (o->hwloc_xml && strstr(o->hwloc_xml, "%r"));
 }
 
-static int is_leader(const struct world *w, int per)
+int inventory_leader(const struct world *w, const struct inv_opts *o, char *label, size_t len)
 {
+	int per = per_rank(o);
+
+	if (label && per && w->size > 1)
+		snprintf(label, len, "%.200s/r%d", w->host, w->rank);
+	else if (label)
+		snprintf(label, len, "%s", w->host);
 	if (per)
 		return 1;
 	for (int r = 0; r < w->rank; r++)
@@ -103,7 +108,7 @@ int inventory_check(struct world *w, void *arg)
 	return rc;
 }
 
-static int probe_here(const struct inv_opts *o, const struct world *w, int per, struct inv_node *node)
+static int probe_here(const struct inv_opts *o, const struct world *w, struct inv_node *node)
 {
 	char sysfs[4096], xml[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING];
 	struct inv_probe_ctx ctx = { 0 };
@@ -119,10 +124,7 @@ static int probe_here(const struct inv_opts *o, const struct world *w, int per, 
 	if (sources_check(&ctx))
 		return FP_EUSAGE;
 	inv_node_init(node);
-	if (per && w->size > 1)
-		snprintf(node->host, sizeof node->host, "%.200s/r%d", w->host, w->rank);
-	else
-		inv_copy(node->host, w->host, sizeof node->host);
+	inventory_leader(w, o, node->host, sizeof node->host);
 	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
 	/* a probe that fails on the sources given (a tree with nothing of sysfs, XML hwloc
 	 * cannot load) is a usage error: the inventory would be of nothing */
@@ -209,12 +211,12 @@ int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o,
 {
 	struct inv_path own[INV_PATHS_MAX];
 	struct inv_node *mine = NULL, *all = NULL;
-	int *ranks = NULL, n = 0, np = 0, per = per_rank(o), leader = is_leader(w, per), rc = 0;
+	int *ranks = NULL, n = 0, np = 0, per = per_rank(o), leader = inventory_leader(w, o, NULL, 0), rc = 0;
 
 	if (leader && !(mine = malloc(sizeof *mine)))
 		rc = FP_ERUNTIME;
 	if (rc == 0 && leader)
-		rc = probe_here(o, w, per, mine);
+		rc = probe_here(o, w, mine);
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
 	if (rc == 0)

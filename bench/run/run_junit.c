@@ -162,6 +162,50 @@ static void coll_suite(FILE *f, const struct run_state *st)
 	fputs("  </testsuite>\n", f);
 }
 
+/* the link counters: a case per node, failed by each counter that rose on one of its ports; a
+ * finding of a node that is no endpoint (one node of several ranks) as a case of its own */
+static void links_suite(FILE *f, const struct world *w, const struct run_links *l)
+{
+	int fails = 0, extra = 0;
+	char why[1200];
+
+	for (int i = 0; i < l->nfind; i++) {
+		int e = 0;
+
+		while (e < w->nep && strcmp(w->labels[e], l->find[i].node))
+			e++;
+		extra += e == w->nep;
+	}
+	for (int e = 0; e < w->nep; e++)
+		for (int i = 0; i < l->nfind; i++)
+			if (!strcmp(w->labels[e], l->find[i].node)) {
+				fails++;
+				break;
+			}
+	suite_open(f, "link counters", w->nep + extra, fails + extra);
+	for (int e = 0; e < w->nep; e++) {
+		size_t k = 0;
+
+		why[0] = 0;
+		for (int i = 0; i < l->nfind && k < sizeof why; i++)
+			if (!strcmp(w->labels[e], l->find[i].node))
+				k += (size_t)snprintf(why + k, sizeof why - k, "%s%s on %s: %s", k ? "; " : "", l->find[i].kind,
+						      l->find[i].port, l->find[i].what);
+		tcase(f, "link counters", w->labels[e], why[0] ? why : NULL);
+	}
+	for (int i = 0; i < l->nfind; i++) {
+		int e = 0;
+
+		while (e < w->nep && strcmp(w->labels[e], l->find[i].node))
+			e++;
+		if (e < w->nep)
+			continue;
+		snprintf(why, sizeof why, "%s on %s: %s", l->find[i].kind, l->find[i].port, l->find[i].what);
+		tcase(f, "link counters", l->find[i].node, why);
+	}
+	fputs("  </testsuite>\n", f);
+}
+
 int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,
 		    int exit_code)
 {
@@ -181,6 +225,8 @@ int run_junit_write(const struct world *w, const struct run_out *ro, const struc
 	path_suites(f, w, &st->mp);
 	if (!st->c->no_coll)
 		coll_suite(f, st);
+	if (st->links.done)
+		links_suite(f, w, &st->links);
 	suite_open(f, "judges", 1, st->jrc != 0);
 	tcase(f, "judges", "baseline, expectations and declared cabling", st->jrc ? st->verdict : NULL);
 	fputs("  </testsuite>\n", f);

@@ -119,13 +119,17 @@ const struct run_stage run_stage_confirm = { .name = "confirm", .opts = run_conf
 
 /* ---------------------------------------------------------------- outputs */
 
-enum { O_SLOTS = 1, O_LABEL_PREFIX };
+enum { O_SLOTS = 1, O_LABEL_PREFIX, O_K8S_TAINT, O_TOPOGRAPH };
 
-/* --slots, --label-prefix. */
+/* --slots, --label-prefix, --k8s-taint, --topograph. */
 static int run_outputs_take(void *ctx, int val, const char *arg, char *err)
 {
 	struct run_opts *c = ctx;
 
+	if (val == O_K8S_TAINT || val == O_TOPOGRAPH) {
+		*(val == O_K8S_TAINT ? &c->k8s_taint : &c->topograph) = 1;
+		return 0;
+	}
 	if (val == O_SLOTS)
 		return opts_long("--slots", arg, 1, 4096, &c->slots, err);
 	if (!emit_label_prefix_ok(arg))
@@ -141,6 +145,8 @@ static int run_outputs_options(struct run_opts *c, struct opts_group *g)
 	static const struct option lo[] = {
 		{ "slots", required_argument, NULL, O_SLOTS },
 		{ "label-prefix", required_argument, NULL, O_LABEL_PREFIX },
+		{ "k8s-taint", no_argument, NULL, O_K8S_TAINT },
+		{ "topograph", no_argument, NULL, O_TOPOGRAPH },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -187,7 +193,7 @@ static int run_maps_out(const struct run_opts *c, const struct world *w, struct 
 		 mp->p[mp->compute].m->path, when);
 	struct emit_topo t = { .n = w->nep, .hosts = w->labels,
 			       .slots = (int)(c->slots ? c->slots : (w->size + w->nnodes - 1) / w->nnodes),
-			       .label_prefix = c->label_prefix, .how = how };
+			       .label_prefix = c->label_prefix, .how = how, .topograph = c->topograph };
 	rc = run_maps_write(mp, w, ro, &t);
 	if (rc == FP_EUSAGE)
 		rc = 0; /* a format that cannot hold these names was said on stderr; the run stands */

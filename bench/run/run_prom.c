@@ -112,9 +112,15 @@ static void coll_prom(FILE *f, const struct coll_summary *cs)
 	}
 }
 
-static void findings_prom(FILE *f, const struct world *w, const struct run_maps *mp)
+static void findings_prom(FILE *f, const struct world *w, const struct run_maps *mp, const struct run_links *links)
 {
-	family(f, "fabprobe_finding", "A finding that held its re-test (1), by kind, node and path; a link names its peer too.");
+	family(f, "fabprobe_finding", "A finding that held its re-test (1), by kind, node and path; a link names its peer "
+	       "too; a link counter that rose (link_flap, link_errors) names its node and port.");
+	for (int i = 0; i < links->nfind; i++) {
+		const char *l[] = { "kind", links->find[i].kind, "host", links->find[i].node, "port", links->find[i].port, NULL };
+
+		sample(f, "fabprobe_finding", l, 1);
+	}
 	for (int i = 0; i < mp->npaths; i++)
 		for (int k = 0; k < mp->p[i].held.n; k++) {
 			const struct suspect *s = &mp->p[i].held.s[k];
@@ -146,7 +152,7 @@ int run_prom_write(const struct world *w, const struct run_out *ro, const struct
 	sample(f, "fabprobe_nodes", NULL, w->nnodes);
 	tiers_prom(f, mp);
 	coll_prom(f, &st->coll);
-	findings_prom(f, w, mp);
+	findings_prom(f, w, mp, &st->links);
 	pairs_prom(f, w, mp);
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }

@@ -12,6 +12,7 @@
 #include "core/run.h"
 #include "core/world.h"
 #include "inventory/inv_stage.h"
+#include "node/counters.h"
 #include "node/inventory.h"
 #include "p2p/p2p.h"
 #include "run/checks.h"
@@ -32,7 +33,30 @@ struct run_opts {
 	int no_confirm;
 	uint64_t order_size;         /* the order stage's all-reduce (B) */
 	int no_order;                /* leave the order stage out */
+	int no_counters;             /* leave the link counters out */
+	long test_flap_rank;         /* --test-flap: this world rank takes test_flap_if down and up */
+	char test_flap_if[16];
+	int k8s_taint;               /* --k8s-taint: k8s-health-labels.yaml taints failed nodes */
+	int topograph;               /* --topograph: topograph's graph JSON and model YAML too */
 	struct checks_opts checks;   /* --baseline, --expect, --accept, --declared */
+};
+
+/* The link counters (run_counters.c): a flap or error counter that rose on a node's port. */
+#define RUN_LINK_FINDINGS_MAX 256
+struct run_link_finding {
+	char node[WORLD_LABEL_MAX];
+	char port[CTR_PORT_MAX];
+	char kind[16];               /* link_flap, link_errors */
+	char what[200];              /* "carrier_changes +2, rx_crc_errors +15" */
+};
+struct run_links {
+	struct ctr_set before;       /* a leader: its node's first read */
+	char node[WORLD_LABEL_MAX];  /* …and the node's name */
+	int leader, read;            /* this rank reads for its node; the first read was made */
+	int done;                    /* rank 0: the second read was gathered */
+	int nodes, ports, rows, left_out; /* rank 0: what was read and written */
+	int nfind, nfind_all;        /* rank 0: findings kept (RUN_LINK_FINDINGS_MAX at most), and all */
+	struct run_link_finding *find;
 };
 
 /* One run, as the stages hand it on. Each stage's result: 0, 1 when it found something (a
@@ -47,7 +71,8 @@ struct run_state {
 	struct coll_summary coll;    /* rank 0: the collectives' wrong rows and paths below --min-pct */
 	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
 	char verdict[CHECKS_VERDICT_MAX]; /* rank 0: the judges' clauses */
-	int irc, prc, mrc, krc, crc, trc, jrc; /* inventory, pairs, map, confirm, coll, outputs, checks */
+	struct run_links links;      /* the link counters */
+	int irc, prc, mrc, krc, crc, trc, lrc, jrc; /* inventory, pairs, map, confirm, coll, outputs, links, checks */
 	int failed;                  /* the first stage result < 0 (this rank's), else 0 */
 };
 
@@ -65,8 +90,8 @@ struct run_stage {
 	int after_failure;           /* runs even after an earlier stage failed (and is told) */
 };
 
-extern const struct run_stage run_stage_inventory, run_stage_pairs, run_stage_map, run_stage_confirm, run_stage_coll,
-	run_stage_outputs, run_stage_order, run_stage_checks;
+extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
+	run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
  * exit code it gives. 0 or FP_ERUNTIME. */
@@ -81,6 +106,10 @@ int run_junit_write(const struct world *w, const struct run_out *ro, const struc
  * 0 or FP_ERUNTIME. */
 #define RUN_PROM_PAIRS_MAX 128
 int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st, int exit_code);
+
+/* rank 0: drain-slurm.sh and k8s-health-labels.yaml (run_actions.c), the nodes at fault by the
+ * run's findings, after the verdict. 0 or FP_ERUNTIME (a name a format refuses is said). */
+int run_actions_write(const struct world *w, const struct run_out *ro, const struct run_state *st);
 
 /* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1
  * when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */

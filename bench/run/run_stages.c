@@ -2,6 +2,7 @@
  * verdict), and the stages before the latency map: inventory, pairs, collectives. */
 #include "run_stage.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -38,18 +39,33 @@ int run_stages_check(const struct run_stage *const *stages, struct world *w, str
 static void run_verdict_line(const struct world *w, const struct run_state *st, char *out, size_t len)
 {
 	const struct run_opts *c = st->c;
-	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->jrc;
-	char coll[320] = "correct";
+	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->lrc || st->jrc;
+	char coll[320] = "correct", links[600] = "not read";
 
 	if (st->coll.nlow)
 		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
-	snprintf(out, len, "verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s%s%s)", found ? "FAIL" : "PASS",
+	if (st->links.done && !st->links.nfind_all)
+		snprintf(links, sizeof links, "no flap or error on %d port%s", st->links.ports,
+			 st->links.ports == 1 ? "" : "s");
+	for (int i = 0, k = 0; st->links.done && i < st->links.nfind && k < (int)sizeof links; i++)
+		k += snprintf(links + k, sizeof links - (size_t)k, "%s%s %s:%s", i ? ", " : "", st->links.find[i].kind,
+			      st->links.find[i].node, st->links.find[i].port);
+	snprintf(out, len, "verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s)",
+		 found ? "FAIL" : "PASS",
 		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
 		 st->prc || st->krc ? "some failed" : "all measured",
 		 c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
 		 st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
 				  : c->no_confirm ? "none" : "none confirmed",
-		 st->verdict[0] ? "; " : "", st->verdict);
+		 c->no_counters ? "not read (--no-counters)" : links, st->verdict[0] ? "; " : "", st->verdict);
+}
+
+static void run_state_free(struct run_state *st)
+{
+	run_maps_free(&st->mp);
+	p2p_result_free(&st->res);
+	ctr_set_free(&st->links.before);
+	free(st->links.find);
 }
 
 int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c)
@@ -68,11 +84,10 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 			st.failed = rc;
 	}
 	if (rc == FP_ETIMEDOUT || st.failed) {
-		run_maps_free(&st.mp);
-		p2p_result_free(&st.res);
+		run_state_free(&st);
 		return rc == FP_ETIMEDOUT ? rc : st.failed;
 	}
-	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.jrc;
+	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.lrc || st.jrc;
 	if (w->rank == 0) {
 		char line[CHECKS_VERDICT_MAX + 3072];
 
@@ -85,9 +100,10 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 			LOG_ERROR("fabprobe.prom could not be written (the other files stand)");
 		if (run_junit_write(w, ro, &st, line, rc))
 			LOG_ERROR("junit.xml could not be written (the other files stand)");
+		if (run_actions_write(w, ro, &st))
+			LOG_ERROR("drain-slurm.sh or k8s-health-labels.yaml could not be written (the other files stand)");
 	}
-	run_maps_free(&st.mp);
-	p2p_result_free(&st.res);
+	run_state_free(&st);
 	return rc;
 }
 

@@ -110,6 +110,27 @@ static void coll_json(FILE *f, const struct run_state *st)
 	fputs(cs->nsweeps ? "\n  ],\n" : "],\n", f);
 }
 
+static void links_json(FILE *f, const struct run_state *st)
+{
+	const struct run_links *l = &st->links;
+
+	fprintf(f, "  \"link_counters\": {\"read\": %s, \"nodes\": %d, \"ports\": %d, \"left_out\": %d, "
+		"\"findings_total\": %d,\n    \"findings\": [", l->done ? "true" : "false", l->nodes, l->ports, l->left_out,
+		l->nfind_all);
+	for (int i = 0; i < l->nfind; i++) {
+		fprintf(f, "%s\n      {\"kind\": ", i ? "," : "");
+		jstr(f, l->find[i].kind);
+		fputs(", \"host\": ", f);
+		jstr(f, l->find[i].node);
+		fputs(", \"port\": ", f);
+		jstr(f, l->find[i].port);
+		fputs(", \"counters\": ", f);
+		jstr(f, l->find[i].what);
+		fputc('}', f);
+	}
+	fputs(l->nfind ? "\n    ]},\n" : "]},\n", f);
+}
+
 int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
 		      const char *verdict, int exit_code)
 {
@@ -121,6 +142,7 @@ int run_summary_write(const struct world *w, const struct run_out *ro, const str
 	run_json(out.f, w, ro, st->c);
 	paths_json(out.f, w, st);
 	coll_json(out.f, st);
+	links_json(out.f, st);
 	fprintf(out.f, "  \"verdict\": {\"result\": \"%s\", \"exit_code\": %d, \"line\": ", exit_code ? "FAIL" : "PASS",
 		exit_code);
 	jstr(out.f, verdict);
@@ -129,7 +151,7 @@ int run_summary_write(const struct world *w, const struct run_out *ro, const str
 	fputs(", \"judges\": ", out.f);
 	jstr(out.f, st->verdict);
 	fprintf(out.f, ", \"inventory_differs\": %s, \"pairs_failed\": %s, \"collectives_wrong\": %d, "
-		"\"paths_below_min_pct\": %d}\n}\n", st->irc ? "true" : "false", st->prc || st->krc ? "true" : "false",
-		st->coll.wrong_rows, st->coll.nlow);
+		"\"paths_below_min_pct\": %d, \"link_findings\": %d}\n}\n", st->irc ? "true" : "false",
+		st->prc || st->krc ? "true" : "false", st->coll.wrong_rows, st->coll.nlow, st->links.nfind_all);
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }

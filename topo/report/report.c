@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -373,16 +374,27 @@ static void head(struct rpt *r, FILE *f)
 	fputs("</h1>\n", f);
 }
 
-static void nav(FILE *f, int compare, int summary)
+static void nav(FILE *f, const struct rpt *r, int compare)
 {
+	/* the files beside the page that machines act on, each linked when the run wrote it */
+	static const char *const machine[] = { "summary.json", "junit.xml", "fabprobe.prom", "counters.csv",
+					       "drain-slurm.sh", "k8s-health-labels.yaml", "topograph-graph.json",
+					       "topograph-model.yaml", NULL };
+
 	fputs("<nav><a href=\"#meta\">run</a><a href=\"#maps\">heat maps</a><a href=\"#topology\">tiers and groups</a>"
 	      "<a href=\"#suspects\">suspects</a><a href=\"#schedulers\">scheduler files</a>"
 	      "<a href=\"#sweeps\">message sizes</a><a href=\"#collectives\">collectives</a>"
-	      "<a href=\"#inventory\">inventory</a>", f);
+	      "<a href=\"#links\">link counters</a><a href=\"#inventory\">inventory</a>", f);
 	if (compare)
 		fputs("<a href=\"#compare\">compare</a>", f);
-	if (summary) /* the machine-readable verdict beside the page */
-		fputs("<a href=\"summary.json\">summary.json</a>", f);
+	for (int i = 0; machine[i]; i++) {
+		char path[4096];
+		struct stat sb;
+
+		rpt_file(r, machine[i], path, sizeof path);
+		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			fprintf(f, "<a href=\"%s\">%s</a>", machine[i], machine[i]);
+	}
 	fputs("</nav>\n", f);
 }
 
@@ -427,6 +439,7 @@ int report_write(FILE *out, const char *dir, struct report_notes *notes, char *e
 	rpt_schedulers(&r);
 	rpt_sweeps(&r);
 	rpt_collectives(&r);
+	rpt_links(&r);
 	rpt_inventory(&r);
 	rpt_compare(&r);
 	banner(&r, t);
@@ -445,7 +458,7 @@ int report_write(FILE *out, const char *dir, struct report_notes *notes, char *e
 	}
 	head(&r, out);
 	rpt_file(&r, "compare.csv", path, sizeof path);
-	nav(out, access(path, F_OK) == 0, r.have_summary);
+	nav(out, &r, access(path, F_OK) == 0);
 	fwrite(top, 1, tlen, out);
 	notes_html(notes, out);
 	fwrite(body, 1, blen, out);

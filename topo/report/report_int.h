@@ -75,6 +75,7 @@ void rpt_topology(struct rpt *r);
 void rpt_schedulers(struct rpt *r);
 void rpt_sweeps(struct rpt *r);
 void rpt_collectives(struct rpt *r);
+void rpt_links(struct rpt *r);
 void rpt_inventory(struct rpt *r);
 void rpt_compare(struct rpt *r);
 

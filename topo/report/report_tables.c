@@ -168,11 +168,64 @@ void rpt_schedulers(struct rpt *r)
 		if (there)
 			fprintf(r->out, "%lld B", (long long)st.st_size);
 		else
-			fputs(e->absent ? e->absent : "not written", r->out);
+			fprintf(r->out, "%s%s", e->absent ? e->absent : e->opt_in ? "only with " : "not written",
+				e->absent || !e->opt_in ? "" : e->opt_in);
 		fputs("</td></tr>\n", r->out);
 	}
 	fputs("</tbody></table>\n<p class=\"muted\">A file the format cannot hold the host names in is not written "
 	      "(the run said why); on one node no scheduler file is written.</p>\n", r->out);
 	order_check(r);
+	fputs("</section>\n", r->out);
+}
+
+/* ---------------------------------------------------------------- link counters */
+
+/* counters.csv: the findings first, then the counters that moved without being judged
+ * (congestion, retransmissions, a virtual port's errors): what explains a slow pair */
+void rpt_links(struct rpt *r)
+{
+	static const char *const cols[] = { "node", "port", "kind", "counter", "class", "before", "after", "delta",
+					    "finding", "note", NULL };
+	struct rtab t, show;
+	int cf, cc, cd, cj, nf = 0, nm = 0;
+
+	if (rpt_table_load(r, "counters.csv", 1 << 20, &t, NULL))
+		return;
+	rpt_section(r->out, "links", "Link counters");
+	cf = rtab_col(&t, "finding"), cc = rtab_col(&t, "class"), cd = rtab_col(&t, "delta"), cj = rtab_col(&t, "judged");
+	show = t;
+	if (!(show.cell = malloc(sizeof *show.cell * (size_t)(t.nrows ? t.nrows : 1) * (size_t)(t.ncols ? t.ncols : 1)))) {
+		rtab_free(&t);
+		fputs("</section>\n", r->out);
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		show.nrows = 0;
+		for (int i = 0; i < t.nrows; i++) {
+			const char *cls = rtab_get(&t, i, cc), *d = rtab_get(&t, i, cd);
+			int found = rtab_get(&t, i, cf)[0] != 0;
+			int moved = !found && d[0] && strcmp(d, "0") && strcmp(cls, "traffic") &&
+				    (strcmp(cls, "errors") && strcmp(cls, "flap") ? 1 : !strcmp(rtab_get(&t, i, cj), "0"));
+
+			if (pass == 0 ? found : moved)
+				memcpy(show.cell + (size_t)show.nrows++ * t.ncols, t.cell + (size_t)i * t.ncols,
+				       sizeof *t.cell * (size_t)t.ncols);
+		}
+		show.total_rows = show.nrows;
+		*(pass == 0 ? &nf : &nm) = show.nrows;
+		if (pass == 0 && nf) {
+			fputs("<h3 class=\"bad\">Findings: a flap or error counter that rose on a judged port</h3>\n", r->out);
+			rpt_table_html(r->out, &show, cols, RPT_ROWS_MAX, "links");
+		} else if (pass == 0) {
+			fprintf(r->out, "<p>No flap or error counter rose on a judged port between the read before the first "
+				"pair and the read after the last transfer (%ld counters in counters.csv).</p>\n", t.total_rows);
+		} else if (nm) {
+			fputs("<h3>Other counters that moved (not judged: congestion, retransmissions, a port no path "
+			      "uses)</h3>\n", r->out);
+			rpt_table_html(r->out, &show, cols, RPT_ROWS_MAX, "links");
+		}
+	}
+	free(show.cell);
+	rtab_free(&t);
 	fputs("</section>\n", r->out);
 }

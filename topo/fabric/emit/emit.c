@@ -85,6 +85,21 @@ static const struct emit_file emit_volcano_file = {
 	.write = emit_volcano,
 };
 
+static const struct emit_file emit_topograph_graph_file = {
+	.name = "topograph-graph.json",
+	.summary = "NVIDIA topograph 1.0 graph: network_layers and fabric.topograph.run/tier-N labels",
+	.install = "where topograph's graph output is read, or label nodes with its keys",
+	.opt_in = "--topograph",
+	.write = emit_topograph_graph,
+};
+static const struct emit_file emit_topograph_model_file = {
+	.name = "topograph-model.yaml",
+	.summary = "NVIDIA topograph 1.0 simulation model: switches and blocks",
+	.install = "a *-sim provider's modelFileName (topograph 1.0)",
+	.opt_in = "--topograph",
+	.write = emit_topograph_model,
+};
+
 const struct emit_file *const emit_registry[] = {
 	&emit_node_order_file,
 	&emit_ompi_hostfile_file,
@@ -98,6 +113,8 @@ const struct emit_file *const emit_registry[] = {
 	&emit_k8s_nodes_file,
 	&emit_kueue_file,
 	&emit_volcano_file,
+	&emit_topograph_graph_file,
+	&emit_topograph_model_file,
 	NULL,
 };
 

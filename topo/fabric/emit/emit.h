@@ -26,6 +26,7 @@ struct emit_topo {
 	 * of the file names ("" or "_tcp_eth0" for topology_tcp_eth0.csv) */
 	const struct susp_list *suspects, *rest;
 	const char *suffix;
+	int topograph;             /* --topograph: the opt-in files (emit_file.opt_in) too */
 };
 
 struct emit_file {
@@ -33,6 +34,7 @@ struct emit_file {
 	const char *absent;   /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary;
 	const char *install;  /* how the file is put to use, one line (docs/schedulers.md, report.html) */
+	const char *opt_in;   /* NULL: always written; else the option that asks for it (emit_topo's topograph) */
 	int (*write)(FILE *f, const struct emit_topo *t, char *err);
 };
 
@@ -89,5 +91,30 @@ int emit_k8s_label_cmds(FILE *f, const struct emit_topo *t, char *err);
 int emit_k8s_nodes(FILE *f, const struct emit_topo *t, char *err);
 int emit_kueue(FILE *f, const struct emit_topo *t, char *err);
 int emit_volcano(FILE *f, const struct emit_topo *t, char *err);
+int emit_topograph_graph(FILE *f, const struct emit_topo *t, char *err);
+int emit_topograph_model(FILE *f, const struct emit_topo *t, char *err);
+
+/* ---- the actions a run suggests (emit_actions.c): files a person applies, never fabprobe */
+#define EMIT_REASON_MAX 256
+struct emit_health {
+	int n;
+	const char *const *hosts;  /* n node names */
+	const char *const *why;    /* n: a node's findings in one line, NULL when it passed */
+	const char *run_tag;       /* "fabprobe <run id>": every reason starts with it */
+	const char *how;           /* one line for the comment header */
+	const char *label_prefix;  /* Kubernetes: <prefix>/health, <prefix>/finding */
+	int taint;                 /* Kubernetes: a NoSchedule taint on each failed node */
+};
+/* drain-slurm.sh: `node NAME 'fabprobe <run>: <why>'` per failed node, draining (or with
+ * --undrain resuming, while the reason is still the run's); a name the Slurm policy refuses is
+ * a comment, not a command. Never fails. */
+int emit_drain_slurm(FILE *f, const struct emit_health *h, char *err);
+/* k8s-health-labels.yaml: a Node object per node, label <prefix>/health pass|fail, the finding
+ * in an annotation, a taint with h->taint. FP_EUSAGE (nothing written) when a name is not a
+ * Kubernetes node name. */
+int emit_k8s_health(FILE *f, const struct emit_health *h, char *err);
+/* r as a reason may be written: printable ASCII ('?' for any other byte), cut to
+ * EMIT_REASON_MAX - 1 bytes, into out (EMIT_REASON_MAX). */
+void emit_reason_clean(const char *r, char *out);
 
 #endif

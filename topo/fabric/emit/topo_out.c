@@ -29,6 +29,8 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
 		char err[EMIT_ERR_MAX] = "";
 
+		if (emit_registry[i]->opt_in && !t->topograph)
+			continue;
 		if (results_tmp_open(&out, dir, emit_registry[i]->name))
 			return FP_ERUNTIME;
 		int wrc = emit_registry[i]->write(out.f, t, err);

@@ -1,0 +1,130 @@
+/* emit_actions.c — the actions a run suggests, written for a person to apply (emit.h): a Slurm
+ * drain script for the nodes at fault, and a Kubernetes health label per node. Pure. Every
+ * name passed the name policy of its format; every reason is one single-quoted shell word or
+ * one double-quoted YAML scalar, with no byte outside printable ASCII (a reason is a line of
+ * `sinfo -R`, never a second one). */
+#include <string.h>
+
+#include "core/escape.h"
+#include "core/log.h"
+#include "emit.h"
+
+/* what reason r becomes in a file: printable ASCII, at most EMIT_REASON_MAX - 1 bytes */
+void emit_reason_clean(const char *r, char *out)
+{
+	size_t k = 0;
+
+	for (; r && *r && k + 1 < EMIT_REASON_MAX; r++)
+		out[k++] = (unsigned char)*r >= 0x20 && (unsigned char)*r < 0x7f ? *r : '?';
+	out[k] = 0;
+}
+
+static const char drain_head[] =
+	"#!/bin/sh\n"
+	"# Drain the Slurm nodes this fabprobe run found at fault: a confirmed finding on the node, or\n"
+	"# a link counter of one of its ports that rose during the run. A link between two nodes\n"
+	"# drains neither (report.html names both ends). Written, never applied: read it, then run\n"
+	"# it where scontrol may change nodes (the SlurmUser or root):\n"
+	"#   sh drain-slurm.sh            State=DRAIN, the reason naming this run and the finding\n"
+	"#   sh drain-slurm.sh --undrain  State=RESUME, for each node whose reason is still this run's\n";
+
+static const char drain_body[] =
+	"set -eu\n"
+	"case ${1:-} in\n"
+	"'') act=drain ;;\n"
+	"--undrain) act=undrain ;;\n"
+	"*) echo \"usage: sh drain-slurm.sh [--undrain]\" >&2; exit 2 ;;\n"
+	"esac\n"
+	"# node NAME REASON\n"
+	"node() {\n"
+	"\tif [ \"$act\" = drain ]; then\n"
+	"\t\tscontrol update NodeName=\"$1\" State=DRAIN Reason=\"$2\"\n"
+	"\t\techo \"drained $1: $2\"\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\twhy=$(scontrol show node \"$1\" | sed -n 's/^ *Reason=//p')\n"
+	"\tcase $why in\n"
+	"\t\"$run\"*)\n"
+	"\t\tscontrol update NodeName=\"$1\" State=RESUME\n"
+	"\t\techo \"resumed $1\" ;;\n"
+	"\t*) echo \"left $1 as it is: its reason is not this run's (${why:-none})\" ;;\n"
+	"\tesac\n"
+	"}\n";
+
+int emit_drain_slurm(FILE *f, const struct emit_health *h, char *err)
+{
+	char tag[EMIT_REASON_MAX], why[EMIT_ERR_MAX];
+	int nfail = 0;
+
+	emit_reason_clean(h->run_tag, tag);
+	fputs(drain_head, f);
+	emit_comment(f, h->how);
+	fputs(drain_body, f);
+	fputs("run=", f);
+	escape_shell_write(f, tag);
+	fputc('\n', f);
+	for (int i = 0; i < h->n; i++) {
+		char reason[EMIT_REASON_MAX], line[2 * EMIT_REASON_MAX + 4];
+
+		if (!h->why[i])
+			continue;
+		nfail++;
+		if (emit_name_check(EMIT_FMT_SLURM, h->hosts[i], why)) {
+			emit_comment(f, why); /* a name scontrol would read as a list: said, not drained */
+			continue;
+		}
+		emit_reason_clean(h->why[i], reason);
+		snprintf(line, sizeof line, "%s: %s", tag, reason);
+		emit_reason_clean(line, reason);
+		fputs("node ", f);
+		escape_shell_write(f, h->hosts[i]);
+		fputc(' ', f);
+		escape_shell_write(f, reason);
+		fputc('\n', f);
+	}
+	if (!nfail)
+		fputs("echo \"fabprobe found no node at fault: nothing to drain\"\n", f);
+	(void)err;
+	return 0;
+}
+
+int emit_k8s_health(FILE *f, const struct emit_health *h, char *err)
+{
+	char tag[EMIT_REASON_MAX], key[EMIT_ERR_MAX + 32];
+	int rc;
+
+	if (!emit_label_prefix_ok(h->label_prefix)) {
+		snprintf(err, EMIT_ERR_MAX, "label prefix '%.100s' is not a DNS subdomain", h->label_prefix);
+		return FP_EUSAGE;
+	}
+	for (int i = 0; i < h->n; i++)
+		if ((rc = emit_name_check(EMIT_FMT_K8S, h->hosts[i], err)))
+			return rc;
+	emit_reason_clean(h->run_tag, tag);
+	fputs("# The health of each node by this fabprobe run, for:\n"
+	      "#   kubectl apply --server-side --field-manager=fabprobe-health -f THIS\n"
+	      "# (the same field manager each time: a node that passes loses the taint an earlier run gave)\n", f);
+	emit_comment(f, h->how);
+	for (int i = 0; i < h->n; i++) {
+		char reason[EMIT_REASON_MAX];
+
+		fputs("---\napiVersion: v1\nkind: Node\nmetadata:\n", f);
+		emit_yaml_line(f, "  name: ", NULL, h->hosts[i]);
+		fputs("  labels:\n", f);
+		snprintf(key, sizeof key, "%s/health", h->label_prefix);
+		emit_yaml_line(f, "    ", key, h->why[i] ? "fail" : "pass");
+		fputs("  annotations:\n", f);
+		snprintf(key, sizeof key, "%s/health-run", h->label_prefix);
+		emit_yaml_line(f, "    ", key, tag);
+		snprintf(key, sizeof key, "%s/finding", h->label_prefix);
+		emit_reason_clean(h->why[i] ? h->why[i] : "none", reason);
+		emit_yaml_line(f, "    ", key, reason);
+		if (h->taint && h->why[i]) {
+			snprintf(key, sizeof key, "%s/health", h->label_prefix);
+			fputs("spec:\n  taints:\n", f);
+			emit_yaml_line(f, "  - key: ", NULL, key);
+			fputs("    value: \"fail\"\n    effect: \"NoSchedule\"\n", f);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* ctr_csv.h — counters.csv's columns: the one definition that the writer (bench/run's counters
+ * stage) and the readers (the report) share. A column's name is written nowhere else. */
+#ifndef FP_CTR_CSV_H
+#define FP_CTR_CSV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/csv.h"
+
+/* One counter of one port of one node, between the read before the first pair and the read
+ * after the last. Missing values are -1 / NULL (empty cells). */
+struct ctr_csv_row {
+	const char *node, *port, *kind;  /* kind: eth, ib, roce */
+	const char *source, *counter;    /* counters, hw_counters, statistics, netdev; its name */
+	const char *cls;                 /* flap, errors, congestion, retransmit, traffic, other */
+	int64_t before, after, delta;    /* delta: -1 when it cannot be read (see note) */
+	int64_t judged;                  /* 1: a flap or error here is a finding */
+	const char *finding;             /* link_flap, link_errors, or empty */
+	const char *note;
+};
+
+enum ctr_col {
+	CTR_COL_NODE, CTR_COL_PORT, CTR_COL_KIND, CTR_COL_SOURCE, CTR_COL_COUNTER, CTR_COL_CLASS, CTR_COL_BEFORE,
+	CTR_COL_AFTER, CTR_COL_DELTA, CTR_COL_JUDGED, CTR_COL_FINDING, CTR_COL_NOTE, CTR_NCOLS
+};
+
+extern const struct csv_col ctr_csv_cols[CTR_NCOLS];
+
+void ctr_csv_header(FILE *f);
+void ctr_csv_write(FILE *f, const struct ctr_csv_row *row);
+
+#endif
