@@ -8,13 +8,14 @@
 #   OUT/fuzz_expect     the hand-made inputs only (--expect specs: BOM, CR, CRLF, a key twice)
 #   OUT/fuzz_declared   the hand-made inputs only (topology.conf, CSV with BOM and CRLF, uneven)
 #   OUT/fuzz_escape     the hand-made inputs only (U+2028, terminal escapes, quotes, bad UTF-8)
+#   OUT/fuzz_actions    the hand-made inputs only (host names and reasons: lists, quotes, LF)
 #   OUT/fuzz_inventory  each captured node (tests/fixtures/<node>/sysfs, topo.xml) packed as
 #                       fuzz_inventory.c's archive, with and without its hwloc XML
 set -eu
 cd "$(dirname "$0")/../.."
 out=$1
 rm -rf "$out"
-targets="fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape fuzz_compare fuzz_expect fuzz_declared"
+targets="fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape fuzz_compare fuzz_expect fuzz_declared fuzz_actions"
 for t in $targets; do mkdir -p "$out/$t"; done
 for t in $targets; do
 	for f in tests/fuzz/seeds/$t/*; do [ -f "$f" ] && cp "$f" "$out/$t/"; done

@@ -2,7 +2,7 @@
 """prom_check.py FILE: parse a fabprobe.prom with the Prometheus client's own text parser
 (Debian's python3-prometheus-client) and print one line per fact for the shell tests:
   verdict V
-  finding KIND HOST PATH
+  finding KIND HOST PATH      (a link counter's: PATH is port:PORT)
   pairs PATH NLATENCY NBANDWIDTH   (series per path)
   tier PATH TIER LATENCY_S BW_BPS
   coll BACKEND PATH OP SIZE BUSBW_BPS
@@ -32,7 +32,7 @@ def main():
             if s.name == "fabprobe_verdict":
                 print("verdict", int(s.value))
             elif s.name == "fabprobe_finding":
-                print("finding", lb["kind"], lb["host"], lb["path"])
+                print("finding", lb["kind"], lb["host"], lb["path"] if "path" in lb else "port:" + lb["port"])
             elif s.name == "fabprobe_pair_latency_seconds":
                 pairs.setdefault(lb["path"], [0, 0])[0] += 1
             elif s.name == "fabprobe_pair_bandwidth_bytes_per_second":

@@ -7,6 +7,7 @@ then print one line per fact for the shell tests to grep:
   tiers PATH NTIERS GROUPS-PER-TIER (comma-separated)
   finding PATH KIND HOSTS(+-joined) STATE
   coll BACKEND PATH OP SIZE BUSBW PCT WRONG
+  link KIND HOST PORT         (a link counter that rose)
 Exit 1 with the reason on stderr when the file is not valid."""
 import json
 import sys
@@ -42,6 +43,16 @@ def main():
             print("finding", p["path"], f["kind"], "+".join(f["hosts"]), f["state"].replace(" ", "_"))
     for c in summary["collectives"]:
         print("coll", c["backend"], c["path"] or "-", c["op"], c["size_B"], c["busbw_GBps"], c["pct_line_rate"], c["wrong"])
+    lc = summary["link_counters"]
+    for f in lc["findings"]:
+        if f["host"] not in hosts:
+            print("summary_check: a link finding names a host the run does not have: %s" % f["host"], file=sys.stderr)
+            return 1
+        print("link", f["kind"], f["host"], f["port"])
+    if lc["findings_total"] != v["link_findings"] or len(lc["findings"]) > lc["findings_total"]:
+        print("summary_check: link findings: %d listed, %d in all, the verdict says %d" %
+              (len(lc["findings"]), lc["findings_total"], v["link_findings"]), file=sys.stderr)
+        return 1
     return 0
 
 

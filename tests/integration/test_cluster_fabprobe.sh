@@ -75,6 +75,8 @@ for k in $(seq "$REPEATS"); do
 	[ "$n" -eq 0 ] || show_suspects "$tmp/run$k"
 	expect "run $k: healthy fabric, zero suspects ($n)" [ "$n" -eq 0 ]
 	expect "run $k: verdict PASS" grep -q '^verdict: PASS' "$tmp/run$k.out"
+	expect "run $k: no link counter rose on any node (counters.csv read on 8 nodes)" sh -c "grep -q '; links: no flap or error on [0-9]* ports' '$tmp/run$k.out' &&
+		[ \$(awk -F, 'NR > 1 { n[\$1] = 1 } END { print length(n) }' '$tmp/run$k/counters.csv') -eq 8 ] && ! awk -F, 'NR > 1 && \$11 != \"\"' '$tmp/run$k/counters.csv' | grep -q ."
 	grep -h '^  re-tested\|^confirmation pass' "$tmp/run$k.out" | sed 's/^ */#   /'
 done
 # every pair, both paths, as run 1 measured them (no collectives: the uplinks carried the
@@ -168,7 +170,9 @@ expect "two ranks per node: the 8 that are no endpoint slept (CPU ${idle} ticks,
 # the slowest part of the test)
 $FC up --racks 3,3,2 --interleave --uplink-rate 2gbit --degrade node05=1gbit > /dev/null
 for k in $(seq "$REPEATS"); do
-	extra=(--no-coll -p mpi); [ $k -eq 1 ] && extra=(--coll-max 64K --min-pct 90)
+	# run 1 also flaps node02's eth0 (rank 1; ip link down and up) before the second read of the
+	# link counters: that node and port, and nothing else, is a link_flap
+	extra=(--no-coll -p mpi); [ $k -eq 1 ] && extra=(--coll-max 64K --min-pct 90 --test-flap 1:eth0)
 	$FC mpirun "$FP" run "${D[@]}" "${extra[@]}" -o "$tmp/slow$k" > "$tmp/slow$k.out" 2>&1
 	others=$(suspects "$tmp/slow$k" | grep -cv node05)
 	[ "$others" -eq 0 ] || show_suspects "$tmp/slow$k"
@@ -221,7 +225,22 @@ expect "slow run 1: junit.xml: node05's case failed, every other node's green; t
 	grep -qx 'fail verdict fabprobe run' '$tmp/junitslow' && grep -q '^fail collectives ring over tcp:eth0 allreduce float sum, ' '$tmp/junitslow'"
 checked "slow run 1: fabprobe.prom parses" "$tmp/promslow" "${PCHECK[@]}" "$tmp/slow1/fabprobe.prom"
 expect "slow run 1: fabprobe.prom: verdict 1, node05's finding and no other, the ring's busbw over tcp:eth0" \
-	sh -c "grep -qx 'verdict 1' '$tmp/promslow' && grep -Eq '^finding low_bw_node node05 ' '$tmp/promslow' && [ \$(grep '^finding' '$tmp/promslow' | grep -vc ' node05 ') -eq 0 ] && grep -q '^coll ring tcp:eth0 allreduce ' '$tmp/promslow'"
+	sh -c "grep -qx 'verdict 1' '$tmp/promslow' && grep -Eq '^finding low_bw_node node05 ' '$tmp/promslow' && [ \$(grep '^finding' '$tmp/promslow' | grep -v '^finding link_flap node02 port:eth0$' | grep -vc ' node05 ') -eq 0 ] && grep -q '^coll ring tcp:eth0 allreduce ' '$tmp/promslow'"
+# the link counters: the flapped interface, and no other node or port
+expect "slow run 1, --test-flap 1:eth0: counters.csv has node02's eth0 carrier_changes as the one finding" \
+	sh -c "[ \"\$(awk -F, 'NR > 1 && \$11 != \"\"' '$tmp/slow1/counters.csv' | cut -d, -f1,2,5,11)\" = 'node02,eth0,carrier_changes,link_flap' ]"
+expect "slow run 1: the verdict names the flap ($(grep -o 'links: [^;)]*' "$tmp/slow1.out"))" grep -q '^verdict: FAIL .*; links: link_flap node02:eth0[;)]' "$tmp/slow1.out"
+expect "slow run 1: summary.json and junit.xml: node02's link_flap, nothing else of the link counters" \
+	sh -c "[ \"\$(grep '^link ' '$tmp/sumslow')\" = 'link link_flap node02 eth0' ] && [ \"\$(grep '^fail link_counters' '$tmp/junitslow')\" = 'fail link_counters node02' ]"
+# the actions: node05 (a node finding) and node02 (its port's flap) drained, nothing else
+expect "slow run 1: drain-slurm.sh drains node05 and node02, no other node" \
+	sh -c "[ \"\$(grep '^node ' '$tmp/slow1/drain-slurm.sh' | cut -d\"'\" -f2 | sort | paste -sd' ' -)\" = 'node02 node05' ] && sh -n '$tmp/slow1/drain-slurm.sh'"
+expect "slow run 1: k8s-health-labels.yaml: node02 and node05 fail, the other 6 pass" /usr/bin/python3 -c "
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open('$tmp/slow1/k8s-health-labels.yaml')) if d]
+h = {d['metadata']['name']: d['metadata']['labels']['fabprobe/health'] for d in docs}
+sys.exit(not (len(h) == 8 and sorted(k for k, v in h.items() if v == 'fail') == ['node02', 'node05'] and all(v in ('pass', 'fail') for v in h.values())))"
+expect "slow run 1: report.html shows the flap and links the machine files" sh -c "grep -q '<section id=\"links\">' '$tmp/slow1/report.html' && grep -q '<td>link_flap</td>' '$tmp/slow1/report.html' && for f in junit.xml fabprobe.prom counters.csv drain-slurm.sh k8s-health-labels.yaml; do grep -q \"<a href=\\\"\$f\\\">\" '$tmp/slow1/report.html' || exit 1; done"
 # the report of the first slowed run: written by run, 3 leaves outlined in each of its 4 heat
 # maps (2 paths x latency, bandwidth), and in headless Chromium: DOM and pixels
 maps=$(grep -o '<svg class="hm"' "$tmp/slow1/report.html" 2> /dev/null | wc -l)

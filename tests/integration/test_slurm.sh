@@ -64,10 +64,10 @@ daemons() {
 }
 
 start=$(date +%s)
-$FC up --racks 3,3,2 --interleave --slurm > "$tmp/up.out" 2>&1
+$FC up --racks 3,3,2 --interleave --slurm --degrade node05=500mbit > "$tmp/up.out" 2>&1
 expect "up --slurm: 8 nodes in 3 racks with slurmctld and a slurmd each" grep -q "up: 8 nodes in 3 racks" "$tmp/up.out"
 expect "sinfo: the $N nodes idle in partition all" [ "$(HEAD sinfo -h -p all -t idle -o %D 2>/dev/null)" = "$N" ]
-expect "a second up --slurm with the same options does nothing" sh -c "$FC up --racks 3,3,2 --interleave --slurm | grep -q 'already up'"
+expect "a second up --slurm with the same options does nothing" sh -c "$FC up --racks 3,3,2 --interleave --slurm --degrade node05=500mbit | grep -q 'already up'"
 # the premise of --switches below: with one switch over all nodes, Slurm takes node01 and node02,
 # which the interleaved names put in two racks
 pair=$(HEAD timeout 60 srun -N 2 hostname 2>/dev/null | sort | paste -sd' ' -)
@@ -75,10 +75,11 @@ expect "control: without a topology, srun -N 2 lands on two racks ($pair)" \
 	[ "$(awk -F, -v p=" $pair " 'NR > 1 && index(p, " " $1 " ") { print $2 }' $TRUTH | sort -u | wc -l)" -eq 2 ]
 
 # fabprobe run under srun, each task with a fully qualified host name (Open MPI keeps it as the
-# processor name with orte_keep_fqdn_hostnames) while Slurm's node names are short
+# processor name with orte_keep_fqdn_hostnames) while Slurm's node names are short; node05's
+# link slowed, and its eth0 taken down and up (task 4) before the link counters' second read
 HEAD timeout 150 srun -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
 	unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
-	./fabprobe run "${Q[@]}" -s 256K --no-coll -o "$tmp/run" > "$tmp/run.out" 2>&1
+	./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 -o "$tmp/run" > "$tmp/run.out" 2>&1
 rc=$?
 expect "srun -N $N --mpi=pmix ./fabprobe run: finished with a verdict (exit $rc, $(grep -m 1 '^verdict: ' "$tmp/run.out"))" \
 	sh -c "[ $rc -le 1 ] && grep -q '^verdict: ' '$tmp/run.out'"
@@ -89,6 +90,24 @@ for f in topology.conf topology-block.conf topology.yaml slurm-hostfile node-ord
 	expect "$f names the Slurm nodes, never the host names" sh -c \
 		"grep -q 'node0[1-8]\|node\[' '$tmp/run/$f' && ! grep -q 'cluster.example' '$tmp/run/$f'"
 done
+
+# the drain script, run as an admin would on the head node: node05 drained with the run's reason,
+# no other node; --undrain resumes it (and only a node whose reason is still this run's)
+run_id=$(sed -n 's/^ *"run_id": "\(.*\)",$/\1/p' "$tmp/run/meta.json" | head -n 1)
+HEAD sh "$tmp/run/drain-slurm.sh" > "$tmp/drain.out" 2>&1
+HEAD sinfo -R -h -o '%N|%E' > "$tmp/drained" 2>&1
+expect "drain-slurm.sh on Slurm: node05, and no other node, drained by the run for its slowness and its flap ($(paste -sd' ' "$tmp/drained"))" \
+	sh -c "[ \"\$(cut -d'|' -f1 '$tmp/drained')\" = node05 ] && grep -q '^node05|fabprobe $run_id: low_bw_node on .*link_flap eth0' '$tmp/drained'"
+# (sinfo -t idle counts a drained node too: the states per node)
+expect "sinfo: node05 drained, the 7 others idle" sh -c "[ \"\$($FC exec head sinfo -h -N -p all -o '%N %T' | grep -v ' idle\$')\" = 'node05 drained' ] &&
+	[ \$($FC exec head sinfo -h -N -p all -o '%N %T' | grep -c ' idle\$') -eq 7 ]"
+echo "# node05's drain reason: $(cut -d'|' -f2- "$tmp/drained")"
+HEAD scontrol update NodeName=node03 State=DRAIN Reason="an admin's own reason"
+HEAD sh "$tmp/run/drain-slurm.sh" --undrain > "$tmp/undrain.out" 2>&1
+expect "drain-slurm.sh --undrain: node05 resumed; node03, drained by someone else, left drained" \
+	sh -c "[ \"\$($FC exec head sinfo -R -h -o '%N|%E')\" = \"node03|an admin's own reason\" ]"
+HEAD scontrol update NodeName=node03 State=RESUME
+expect "sinfo: the $N nodes idle again" [ "$(HEAD sinfo -h -p all -t idle -o %D 2>/dev/null)" = "$N" ]
 
 # why docs/schedulers.md says --mpi=pmix: Debian's Open MPI has no PMI-1/PMI-2 support
 for mpi in none pmi2; do

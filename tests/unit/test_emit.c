@@ -43,10 +43,20 @@ static const char *render(int (*fn)(FILE *, const struct emit_topo *, char *), s
 	return buf;
 }
 
+static const char *render_h(int (*fn)(FILE *, const struct emit_health *, char *), const struct emit_health *h, int *rc)
+{
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+
+	err[0] = 0;
+	*rc = fn(f, h, err);
+	fclose(f);
+	return buf;
+}
+
 static void test_three_tiers_tree_and_blocks(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -73,7 +83,7 @@ static void test_three_tiers_tree_and_blocks(void)
 static void test_disconnected_parts_get_one_root(void)
 {
 	struct infer_result r = tree(4, 2); /* the top tier has two groups */
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -85,7 +95,7 @@ static void test_names_refused(void)
 {
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	int rc;
 
 	for (int i = 0; i < N; i++)
@@ -118,7 +128,7 @@ static void test_comment_header_cannot_inject_lines(void)
 {
 	struct infer_result r = tree(4, 3);
 	struct emit_topo t = { N, hosts, &r, 1, "fabprobe",
-			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL };
+			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL, 0 };
 
 	for (int i = 0; emit_registry[i]; i++) {
 		int rc;
@@ -172,7 +182,7 @@ static void test_name_policy_per_format(void)
 	/* the emitters refuse them: Slurm would read Nodes=a#b,n[…] as Nodes=a */
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	int rc;
 
 	memcpy(bad, hosts, sizeof bad);
@@ -206,7 +216,7 @@ static void test_name_rules(void)
 static void test_group_names_widen(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	char name[EMIT_NAME_MAX];
 
 	r.ngroups[0] = 150;
@@ -221,7 +231,7 @@ static void test_group_names_widen(void)
 static void test_tier_kinds(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
 	char name[EMIT_NAME_MAX];
 
 	emit_tier_kind(0, name);
@@ -248,7 +258,7 @@ static void test_json_map_hostile_names(void)
 	struct suspect held = { .kind = SUSPECT_SLOW_LINK, .a = 0, .b = 4, .tier = 0, .state = SUSP_HELD,
 				.value = 12, .expected = 10, .extra = NAN, .value2 = 12.5, .expected2 = 10, .extra2 = NAN };
 	struct susp_list l = { .n = 1, .cap = 1, .s = &held }, none = { 0 };
-	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL };
+	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL, 0 };
 	struct rjson v;
 	char *text = NULL, perr[128];
 	size_t len = 0;
@@ -284,6 +294,91 @@ static void test_json_map_hostile_names(void)
 	free(text);
 }
 
+/* topograph's graph JSON parses, each node's network_layers go leaf first with the tier labels
+ * beside them; the model names every spine's leaves once and every node in its leaf's block */
+static void test_topograph_forms(void)
+{
+	struct infer_result r = tree(4, 2);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 1 };
+	struct rjson v;
+	char perr[128];
+	int rc;
+
+	render(emit_topograph_graph, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK(rjson_parse(buf, strlen(buf), &v, perr, sizeof perr) == 0);
+	const struct rjson *in = rjson_get(&v, "instances");
+
+	CHECK(in && in->n == N);
+	if (in && in->n == N) {
+		const struct rjson *nl = rjson_get(&in->item[11], "network_layers");
+
+		CHECK_STR(rjson_str(rjson_get(&in->item[11], "id")), "n12");
+		CHECK(nl && nl->n == 2);
+		if (nl && nl->n == 2) {
+			CHECK_STR(rjson_str(&nl->item[0]), "leaf05");
+			CHECK_STR(rjson_str(&nl->item[1]), "spine01");
+		}
+		CHECK_STR(rjson_str(rjson_get(rjson_get(&in->item[11], "labels"), "fabric.topograph.run/tier-1")), "spine01");
+	}
+	rjson_free(&v);
+	render(emit_topograph_model, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "switches:\n  spine00:\n    switches:\n    - leaf00\n    - leaf01\n    - leaf02\n    - leaf03\n"
+		       "  spine01:\n    switches:\n    - leaf04\n    - leaf05\nblocks:\n- switch: leaf00\n  nodes:\n"
+		       "  - \"n01\"\n  - \"n02\"\n- switch: leaf01\n");
+	hosts[3] = "n[04]"; /* a range to topograph: refused, never written */
+	render(emit_topograph_model, &t, &rc);
+	CHECK_EQ(rc, FP_EUSAGE);
+	hosts[3] = "n04";
+}
+
+/* the actions: a drain line per failed node only, its reason the run's tag then the finding;
+ * a reason with a quote, a newline and a non-ASCII byte stays one shell word on one line; a
+ * name Slurm would read as a list is a comment, never a command; the health labels say pass or
+ * fail per node, the taint only when asked for */
+static void test_actions(void)
+{
+	const char *why[N] = { NULL };
+	const char *names[N];
+	struct emit_health h = { .n = N, .hosts = names, .why = why, .run_tag = "fabprobe r1", .how = "test\nrm -rf /",
+				 .label_prefix = "fabprobe.io", .taint = 0 };
+	int rc, lines = 0;
+
+	memcpy(names, hosts, sizeof names);
+	render_h(emit_drain_slurm, &h, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "nothing to drain");
+	CHECK(strstr(buf, "\nnode ") == NULL);
+	why[4] = "low_bw_node on tcp:eth0 (bw_ratio 0.1, expected 1); it's\nscontrol delete \xe2\x80\xa8";
+	why[6] = "link_flap eth0 (carrier_changes +2)";
+	names[6] = "n07,n08";
+	render_h(emit_drain_slurm, &h, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "\nnode 'n05' 'fabprobe r1: low_bw_node on tcp:eth0 (bw_ratio 0.1, expected 1); it'\\''s?scontrol "
+		       "delete ??" "?'\n");
+	CHECK(strstr(buf, "node 'n07,n08'") == NULL);
+	CHECK_HAS(buf, "# host name 'n07,n08' cannot be written");
+	CHECK(strstr(buf, "\nrm -rf") == NULL);
+	for (const char *p = buf; (p = strstr(p, "\nnode '")); p++)
+		lines++;
+	CHECK_EQ(lines, 1);
+	names[6] = hosts[6];
+	render_h(emit_k8s_health, &h, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "  name: \"n05\"\n  labels:\n    \"fabprobe.io/health\": \"fail\"\n");
+	CHECK_HAS(buf, "  name: \"n01\"\n  labels:\n    \"fabprobe.io/health\": \"pass\"\n");
+	CHECK_HAS(buf, "\"fabprobe.io/finding\": \"link_flap eth0 (carrier_changes +2)\"");
+	CHECK(strstr(buf, "taints") == NULL);
+	h.taint = 1;
+	render_h(emit_k8s_health, &h, &rc);
+	CHECK_HAS(buf, "spec:\n  taints:\n  - key: \"fabprobe.io/health\"\n    value: \"fail\"\n    effect: \"NoSchedule\"\n");
+	names[2] = "Upper";
+	render_h(emit_k8s_health, &h, &rc);
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "Upper");
+}
+
 int main(void)
 {
 	RUN(test_three_tiers_tree_and_blocks);
@@ -295,5 +390,7 @@ int main(void)
 	RUN(test_group_names_widen);
 	RUN(test_tier_kinds);
 	RUN(test_json_map_hostile_names);
+	RUN(test_topograph_forms);
+	RUN(test_actions);
 	CHECK_EXIT();
 }

@@ -13,8 +13,10 @@
 int emit_topograph_graph(FILE *f, const struct emit_topo *t, char *err)
 {
 	const struct infer_result *r = t->tree;
+	int rc = emit_hosts_check(t, EMIT_FMT_SLURM, err); /* topograph's node names are Slurm's or Kubernetes' */
 
-	(void)err;
+	if (rc)
+		return rc;
 	fputs("{\"instances\": [", f);
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];

@@ -1,0 +1,153 @@
+/* The link counters (topo/node/counters.h) on the fixtures' sysfs trees: what is read, with
+ * which kind and whether the port is physical; then the deltas between two reads of one node,
+ * and the findings they make: only a flap or an error counter that rose on a judged port. A
+ * healthy node under load (traffic, congestion, retransmissions, drops) makes none. */
+#include <string.h>
+
+#include "check.h"
+#include "node/counters.h"
+
+#define FIX "tests/fixtures/"
+
+static struct ctr_value *get(struct ctr_set *s, const char *port, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].port, port) && !strcmp(s->v[i].name, name))
+			return &s->v[i];
+	return NULL;
+}
+
+static void test_read_trees(void)
+{
+	struct ctr_set s;
+	struct ctr_value *v;
+
+	CHECK_EQ(ctr_read(FIX "ib-hdr/sysfs", &s), 0);
+	CHECK((v = get(&s, "mlx5_3:1", "symbol_error")) && v->kind == CTR_KIND_IB && v->physical &&
+	      v->source == CTR_SRC_COUNTERS && v->v == 0);
+	CHECK((v = get(&s, "mlx5_0:1", "port_xmit_data")) && v->v == 81985529216486895ULL);
+	CHECK((v = get(&s, "eth0", "carrier_changes")) && v->source == CTR_SRC_NETDEV && v->physical && v->v == 2);
+	CHECK(get(&s, "lo", "rx_bytes") == NULL);
+	CHECK_EQ(s.left_out, 0);
+	ctr_set_free(&s);
+	CHECK_EQ(ctr_read(FIX "roce/sysfs", &s), 0);
+	CHECK((v = get(&s, "mlx5_1:1", "np_cnp_sent")) && v->kind == CTR_KIND_ROCE && v->source == CTR_SRC_HW_COUNTERS);
+	ctr_set_free(&s);
+	CHECK_EQ(ctr_read(FIX "eth25/sysfs", &s), 0);
+	CHECK((v = get(&s, "docker0", "carrier_changes")) && !v->physical && v->v == 14);
+	CHECK((v = get(&s, "eth0", "rx_crc_errors")) && v->physical && v->kind == CTR_KIND_ETH);
+	ctr_set_free(&s);
+	CHECK_EQ(ctr_read(FIX "no-such-tree", &s), 0); /* nothing there: nothing read, no error */
+	CHECK_EQ(s.n, 0);
+	ctr_set_free(&s);
+}
+
+/* the rows and findings between a and b */
+static int findings(const struct ctr_set *a, const struct ctr_set *b, const char *const *nd, int nnd, char *out)
+{
+	static struct ctr_delta d[4096];
+	int n = ctr_deltas(a, b, nd, nnd, d, 4096), k = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < n && i < 4096; i++)
+		if (ctr_finding(&d[i])) {
+			k++;
+			sprintf(out + strlen(out), "%s %s %s;", ctr_finding(&d[i]), d[i].port, d[i].name);
+		}
+	return k;
+}
+
+static void test_deltas_and_findings(void)
+{
+	struct ctr_set a, b;
+	struct ctr_delta d[4096];
+	const char *nd[] = { "veth12ab" };
+	char out[2048];
+	int n;
+
+	CHECK_EQ(ctr_read(FIX "eth25/sysfs", &a), 0);
+	CHECK_EQ(ctr_read(FIX "eth25/sysfs", &b), 0);
+	/* unchanged: the judged ports' flap and error counters are listed at 0 (read), nothing else */
+	n = ctr_deltas(&a, &b, NULL, 0, d, 4096);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++)
+		CHECK(d[i].judged && (d[i].cls == CTR_FLAP || d[i].cls == CTR_ERRORS) && d[i].after == d[i].before);
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	/* load: traffic, drops: rows, no finding */
+	get(&b, "eth0", "rx_bytes")->v += 1000000;
+	get(&b, "eth0", "rx_dropped")->v += 40;
+	get(&b, "eth0", "rx_fifo_errors")->v += 3;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	/* a virtual interface no path uses flaps (a container came and went): not judged */
+	get(&b, "docker0", "carrier_changes")->v += 2;
+	get(&b, "veth12ab", "carrier_changes")->v += 2;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	/* ...unless a path names it */
+	CHECK_EQ(findings(&a, &b, nd, 1, out), 1);
+	CHECK_STR(out, "link_flap veth12ab carrier_changes;");
+	/* the physical port: a flap and CRC errors, each its own finding */
+	get(&b, "eth0", "carrier_changes")->v += 2;
+	get(&b, "eth0", "rx_crc_errors")->v += 17;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 2);
+	CHECK(strstr(out, "link_flap eth0 carrier_changes;") && strstr(out, "link_errors eth0 rx_crc_errors;"));
+	/* a counter that went back (a driver reload): no delta, no finding */
+	get(&b, "eth0", "carrier_changes")->v = 0;
+	get(&b, "eth0", "rx_crc_errors")->v = 0;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	n = ctr_deltas(&a, &b, NULL, 0, d, 4096);
+	int resets = 0;
+	for (int i = 0; i < n; i++)
+		resets += d[i].note == CTR_NOTE_RESET;
+	CHECK_EQ(resets, 1); /* carrier_changes 2 -> 0; rx_crc_errors is back at its first value */
+	/* room for 3 rows: the count says how many there were */
+	CHECK(ctr_deltas(&a, &b, NULL, 0, d, 3) > 3);
+	ctr_set_free(&a);
+	ctr_set_free(&b);
+}
+
+static void test_ib_saturation_and_congestion(void)
+{
+	struct ctr_set a, b;
+	char out[2048];
+
+	CHECK_EQ(ctr_read(FIX "ib-hdr/sysfs", &a), 0);
+	CHECK_EQ(ctr_read(FIX "ib-hdr/sysfs", &b), 0);
+	/* congestion on a healthy fabric: PortXmitWait, discards; no finding */
+	get(&b, "mlx5_2:1", "port_xmit_wait")->v += 5000000;
+	get(&b, "mlx5_2:1", "port_xmit_discards")->v += 4;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	/* mlx5_7's symbol_error stopped at 65535 long ago: it cannot say, and does not count */
+	CHECK_EQ(get(&a, "mlx5_7:1", "symbol_error")->v, 65535);
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+	/* one that reaches its maximum during the run counts, "at least" */
+	get(&a, "mlx5_1:1", "symbol_error")->v = 65000;
+	get(&b, "mlx5_1:1", "symbol_error")->v = 65535;
+	get(&b, "mlx5_4:1", "link_downed")->v += 1;
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 2);
+	CHECK(strstr(out, "link_errors mlx5_1:1 symbol_error;") && strstr(out, "link_flap mlx5_4:1 link_downed;"));
+	/* a port that went away during the run: said, no finding */
+	b.v[0] = b.v[--b.n];
+	CHECK_EQ(findings(&a, &b, NULL, 0, out), 2);
+	ctr_set_free(&a);
+	ctr_set_free(&b);
+}
+
+static void test_names(void)
+{
+	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_COUNTERS, "link_downed")), "flap");
+	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_NETDEV, "carrier_changes")), "flap");
+	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_HW_COUNTERS, "out_of_sequence")), "retransmit");
+	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_STATISTICS, "rx_dropped")), "congestion");
+	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_COUNTERS, "no_such_counter")), "other");
+	CHECK_STR(ctr_kind_name(CTR_KIND_ROCE), "roce");
+	CHECK_STR(ctr_source_name(CTR_SRC_HW_COUNTERS), "hw_counters");
+}
+
+int main(void)
+{
+	RUN(test_read_trees);
+	RUN(test_deltas_and_findings);
+	RUN(test_ib_saturation_and_congestion);
+	RUN(test_names);
+	CHECK_EXIT();
+}
