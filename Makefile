@@ -28,8 +28,19 @@ WITH_IBVERBS ?= auto
 WITH_CUDA    ?= auto
 WITH_NCCL    ?= auto
 CUDA_HOME    ?= /usr/local/cuda
-NVCCFLAGS    ?= -O2
-NCCL_HOME    ?= $(CUDA_HOME)
+# device code for Turing (sm_75), Hopper (sm_90: H100, H200) and Blackwell (sm_100), and PTX for
+# what comes after (JIT-compiled at the first launch); gpu-check.sh builds for its GPU alone
+NVCC_ARCH    ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90 \
+                -gencode arch=compute_100,code=[sm_100,compute_100]
+NVCCFLAGS    ?= -O2 $(NVCC_ARCH)
+# NCCL, the first place that has both nccl.h and libnccl.so (or the .so.2 alone, as Python's
+# wheel ships it): NCCL_HOME (when set), beside CUDA, the system's paths (NCCL_SYS_ROOT/usr,
+# the multiarch directory Debian's and Ubuntu's packages use), the nvidia-nccl-cu* wheel under
+# each of NCCL_PY_SITE (default: Python's site-packages). `make config` says which it took.
+NCCL_HOME    ?=
+NCCL_SYS_ROOT ?=
+NCCL_PY_SITE ?= $(shell python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null)
+MULTIARCH    := $(shell gcc -print-multiarch 2>/dev/null)
 
 # resolve(NAME, WITH_X value, found?) -> yes/no; "yes" with nothing found is an error
 define resolve
@@ -41,8 +52,17 @@ HAVE_HWLOC   := $(call resolve,HWLOC,$(WITH_HWLOC),$(shell pkg-config --exists h
 HAVE_IBVERBS := $(call resolve,IBVERBS,$(WITH_IBVERBS),$(shell pkg-config --exists libibverbs 2>/dev/null && echo y))
 CUDA_LIBDIR  := $(call libdir,$(CUDA_HOME),libcudart.so)
 HAVE_CUDA    := $(call resolve,CUDA,$(WITH_CUDA),$(and $(wildcard $(CUDA_HOME)/bin/nvcc),$(CUDA_LIBDIR)))
-NCCL_LIBDIR  := $(call libdir,$(NCCL_HOME),libnccl.so)
-HAVE_NCCL    := $(call resolve,NCCL,$(WITH_NCCL),$(and $(filter yes,$(HAVE_CUDA)),$(wildcard $(NCCL_HOME)/include/nccl.h),$(NCCL_LIBDIR)))
+# nccl_try(WHERE, INCLUDE DIR, LIB DIRS): take this place, unless an earlier one was taken
+nccl_lib = $(firstword $(foreach d,$(1),$(wildcard $(d)/libnccl.so $(d)/libnccl.so.2)))
+nccl_try = $(if $(NCCL_WHERE),,$(if $(and $(wildcard $(2)/nccl.h),$(call nccl_lib,$(3))),$(eval NCCL_WHERE := $(1))$(eval \
+           NCCL_INCDIR := $(2))$(eval NCCL_LIBFILE := $(call nccl_lib,$(3)))))
+NCCL_WHERE   :=
+$(if $(NCCL_HOME),$(call nccl_try,NCCL_HOME,$(NCCL_HOME)/include,$(NCCL_HOME)/lib64 $(NCCL_HOME)/lib))
+$(call nccl_try,beside CUDA,$(CUDA_HOME)/include,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
+$(call nccl_try,system,$(NCCL_SYS_ROOT)/usr/include,$(if $(MULTIARCH),$(NCCL_SYS_ROOT)/usr/lib/$(MULTIARCH)) $(NCCL_SYS_ROOT)/usr/lib64 $(NCCL_SYS_ROOT)/usr/lib)
+$(foreach s,$(NCCL_PY_SITE),$(call nccl_try,Python wheel,$(s)/nvidia/nccl/include,$(s)/nvidia/nccl/lib))
+NCCL_LIBDIR  := $(if $(NCCL_LIBFILE),$(patsubst %/,%,$(dir $(NCCL_LIBFILE))))
+HAVE_NCCL    := $(call resolve,NCCL,$(WITH_NCCL),$(and $(filter yes,$(HAVE_CUDA)),$(NCCL_WHERE)))
 
 ifeq ($(HAVE_HWLOC),yes)
   CPPFLAGS += -DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc)
@@ -57,8 +77,8 @@ ifeq ($(HAVE_CUDA),yes)
   LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++  # nvcc objects need the C++ runtime
 endif
 ifeq ($(HAVE_NCCL),yes)
-  CPPFLAGS += -DHAVE_NCCL=1 -I$(NCCL_HOME)/include
-  LDLIBS   += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl
+  CPPFLAGS += -DHAVE_NCCL=1 -I$(NCCL_INCDIR)
+  LDLIBS   += $(NCCL_LIBFILE) -Wl,-rpath,$(NCCL_LIBDIR)  # by its path: the wheel has no libnccl.so
 endif
 
 # The build configuration is part of every object's inputs: switching WITH_X rebuilds.
@@ -127,7 +147,7 @@ $(BUILD)/%.o: %.c $(CONFIG_STAMP)
 
 $(BUILD)/%.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(CUDA_HOME)/bin/nvcc $(NVCCFLAGS) -Ibench -Ikernels -Xcompiler -Wall,-Wextra,-Werror -c -o $@ $<
+	$(CUDA_HOME)/bin/nvcc $(NVCCFLAGS) -Ibench -Ikernels -Xcompiler -Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -145,7 +165,8 @@ config:
 	@echo "  hwloc      $(HAVE_HWLOC)   (WITH_HWLOC=$(WITH_HWLOC); pkg-config hwloc)"
 	@echo "  ibverbs    $(HAVE_IBVERBS)   (WITH_IBVERBS=$(WITH_IBVERBS); pkg-config libibverbs)"
 	@echo "  cuda       $(HAVE_CUDA)   (WITH_CUDA=$(WITH_CUDA); CUDA_HOME=$(CUDA_HOME), lib: $(or $(CUDA_LIBDIR),none))"
-	@echo "  nccl       $(HAVE_NCCL)   (WITH_NCCL=$(WITH_NCCL); NCCL_HOME=$(NCCL_HOME), lib: $(or $(NCCL_LIBDIR),none))"
+	@echo "  nccl       $(HAVE_NCCL)   (WITH_NCCL=$(WITH_NCCL); found: $(or $(NCCL_WHERE),nowhere), include: $(or $(NCCL_INCDIR),none), lib: $(or $(NCCL_LIBFILE),none))"
+	@echo "  nvcc       $(NVCCFLAGS)"
 
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
@@ -194,4 +215,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD) build-san $(FUZZ_BUILD) fabprobe
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(UNIT_BINS:=.d)

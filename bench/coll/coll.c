@@ -466,12 +466,19 @@ static int coll_main(struct coll_run *run)
 {
 	const struct world *w = run->w;
 	struct coll_env env = { .comm = MPI_COMM_WORLD, .rank = w->rank, .nranks = w->size,
-				.max_bytes = run->o->maxbytes, .host = w->host, .single_node = w->nnodes == 1 };
+				.max_bytes = run->o->maxbytes, .host = w->host, .single_node = w->nnodes == 1,
+				.wait_s = run->o->wait_s, .shared_gpu = (int)run->o->shared_gpu };
 	struct coll_be_status st[COLL_BACKENDS_MAX] = { 0 };
 	int nst = backends_probe(run, &env, st, COLL_BACKENDS_MAX), rc = 0, over = 0;
 
 	if (nst < 0)
 		return nst;
+	for (int i = 0; run->o->backend && i < nst; i++)
+		if (st[i].selected && !st[i].usable) { /* asked for by name: not a silent pass */
+			if (w->rank == 0)
+				LOG_ERROR("--backend %s was asked for and cannot run here: %s", st[i].name, st[i].why);
+			return FP_ERUNTIME;
+		}
 	mpi_machine_ranks(MPI_COMM_WORLD, &over);
 	env.shared_core = over;
 	run->env = &env;
@@ -513,6 +520,7 @@ int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, co
 		return 1;
 	}
 	coll_opts_default(&o);
+	env.wait_s = o.wait_s;
 	o.warmup = warmup;
 	o.iters = iters;
 	CHECK_MPI(MPI_Comm_rank(comm, &env.rank));

@@ -91,6 +91,8 @@ struct coll_opts {
 	int nring_paths;
 	double min_pct;          /* --min-pct: an all-reduce with a known line rate whose busbw at
 				  * the largest size is below this % of it counts; 0: not judged */
+	double wait_s;           /* --timeout: the longest one device step may take (s) */
+	int shared_gpu;          /* --shared-gpu: ranks may share a GPU (a check, not a figure) */
 };
 
 /* What the verdict and summary.json of a run need from its collectives stage (rank 0). */

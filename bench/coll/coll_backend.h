@@ -58,6 +58,8 @@ struct coll_env {
 	const char *host;       /* this rank's node */
 	int single_node;        /* every rank on one node */
 	int shared_core;        /* the ranks on this machine outnumber its cores: wait asleep */
+	double wait_s;          /* the longest one device step may take (s); 0: no bound */
+	int shared_gpu;         /* ranks may share a GPU (--shared-gpu) */
 };
 
 /* A wrong-element count and the first wrong element of one rank's result. */

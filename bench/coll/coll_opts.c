@@ -61,7 +61,13 @@ void coll_usage(FILE *f)
 	      "                          verbs:) with busbw at the largest size below PCT % of it is a\n"
 	      "                          finding (exit 1). Default 0: not judged, since a ring's busbw\n"
 	      "                          is bound by the fabric's oversubscription as much as by the\n"
-	      "                          ports; give the figure the fabric was bought for\n",
+	      "                          ports; give the figure the fabric was bought for\n"
+	      "      --timeout SEC       the longest one device step may take (NCCL's communicator, a\n"
+	      "                          batch of collectives, a wait for the GPU; default 300): past\n"
+	      "                          it the rank aborts NCCL, says which collective, and exits 3\n"
+	      "      --shared-gpu        let two ranks share a GPU (NCCL needs a distinct NCCL_HOSTID\n"
+	      "                          per rank then: a check of two ranks on one GPU, timings not\n"
+	      "                          meaningful)\n",
 	      f);
 	fputs("Output (long options only: -o is the op):\n"
 	      RESULTS_HELP_LONG
@@ -74,11 +80,12 @@ void coll_usage(FILE *f)
 	      "the larger of the send and receive bytes per rank; count is the count argument of the\n"
 	      "call (elements per rank block). Writes results/<UTC time>[-NAME]/: collectives.csv,\n"
 	      "coll_meta.json, meta.json. Exit: 0 all results right, 1 a wrong element or a path\n"
-	      "below --min-pct, 2 usage error, 3 runtime error.\n",
+	      "below --min-pct, 2 usage error, 3 runtime error (also: --backend B asked for and B\n"
+	      "cannot run here, e.g. nccl without a GPU).\n",
 	      f);
 }
 
-enum { O_BACKEND = 256, O_CORRUPT, O_PATH, O_MIN_PCT };
+enum { O_BACKEND = 256, O_CORRUPT, O_PATH, O_MIN_PCT, O_TIMEOUT, O_SHARED_GPU };
 
 static const struct option long_opts[] = {
 	{ "minbytes", required_argument, NULL, 'b' },
@@ -96,6 +103,8 @@ static const struct option long_opts[] = {
 	{ "test-corrupt", required_argument, NULL, O_CORRUPT },
 	{ "path", required_argument, NULL, O_PATH },
 	{ "min-pct", required_argument, NULL, O_MIN_PCT },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "shared-gpu", no_argument, NULL, O_SHARED_GPU },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -201,7 +210,7 @@ void coll_opts_default(struct coll_opts *o)
 	*o = (struct coll_opts){ .minbytes = 8, .maxbytes = 32ULL << 20, .stepfactor = 2, .iters = 20,
 				 .warmup = 5, .check = 1, .ops = { COLL_ALLREDUCE }, .nops = 1,
 				 .dtypes = { COLL_FLOAT }, .ndtypes = 1, .redops = { COLL_SUM },
-				 .nredops = 1, .test_corrupt_rank = -1 };
+				 .nredops = 1, .test_corrupt_rank = -1, .wait_s = 300 };
 }
 
 /* coll_opts_parse's state: the options, and which of those that involve others were given. */
@@ -232,6 +241,8 @@ static int coll_opts_take(void *ctx, int c, const char *arg, char *err)
 	case O_CORRUPT: return opts_long("--test-corrupt", arg, 0, 100000000, &o->test_corrupt_rank, err);
 	case O_PATH: o->path = arg; return coll_path_parse(arg, err);
 	case O_MIN_PCT: return opts_percent("--min-pct", arg, 100, &o->min_pct, err);
+	case O_TIMEOUT: return opts_seconds("--timeout", arg, 86400, &o->wait_s, err);
+	case O_SHARED_GPU: o->shared_gpu = 1; return 0;
 	default: OPTS_FAIL("internal: option %d is not one of coll's", c);
 	}
 }

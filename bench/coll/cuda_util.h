@@ -1,4 +1,4 @@
-/* cuda_util.h — error checking of CUDA and NCCL calls (only for files built with them). */
+/* cuda_util.h — error checking of CUDA calls (only for files built with CUDA). */
 #ifndef FP_CUDA_UTIL_H
 #define FP_CUDA_UTIL_H
 
@@ -17,13 +17,7 @@
 		}                                                              \
 	} while (0)
 
-#define CHECK_NCCL(call)                                                       \
-	do {                                                                   \
-		ncclResult_t r_ = (call);                                      \
-		if (r_ != ncclSuccess) {                                       \
-			LOG_ERROR("%s: %s", #call, ncclGetErrorString(r_));     \
-			return FP_ERUNTIME;                                    \
-		}                                                              \
-	} while (0)
+/* NCCL's results go through coll_nccl.c's nccl_done: a failure there must abort the communicator
+ * and close the group, which a plain return cannot. */
 
 #endif

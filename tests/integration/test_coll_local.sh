@@ -103,7 +103,7 @@ expect "corrupted result: the table shows #wrong 1" grep -Eq '^ +4096 +1024 +flo
 expect "corrupted result: meta.json says failed" grep -q '"status": "failed"' "$tmp/bad/meta.json"
 
 # nccl named in a build without NCCL: refused with the reason (exit 2); with NCCL but without
-# a GPU it is skipped with one line, exit 0
+# a GPU it is skipped with one line and, asked for by name, exit 3 (--backend all passes it by)
 if $FP --version | grep -q 'nccl=no'; then
 	"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend nccl -e 1K --output "$tmp/nonccl" > "$tmp/nonccl.log" 2>&1
 	rc=$?
@@ -115,7 +115,7 @@ rc=$?
 if $FP --version | grep -q 'nccl=no'; then
 	skip "nccl without a GPU" "this build has no NCCL (refused above)"
 elif grep -q '^coll nccl: skipped: ' "$tmp/nccl.log"; then
-	expect "nccl without a GPU: exit 0" [ "$rc" -eq 0 ]
+	expect "nccl asked for, without a GPU: exit 3, said (exit $rc)" sh -c "[ $rc -eq 3 ] && grep -q -- '--backend nccl was asked for and cannot run here: no GPU' '$tmp/nccl.log'"
 	expect "nccl without a GPU: one line says why" [ "$(grep -c '^coll nccl: skipped: ' "$tmp/nccl.log")" -eq 1 ]
 	expect "nccl without a GPU: no rows" [ "$(wc -l < "$tmp/nccl/collectives.csv")" -eq 1 ]
 	expect "nccl: coll_meta.json records the reason" \

@@ -6,6 +6,8 @@
 #include "check.h"
 #include "coll/coll_backend.h"
 #include "coll/coll_report.h"
+#include "coll/coll_wait.h"
+#include "core/clock.h"
 #include "core/log.h"
 
 static const int rank_counts[] = { 1, 2, 3, 4, 8 };
@@ -435,6 +437,43 @@ static void test_rows(void)
 	free(text);
 }
 
+/* fake library states for the GPU backend's one bounded wait: done after some polls, failed
+ * with the library's reason, never done (a dead peer) */
+struct fake_op {
+	int polls, done_after, fail_after;
+	const char *reason;
+};
+
+static int fake_poll(void *arg, char *why, size_t len)
+{
+	struct fake_op *f = arg;
+
+	f->polls++;
+	if (f->fail_after && f->polls >= f->fail_after) {
+		snprintf(why, len, "%s", f->reason);
+		return COLL_POLL_FAILED;
+	}
+	return f->done_after && f->polls >= f->done_after ? COLL_POLL_DONE : COLL_POLL_AGAIN;
+}
+
+static void test_bounded_wait(void)
+{
+	struct fake_op done = { .done_after = 5 }, bad = { .fail_after = 3, .reason = "unhandled system error (run with "
+				"NCCL_DEBUG=INFO for details)" }, hung = { 0 };
+	char why[256] = "";
+	double t0;
+
+	CHECK_EQ(coll_wait_poll(fake_poll, &done, 5, "allreduce float 8 B", why, sizeof why), 0);
+	CHECK_EQ(done.polls, 5);
+	CHECK_EQ(coll_wait_poll(fake_poll, &bad, 5, "allreduce float 8 B", why, sizeof why), FP_ERUNTIME);
+	CHECK_STR(why, "allreduce float 8 B: unhandled system error (run with NCCL_DEBUG=INFO for details)");
+	t0 = clock_now();
+	CHECK_EQ(coll_wait_poll(fake_poll, &hung, 0.2, "ncclCommInitRankConfig", why, sizeof why), FP_ETIMEDOUT);
+	CHECK(clock_now() - t0 >= 0.2 && clock_now() - t0 < 2); /* bounded, and not by much more */
+	CHECK(hung.polls > 10 && hung.polls < 2000); /* it polled, asleep between polls */
+	CHECK_HAS(why, "ncclCommInitRankConfig: not done after 0.2 s (--timeout)");
+}
+
 int main(void)
 {
 	RUN(test_bytes_and_bus_factors);
@@ -446,5 +485,6 @@ int main(void)
 	RUN(test_opts);
 	RUN(test_path_env);
 	RUN(test_rows);
+	RUN(test_bounded_wait);
 	CHECK_EXIT();
 }
