@@ -80,6 +80,11 @@ static int time_case(struct coll_run *run, const struct coll_backend *be, void *
 	if (be->sync && be->sync(ctx))
 		return FP_ERUNTIME;
 	CHECK_MPI(MPI_Barrier(run->env->comm));
+	if (run->o->test_stall_rank >= 0 && run->w && run->o->test_stall_rank == run->w->rank) { /* a hung node (tests) */
+		fprintf(stderr, "fabprobe coll: --test-stall: rank %d stops here\n", run->w->rank);
+		for (;;)
+			pause();
+	}
 	if (be->timer_start(ctx))
 		return FP_ERUNTIME;
 	for (long i = 0; i < run->o->iters; i++)
@@ -548,11 +553,13 @@ int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, co
 static int opts_check_ranks(const struct coll_opts *o, const struct world *w)
 {
 	const char *bad = o->root >= w->size ? "-r/--root" :
-			  o->test_corrupt_rank >= w->size ? "--test-corrupt" : NULL;
+			  o->test_corrupt_rank >= w->size ? "--test-corrupt" :
+			  o->test_stall_rank >= w->size ? "--test-stall" : NULL;
 
 	if (bad && w->rank == 0)
 		fprintf(stderr, "fabprobe coll: %s: rank %ld does not exist (%d ranks)\n", bad,
-			bad[1] == 'r' ? o->root : o->test_corrupt_rank, w->size);
+			bad[1] == 'r' ? o->root : !strcmp(bad, "--test-corrupt") ? o->test_corrupt_rank : o->test_stall_rank,
+			w->size);
 	if (bad) /* nobody exits before rank 0 has printed: the launcher would kill it */
 		MPI_Barrier(MPI_COMM_WORLD);
 	return bad ? FP_EUSAGE : 0;

@@ -83,6 +83,7 @@ struct coll_opts {
 	const char *backend;     /* --backend: the registry entry's name; NULL for all */
 	struct results_where where;  /* --output, --name, --results-root */
 	long test_corrupt_rank;  /* test only: corrupt one result element on this rank; -1 none */
+	long test_stall_rank;    /* test only: this rank stops before its first timed batch; -1 none */
 	const char *path;        /* --path: mpi, tcp:<netdev>, verbs:<dev>:<port>; NULL: the
 				  * libraries' own choice */
 	struct coll_path_set env; /* what coll_path_apply set for it */

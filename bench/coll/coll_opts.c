@@ -74,6 +74,8 @@ void coll_usage(FILE *f)
 	      "Testing:\n"
 	      "      --test-corrupt RANK corrupt one result element on world rank RANK before each\n"
 	      "                          check (the check must catch it)\n"
+	      "      --test-stall RANK   world rank RANK stops before its first timed batch and never\n"
+	      "                          comes back (a hung node: the others must end their wait)\n"
 	      "  -h, --help\n"
 	      "\n"
 	      "Sizes take K, M, G suffixes (powers of 1024); bandwidths are GB/s (10^9 B/s). size_B is\n"
@@ -85,7 +87,7 @@ void coll_usage(FILE *f)
 	      f);
 }
 
-enum { O_BACKEND = 256, O_CORRUPT, O_PATH, O_MIN_PCT, O_TIMEOUT, O_SHARED_GPU };
+enum { O_BACKEND = 256, O_CORRUPT, O_PATH, O_MIN_PCT, O_TIMEOUT, O_SHARED_GPU, O_STALL };
 
 static const struct option long_opts[] = {
 	{ "minbytes", required_argument, NULL, 'b' },
@@ -105,6 +107,7 @@ static const struct option long_opts[] = {
 	{ "min-pct", required_argument, NULL, O_MIN_PCT },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "shared-gpu", no_argument, NULL, O_SHARED_GPU },
+	{ "test-stall", required_argument, NULL, O_STALL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -210,7 +213,7 @@ void coll_opts_default(struct coll_opts *o)
 	*o = (struct coll_opts){ .minbytes = 8, .maxbytes = 32ULL << 20, .stepfactor = 2, .iters = 20,
 				 .warmup = 5, .check = 1, .ops = { COLL_ALLREDUCE }, .nops = 1,
 				 .dtypes = { COLL_FLOAT }, .ndtypes = 1, .redops = { COLL_SUM },
-				 .nredops = 1, .test_corrupt_rank = -1, .wait_s = 300 };
+				 .nredops = 1, .test_corrupt_rank = -1, .test_stall_rank = -1, .wait_s = 300 };
 }
 
 /* coll_opts_parse's state: the options, and which of those that involve others were given. */
@@ -243,6 +246,7 @@ static int coll_opts_take(void *ctx, int c, const char *arg, char *err)
 	case O_MIN_PCT: return opts_percent("--min-pct", arg, 100, &o->min_pct, err);
 	case O_TIMEOUT: return opts_seconds("--timeout", arg, 86400, &o->wait_s, err);
 	case O_SHARED_GPU: o->shared_gpu = 1; return 0;
+	case O_STALL: return opts_long("--test-stall", arg, 0, 100000000, &o->test_stall_rank, err);
 	default: OPTS_FAIL("internal: option %d is not one of coll's", c);
 	}
 }
