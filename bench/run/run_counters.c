@@ -196,9 +196,19 @@ static void finding_add(struct run_links *l, const char *node, const struct ctr_
 			 (unsigned long long)(d->after - d->before), d->note == CTR_NOTE_SATURATED ? " or more" : "");
 }
 
-/* rank 0: one node's rows into counters.csv and the findings */
-static void node_rows(FILE *csv, struct run_links *l, const char *node, const struct ctr_delta *rows, int n)
+/* rank 0: one node's rows into counters.csv, the findings, and its judged ports counted (the
+ * rows of a port come together) */
+static void node_rows(FILE *csv, struct run_links *l, const char *node, struct ctr_delta *rows, int n)
 {
+	const char *last = NULL;
+
+	for (int i = 0; i < n; i++) {
+		struct ctr_delta *d = &rows[i];
+
+		d->port[sizeof d->port - 1] = d->name[sizeof d->name - 1] = 0; /* a peer's bytes */
+		if (d->judged && (!last || strcmp(last, d->port)))
+			l->judged_ports++, last = d->port;
+	}
 	for (int i = 0; i < n; i++) {
 		const struct ctr_delta *d = &rows[i];
 		const char *finding = ctr_finding(d);
@@ -225,7 +235,7 @@ struct ctr_head {
 };
 
 /* rank 0: every leader's rows in rank order, one node at a time */
-static int receive_all(const struct world *w, struct run_links *l, FILE *csv, const struct ctr_delta *mine,
+static int receive_all(const struct world *w, struct run_links *l, FILE *csv, struct ctr_delta *mine,
 		       const struct ctr_head *mh)
 {
 	struct ctr_delta *buf = malloc(sizeof *buf * ROWS_MAX);
@@ -233,7 +243,7 @@ static int receive_all(const struct world *w, struct run_links *l, FILE *csv, co
 
 	for (int r = 0; rc == 0 && r < w->size; r++) {
 		struct ctr_head h = *mh;
-		const struct ctr_delta *rows = mine;
+		struct ctr_delta *rows = mine;
 		MPI_Request req;
 
 		if (r > 0) {
@@ -261,8 +271,9 @@ static int receive_all(const struct world *w, struct run_links *l, FILE *csv, co
 /* rank 0: what the counters say, on the terminal */
 static void links_say(const struct run_links *l)
 {
-	printf("\nlink counters: %d port%s on %d node%s read before the first pair and after the last transfer "
-	       "(counters.csv)", l->ports, l->ports == 1 ? "" : "s", l->nodes, l->nodes == 1 ? "" : "s");
+	printf("\nlink counters: %d port%s on %d node%s read before the first pair and after the last transfer, "
+	       "%d judged (counters.csv)", l->ports, l->ports == 1 ? "" : "s", l->nodes, l->nodes == 1 ? "" : "s",
+	       l->judged_ports);
 	if (l->left_out)
 		printf("; %d counter%s left out (too many)", l->left_out, l->left_out == 1 ? "" : "s");
 	if (!l->nfind_all)

@@ -55,6 +55,7 @@ struct run_links {
 	int leader, read;            /* this rank reads for its node; the first read was made */
 	int done;                    /* rank 0: the second read was gathered */
 	int nodes, ports, rows, left_out; /* rank 0: what was read and written */
+	int judged_ports;            /* rank 0: ports whose flaps and errors count */
 	int nfind, nfind_all;        /* rank 0: findings kept (RUN_LINK_FINDINGS_MAX at most), and all */
 	struct run_link_finding *find;
 };

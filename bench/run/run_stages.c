@@ -45,11 +45,14 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 	if (st->coll.nlow)
 		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
 	if (st->links.done && !st->links.nfind_all)
-		snprintf(links, sizeof links, "no flap or error on %d port%s", st->links.ports,
-			 st->links.ports == 1 ? "" : "s");
+		snprintf(links, sizeof links, "no flap or error on %d judged port%s", st->links.judged_ports,
+			 st->links.judged_ports == 1 ? "" : "s");
 	for (int i = 0, k = 0; st->links.done && i < st->links.nfind && k < (int)sizeof links; i++)
 		k += snprintf(links + k, sizeof links - (size_t)k, "%s%s %s:%s", i ? ", " : "", st->links.find[i].kind,
 			      st->links.find[i].node, st->links.find[i].port);
+	if (st->links.done && st->links.nfind_all > st->links.nfind && strlen(links) + 32 < sizeof links)
+		snprintf(links + strlen(links), sizeof links - strlen(links), " and %d more (counters.csv)",
+			 st->links.nfind_all - st->links.nfind);
 	snprintf(out, len, "verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s)",
 		 found ? "FAIL" : "PASS",
 		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",

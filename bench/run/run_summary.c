@@ -114,9 +114,9 @@ static void links_json(FILE *f, const struct run_state *st)
 {
 	const struct run_links *l = &st->links;
 
-	fprintf(f, "  \"link_counters\": {\"read\": %s, \"nodes\": %d, \"ports\": %d, \"left_out\": %d, "
-		"\"findings_total\": %d,\n    \"findings\": [", l->done ? "true" : "false", l->nodes, l->ports, l->left_out,
-		l->nfind_all);
+	fprintf(f, "  \"link_counters\": {\"read\": %s, \"nodes\": %d, \"ports\": %d, \"judged_ports\": %d, "
+		"\"left_out\": %d, \"findings_total\": %d,\n    \"findings\": [", l->done ? "true" : "false", l->nodes,
+		l->ports, l->judged_ports, l->left_out, l->nfind_all);
 	for (int i = 0; i < l->nfind; i++) {
 		fprintf(f, "%s\n      {\"kind\": ", i ? "," : "");
 		jstr(f, l->find[i].kind);
