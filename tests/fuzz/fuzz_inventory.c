@@ -9,7 +9,12 @@
  *     @P <path>          a FIFO (a captured tree must never hang the probe)
  *     @X                 the hwloc XML; its text follows as for @F
  * Paths are relative to the tree, without "..". Seeds: tests/fixtures/<node>/ packed by
- * tests/fuzz/seeds.sh. */
+ * tests/fuzz/seeds.sh.
+ *
+ * The same tree's link counters (node/counters.h), read twice: the same tree never makes a
+ * finding, and every row is a judged flap or error counter at its first value (or one at its
+ * maximum, noted); read again with
+ * every counter one higher, only a judged flap or error counter makes one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,6 +25,8 @@
 #endif
 #include "inventory/inv_report.h"
 #include "inventory/inv_stage.h"
+#include "fabric/io/ctr_csv.h"
+#include "node/counters.h"
 #include "node/inv_probe.h"
 #include "node/inventory.h"
 
@@ -146,6 +153,37 @@ static int unpack(const char *root, const char *xml, const uint8_t *data, size_t
 	return has_xml;
 }
 
+static void check_counters(const char *root, FILE *devnull)
+{
+	static struct ctr_delta d[CTR_MAX];
+	struct ctr_set a, b;
+	int n;
+
+	if (ctr_read(root, &a) || ctr_read(root, &b))
+		abort();
+	FUZZ_ASSERT(a.n == b.n && a.n <= CTR_MAX, "two reads of one tree: %d and %d counters", a.n, b.n);
+	n = ctr_deltas(&a, &b, NULL, 0, d, CTR_MAX);
+	for (int i = 0; i < n && i < CTR_MAX; i++) {
+		FUZZ_ASSERT(!ctr_finding(&d[i]), "a finding from the same tree read twice: %s %s", d[i].port, d[i].name);
+		FUZZ_ASSERT(d[i].after == d[i].before && (d[i].note == CTR_NOTE_SATURATED || (d[i].note == CTR_NOTE_NONE &&
+			    d[i].judged && (d[i].cls == CTR_FLAP || d[i].cls == CTR_ERRORS))),
+			    "a row that says nothing: %s %s", d[i].port, d[i].name);
+	}
+	for (int i = 0; i < b.n; i++)
+		b.v[i].v += b.v[i].v < UINT64_MAX;
+	n = ctr_deltas(&a, &b, NULL, 0, d, CTR_MAX);
+	for (int i = 0; i < n && i < CTR_MAX; i++) {
+		struct ctr_csv_row r = { .node = "fuzz", .port = d[i].port, .counter = d[i].name,
+					 .cls = ctr_class_name(d[i].cls), .before = -1, .after = -1, .delta = -1 };
+
+		FUZZ_ASSERT(!ctr_finding(&d[i]) || (d[i].judged && (d[i].cls == CTR_FLAP || d[i].cls == CTR_ERRORS)),
+			    "a finding of a counter not judged: %s %s", d[i].port, d[i].name);
+		ctr_csv_write(devnull, &r);
+	}
+	ctr_set_free(&a);
+	ctr_set_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char root[128], xml[128], out[128];
@@ -185,6 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "rate %g Gb/s written", n->rate_gbps);
 		FUZZ_ASSERT(n->mtu == -1 || n->mtu > 0, "mtu %d written", n->mtu);
 	}
+	check_counters(root, devnull);
 	/* a second node: the same with its first NIC gone, so that mismatches are found */
 	nodes[1] = nodes[0];
 	snprintf(nodes[1].host, sizeof nodes[1].host, "fuzz2");

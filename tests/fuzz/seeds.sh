@@ -10,7 +10,8 @@
 #   OUT/fuzz_escape     the hand-made inputs only (U+2028, terminal escapes, quotes, bad UTF-8)
 #   OUT/fuzz_actions    the hand-made inputs only (host names and reasons: lists, quotes, LF)
 #   OUT/fuzz_inventory  each captured node (tests/fixtures/<node>/sysfs, topo.xml) packed as
-#                       fuzz_inventory.c's archive, with and without its hwloc XML
+#                       fuzz_inventory.c's archive, with and without its hwloc XML, and the
+#                       hand-made inputs (link counters at their edges)
 set -eu
 cd "$(dirname "$0")/../.."
 out=$1
