@@ -70,12 +70,17 @@ static int run_counters_on(const struct run_opts *c)
 	return !c->no_counters;
 }
 
-/* the sysfs root of this rank (the inventory's --sysfs-root, expanded), or NULL for /sys */
-static const char *sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len)
+/* the sysfs root of this rank (the inventory's --sysfs-root, expanded) into *root, NULL for
+ * /sys; -1 when the pattern does not expand (then nothing is read: never /sys instead) */
+static int sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root)
 {
-	if (!c->inv.sysfs_root || inv_expand(c->inv.sysfs_root, w->host, w->rank, buf, len))
-		return NULL;
-	return buf;
+	*root = NULL;
+	if (!c->inv.sysfs_root)
+		return 0;
+	if (inv_expand(c->inv.sysfs_root, w->host, w->rank, buf, len))
+		return -1;
+	*root = buf;
+	return 0;
 }
 
 /* Every rank: the leaders read their node's counters, the first time. A node whose counters
@@ -83,13 +88,18 @@ static const char *sysfs_root(const struct run_opts *c, const struct world *w, c
 static int run_counters_before_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
 	struct run_links *l = &st->links;
-	char root[4096];
+	char buf[4096];
+	const char *root;
 
 	(void)ro;
 	l->leader = inventory_leader(w, &st->c->inv, l->node, sizeof l->node);
-	if (l->leader && ctr_read(sysfs_root(st->c, w, root, sizeof root), &l->before) == 0)
+	if (!l->leader)
+		return 0;
+	if (sysfs_root(st->c, w, buf, sizeof buf, &root))
+		LOG_WARN("--sysfs-root: the expanded path is too long: this node's link counters are not read");
+	else if (ctr_read(root, &l->before) == 0)
 		l->read = 1;
-	else if (l->leader)
+	else
 		LOG_WARN("out of memory for the link counters: this node's are not read");
 	return 0;
 }
@@ -157,11 +167,12 @@ static int my_rows(const struct run_state *st, const struct world *w, struct ctr
 	const struct run_links *l = &st->links;
 	const char *netdevs[P2P_PATHS_MAX];
 	struct ctr_set after;
-	char root[4096];
+	char buf[4096];
+	const char *root;
 	int n = 0;
 
 	*rows = NULL, *ports = 0, *left_out = 0;
-	if (!l->read || ctr_read(sysfs_root(st->c, w, root, sizeof root), &after))
+	if (!l->read || sysfs_root(st->c, w, buf, sizeof buf, &root) || ctr_read(root, &after))
 		return 0;
 	if ((*rows = malloc(sizeof **rows * ROWS_MAX))) {
 		n = ctr_deltas(&l->before, &after, netdevs, path_netdevs(st->c, netdevs), *rows, ROWS_MAX);

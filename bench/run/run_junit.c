@@ -162,47 +162,47 @@ static void coll_suite(FILE *f, const struct run_state *st)
 	fputs("  </testsuite>\n", f);
 }
 
+/* the endpoint a link finding's node is, or -1 (one node of several ranks: no endpoint) */
+static int finding_endpoint(const struct world *w, const struct run_link_finding *f)
+{
+	for (int e = 0; e < w->nep; e++)
+		if (!strcmp(w->labels[e], f->node))
+			return e;
+	return -1;
+}
+
 /* the link counters: a case per node, failed by each counter that rose on one of its ports; a
- * finding of a node that is no endpoint (one node of several ranks) as a case of its own */
+ * finding of a node that is no endpoint as a case of its own */
 static void links_suite(FILE *f, const struct world *w, const struct run_links *l)
 {
+	char *why = calloc((size_t)w->nep + 1, 1200);
 	int fails = 0, extra = 0;
-	char why[1200];
 
+	if (!why)
+		return;
 	for (int i = 0; i < l->nfind; i++) {
-		int e = 0;
+		int e = finding_endpoint(w, &l->find[i]);
+		char *s = why + (size_t)(e < 0 ? w->nep : e) * 1200;
+		size_t k = strlen(s);
 
-		while (e < w->nep && strcmp(w->labels[e], l->find[i].node))
-			e++;
-		extra += e == w->nep;
+		if (e < 0)
+			extra++;
+		else
+			fails += k == 0;
+		if (e >= 0 && k < 1200)
+			snprintf(s + k, 1200 - k, "%s%s on %s: %s", k ? "; " : "", l->find[i].kind, l->find[i].port,
+				 l->find[i].what);
 	}
-	for (int e = 0; e < w->nep; e++)
-		for (int i = 0; i < l->nfind; i++)
-			if (!strcmp(w->labels[e], l->find[i].node)) {
-				fails++;
-				break;
-			}
 	suite_open(f, "link counters", w->nep + extra, fails + extra);
-	for (int e = 0; e < w->nep; e++) {
-		size_t k = 0;
+	for (int e = 0; e < w->nep; e++)
+		tcase(f, "link counters", w->labels[e], why[(size_t)e * 1200] ? why + (size_t)e * 1200 : NULL);
+	for (int i = 0; i < l->nfind; i++)
+		if (finding_endpoint(w, &l->find[i]) < 0) {
+			char *s = why + (size_t)w->nep * 1200;
 
-		why[0] = 0;
-		for (int i = 0; i < l->nfind && k < sizeof why; i++)
-			if (!strcmp(w->labels[e], l->find[i].node))
-				k += (size_t)snprintf(why + k, sizeof why - k, "%s%s on %s: %s", k ? "; " : "", l->find[i].kind,
-						      l->find[i].port, l->find[i].what);
-		tcase(f, "link counters", w->labels[e], why[0] ? why : NULL);
-	}
-	for (int i = 0; i < l->nfind; i++) {
-		int e = 0;
-
-		while (e < w->nep && strcmp(w->labels[e], l->find[i].node))
-			e++;
-		if (e < w->nep)
-			continue;
-		snprintf(why, sizeof why, "%s on %s: %s", l->find[i].kind, l->find[i].port, l->find[i].what);
-		tcase(f, "link counters", l->find[i].node, why);
-	}
+			snprintf(s, 1200, "%s on %s: %s", l->find[i].kind, l->find[i].port, l->find[i].what);
+			tcase(f, "link counters", l->find[i].node, s);
+		}
 	fputs("  </testsuite>\n", f);
 }
 

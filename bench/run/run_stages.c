@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
 
@@ -95,7 +96,8 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		char line[CHECKS_VERDICT_MAX + 3072];
 
 		run_verdict_line(w, &st, line, sizeof line);
-		printf("%s\n", line);
+		escape_term_write(stdout, line, 0); /* host and port names from the fabric: no control byte */
+		fputc('\n', stdout);
 		fflush(stdout);
 		if (run_summary_write(w, ro, &st, line, rc))
 			LOG_ERROR("summary.json could not be written (the other files stand)");

@@ -251,10 +251,19 @@ void ctr_set_free(struct ctr_set *s)
 
 /* ---------------------------------------------------------------- deltas */
 
-static const struct ctr_value *find(const struct ctr_set *s, const struct ctr_value *x)
+static int same(const struct ctr_value *a, const struct ctr_value *b)
 {
+	return a->source == b->source && !strcmp(a->name, b->name) && !strcmp(a->port, b->port);
+}
+
+/* x's counter in s: at its own position first (two reads of one node list the same files in
+ * the same order), else searched for */
+static const struct ctr_value *find(const struct ctr_set *s, const struct ctr_value *x, int at)
+{
+	if (at < s->n && same(&s->v[at], x))
+		return &s->v[at];
 	for (int i = 0; i < s->n; i++)
-		if (s->v[i].source == x->source && !strcmp(s->v[i].name, x->name) && !strcmp(s->v[i].port, x->port))
+		if (same(&s->v[i], x))
 			return &s->v[i];
 	return NULL;
 }
@@ -297,7 +306,7 @@ int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const 
 	int n = 0;
 
 	for (int i = 0; i < after->n; i++) {
-		const struct ctr_value *y = &after->v[i], *x = find(before, y);
+		const struct ctr_value *y = &after->v[i], *x = find(before, y, i);
 		int j = judged(y, netdevs, nnetdevs), cls = ctr_class_of(y->source, y->name);
 		int health = j && (cls == CTR_FLAP || cls == CTR_ERRORS);
 
@@ -311,7 +320,7 @@ int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const 
 			put(out, max, &n, y, x->v, y->v, j, CTR_NOTE_NONE);
 	}
 	for (int i = 0; i < before->n; i++)
-		if (!find(after, &before->v[i]))
+		if (!find(after, &before->v[i], i))
 			put(out, max, &n, &before->v[i], before->v[i].v, 0, judged(&before->v[i], netdevs, nnetdevs),
 			    CTR_NOTE_GONE);
 	return n;
