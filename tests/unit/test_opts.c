@@ -216,6 +216,18 @@ static void test_run_options(void)
 	CHECK(strstr(err, "--order-size"));
 	char *ord_big[] = { "run", "--order-size", "2G", NULL };
 	CHECK(run_opts_parse(3, ord_big, &o, err) == FP_EUSAGE);
+	/* the link counters, the actions and topograph: defaults, and hostile --test-flap values */
+	CHECK(!o.no_counters && o.test_flap_rank == -1 && !o.k8s_taint && !o.topograph);
+	char *ctr[] = { "run", "--no-counters", "--test-flap", "3:eth1", "--k8s-taint", "--topograph", NULL };
+	CHECK(run_opts_parse(6, ctr, &o, err) == 0);
+	CHECK(o.no_counters && o.test_flap_rank == 3 && !strcmp(o.test_flap_if, "eth1") && o.k8s_taint && o.topograph);
+	static const char *const flap_bad[] = { "eth0", ":eth0", "x:eth0", "-1:eth0", "1:", "1:lo", "1:a/b", "1:e 0",
+						"1:eth0:1", "1:averyveryverylongname", NULL };
+	for (int i = 0; flap_bad[i]; i++) {
+		char *argv_bad[] = { "run", "--test-flap", (char *)flap_bad[i], NULL };
+
+		CHECK(run_opts_parse(3, argv_bad, &o, err) == FP_EUSAGE && strstr(err, "--test-flap"));
+	}
 	char *p2p_plain[] = { "p2p", NULL };
 	CHECK(p2p_opts_parse(1, p2p_plain, &po, err) == 0);
 	CHECK(po.npaths == 1);
