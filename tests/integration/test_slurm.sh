@@ -77,10 +77,16 @@ expect "control: without a topology, srun -N 2 lands on two racks ($pair)" \
 # fabprobe run under srun, each task with a fully qualified host name (Open MPI keeps it as the
 # processor name with orte_keep_fqdn_hostnames) while Slurm's node names are short; node05's
 # link slowed, and its eth0 taken down and up (task 4) before the link counters' second read
-HEAD timeout 150 srun -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
+HEAD timeout 300 srun -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
 	unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
 	./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 -o "$tmp/run" > "$tmp/run.out" 2>&1
 rc=$?
+# killed by the bound (124): how far it got, so that a slow run and a hung one read apart
+if [ $rc -eq 124 ]; then
+	echo "# srun ./fabprobe run killed after 300 s; its last lines, and the rows it wrote:"
+	tail -n 8 "$tmp/run.out" | sed 's/^/#   /'
+	for f in "$tmp"/run/*.csv; do [ -f "$f" ] && echo "#   $(basename "$f"): $(($(wc -l < "$f") - 1)) rows"; done
+fi
 expect "srun -N $N --mpi=pmix ./fabprobe run: finished with a verdict (exit $rc, $(grep -m 1 '^verdict: ' "$tmp/run.out"))" \
 	sh -c "[ $rc -le 1 ] && grep -q '^verdict: ' '$tmp/run.out'"
 expect "run under srun: racks 3,3,2 recovered exactly" same_groups "$tmp/run/topology.csv" 3 $TRUTH 2
