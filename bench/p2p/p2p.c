@@ -30,7 +30,7 @@
 #include "core/world.h"
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
-#include "sched.h"
+#include "fabric/plan/sched.h"
 #include "window.h"
 
 #define WARMUP_WINDOWS_MAX 4096 /* warm-up windows kept for the rule; beyond: not converged */

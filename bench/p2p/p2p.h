@@ -7,7 +7,7 @@
 
 #include "core/opts.h"
 #include "core/results.h"
-#include "sched.h"
+#include "fabric/plan/sched.h"
 #include "transport.h"
 
 #define P2P_PATHS_MAX 16

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "p2p/sched.h"
+#include "fabric/plan/sched.h"
 
 static void check_schedule(int n, int conc)
 {
