@@ -98,6 +98,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # synthetic fabrics with a known tree, for the latency-map tests and scripts/bench-topo.sh
 SYNTH     := $(BUILD)/synth-fabric
+# the measurement plan at scale, simulated, for scripts/bench-scale.sh
+PLAN_SIM  := $(BUILD)/plan-sim
 
 # Fuzz targets (tests/fuzz/fuzz_*.c): libFuzzer binaries built with clang for `make fuzz`, and
 # the same targets linked to a plain replay driver (any compiler) that `make check` runs over
@@ -149,10 +151,15 @@ $(BUILD)/%.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CUDA_HOME)/bin/nvcc $(NVCCFLAGS) -Ibench -Ikernels -Xcompiler -Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/plan_tree.h
 	@mkdir -p $(dir $@)
 	@echo "  CCLD    $@"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+$(PLAN_SIM): tests/plan_sim.c tests/plan_tree.h $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CCLD    $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 $(SYNTH): tests/synth_fabric.c
 	@mkdir -p $(dir $@)
@@ -171,7 +178,7 @@ config:
 deps:
 	@scripts/install-deps.sh --check 2>/dev/null || scripts/install-deps.sh
 
-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SYNTH) fuzz-seeds
+unit: $(UNIT_BINS) $(REPLAY_BINS) $(SYNTH) $(PLAN_SIM) fuzz-seeds
 
 synth: $(SYNTH)
 

@@ -86,7 +86,7 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 	if (sig)
 		fprintf(f, "  \"signal\": \"%s\",\n", interrupt_name(sig));
 	fprintf(f, "  \"status\": \"%s\",\n", status);
-	if (ro->meta_extra[0] || ro->probe.taken) { /* the tail ends "]\n}\n": the extra members go before its brace */
+	if (ro->meta_extra[0] || ro->probe.taken || ro->engine.steps) { /* the tail ends "]\n}\n": the extra members go before its brace */
 		fwrite(ro->meta_tail, 1, strlen(ro->meta_tail) - 3, f);
 		if (ro->meta_extra[0])
 			fprintf(f, ",\n  %s", ro->meta_extra);
@@ -94,6 +94,11 @@ static void meta_write(const struct run_out *ro, const char *status, int exit_co
 			fprintf(f, ",\n  \"cross_core_probe\": {\"cpus\": [%d, %d], \"round_trip_ns_before\": %s, "
 				"\"round_trip_ns_after\": %s}", ro->probe.cpu[0], ro->probe.cpu[1],
 				json_ns(ro->probe.before_ns, nb), json_ns(ro->probe.after_ns, na));
+		if (ro->engine.steps)
+			fprintf(f, ",\n  \"p2p_engine\": {\"endpoints\": %d, \"steps\": %ld, \"sync_ms_per_step\": %.4f, "
+				"\"write_ms_per_step\": %.4f}", ro->engine.endpoints, ro->engine.steps,
+				1e3 * ro->engine.sync_s / (double)ro->engine.steps,
+				1e3 * ro->engine.write_s / (double)ro->engine.steps);
 		fputs("\n}\n", f);
 	} else {
 		fputs(ro->meta_tail, f);

@@ -25,6 +25,12 @@ struct run_out {
 		int taken, cpu[2];
 		double before_ns, after_ns; /* before the first pass, after the last; NAN unknown */
 	} probe;
+	struct {               /* rank 0: the p2p engine's own work in its steps, every path */
+		int endpoints;
+		long steps;
+		double sync_s;     /* agreeing at each step's start, gathering the records to rank 0 */
+		double write_s;    /* rank 0 merging the records and writing their rows */
+	} engine;
 	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
 };
 

@@ -54,6 +54,7 @@ struct p2p_run {
 	cpu_set_t cpus;          /* this rank's affinity, restored at the end */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
+	double sync_s, write_s;  /* rank 0, this path: the engine's own time in its steps (below) */
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
 	int lat_only;            /* an earlier latency pass: no stream, nothing written */
 	double est_s;            /* a plan's estimate of the path being measured (0: generic) */
@@ -542,11 +543,14 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 		for (int p = 0; p + 1 < run->o->lat_passes && rc == 0; p++)
 			rc = lat_pass(run, tr, ctx, ports, sc, p);
 	}
+	run->sync_s = run->write_s = 0;
 	for (int s = 0; s < sc->nsteps; s++) {
 		MPI_Request req;
+		double ta = clock_now(), tb;
 
 		if ((rc = agree(run, rc, "step start")))
 			return rc;
+		run->sync_s += clock_now() - ta;
 		for (int i = 0; i < run->nrec; i++)
 			rec_init(&run->mine[i], -1, -1, 0);
 		for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
@@ -567,13 +571,17 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 		if ((rc = MPI_RC(MPI_Ibarrier(w->epcomm, &req))) ||
 		    (rc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
 			return rc; /* a rank is hung: the caller ends the job */
+		tb = clock_now();
 		if ((rc = MPI_RC(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
 					     run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req))))
 			return rc;
 		if ((rc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
 			return rc; /* a rank is hung: the caller ends the job */
+		run->sync_s += clock_now() - tb;
 		if (w->rank == 0) {
+			tb = clock_now();
 			rc = step_write(run, po, m, sc, s); /* logged; said at the next step */
+			run->write_s += clock_now() - tb;
 			if (run->out->progress)
 				progress_print(run, po->path, s + 1, sc->nsteps, sc->step_first[s + 1], sc->npairs, t0);
 		}
@@ -644,6 +652,14 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 		path_rate(&m, ports, w->nep);
 	}
 	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
+	if (w->rank == 0 && rc == 0 && sc->nsteps > 0) {
+		run->out->engine.endpoints = w->nep;
+		run->out->engine.steps += sc->nsteps;
+		run->out->engine.sync_s += run->sync_s;
+		run->out->engine.write_s += run->write_s;
+		printf("  engine: %.2f ms a step agreeing and gathering to rank 0, %.2f ms writing its rows (%d steps)\n",
+		       1e3 * run->sync_s / sc->nsteps, 1e3 * run->write_s / sc->nsteps, sc->nsteps);
+	}
 	if (w->rank == 0 && rc == 0) {
 		if (!what)
 			path_summary(run, &m, w->labels);

@@ -8,7 +8,7 @@
 
 static void plan_keeps(int n, int ntiers, int leaf, int pod, int peers, int streams, unsigned long long seed)
 {
-	struct plan_opts o = { .peers = peers, .uplink_streams = streams };
+	struct plan_opts o = { .peers = peers, .groups = 16, .uplink_streams = streams };
 	struct plan p;
 	char why[200] = "";
 	int *g = tree_make(n, ntiers, leaf, pod, seed);
@@ -51,7 +51,7 @@ static void test_plan_1k_4k(void)
 /* leaves of one node, one leaf, a pod of one leaf, peers above every group's size */
 static void test_plan_edges(void)
 {
-	struct plan_opts o = { .peers = 5, .uplink_streams = 1 };
+	struct plan_opts o = { .peers = 5, .groups = 16, .uplink_streams = 1 };
 	struct plan p;
 	char why[200] = "";
 	/* 7 nodes: leaves {0}, {1,2}, {3,4,5}, {6}; pods {0,1,2}, {3,4,5,6}... as groups */
@@ -84,7 +84,7 @@ static void test_plan_edges(void)
 /* the checker fails on each broken promise */
 static void test_plan_check_fails(void)
 {
-	struct plan_opts o = { .peers = 1, .uplink_streams = 1 };
+	struct plan_opts o = { .peers = 1, .groups = 16, .uplink_streams = 1 };
 	struct plan p;
 	char why[200];
 	int n = 256, *g = tree_make(n, 3, 8, 4, 9);

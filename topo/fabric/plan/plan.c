@@ -11,7 +11,7 @@
 
 void plan_opts_default(struct plan_opts *o)
 {
-	*o = (struct plan_opts){ .peers = 1, .uplink_streams = 1 };
+	*o = (struct plan_opts){ .peers = 1, .groups = 16, .uplink_streams = 1 };
 }
 
 void plan_free(struct plan *p)
@@ -140,32 +140,71 @@ static int intra_pairs(const struct tier_groups *leaf, struct pvec *v)
 	return steps;
 }
 
-/* Two sibling groups (members x[0..sx), y[0..sy)): each node of the larger against `peers`
- * consecutive nodes of the smaller (all of it when it is smaller than peers), which gives each
- * node of the smaller at least as many; no pair twice. */
-static void sibling_pairs(const int *x, int sx, const int *y, int sy, int peers, struct pvec *v)
+static int ppair_cmp(const void *x, const void *y)
 {
-	const int *big = sx >= sy ? x : y, *small = sx >= sy ? y : x;
-	int sb = sx >= sy ? sx : sy, ss = sx >= sy ? sy : sx, k = peers < ss ? peers : ss;
+	const struct ppair *a = x, *b = y;
 
-	for (int j = 0; j < k; j++)
-		for (int i = 0; i < sb; i++)
-			pvec_add(v, big[i], small[(i + j) % ss], -1);
+	return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->b > b->b) - (a->b < b->b);
 }
 
-/* The pairs across leaves, tier by tier, sibling groups two by two. */
+/* The pairs across leaves, tier by tier: in each group G of tier t with S > 1 children (groups of
+ * tier t - 1), node i of child p meets m = min(groups, S - 1) of its siblings, those at
+ * p + 1 + (i x m + j) mod (S - 1), j < m (so the nodes of a child together meet every sibling
+ * when m x its size >= S - 1), against `peers` nodes of each, taken in turn from the sibling's
+ * members so that they share the load. A pair made twice (from both ends) is kept once. */
 static void cross_pairs(const struct tier_groups *tg, int ntiers, const struct plan_opts *o, struct pvec *v)
 {
-	for (int t = 1; t < ntiers; t++) {
+	for (int t = 1; t < ntiers && !v->oom; t++) {
 		const struct tier_groups *c = &tg[t - 1];
+		int ng = c->ng, np = tg[t].ng;
+		int *kf = calloc((size_t)np + 2, sizeof *kf), *kid = malloc(sizeof *kid * ((size_t)ng + 1));
+		int *use = calloc((size_t)ng + 1, sizeof *use), *at = calloc((size_t)np + 1, sizeof *at);
+		size_t from = v->n;
 
-		/* the children of each group of tier t: the groups of t - 1 whose parent it is */
-		for (int g = 0; g < c->ng; g++)
-			for (int h = g + 1; h < c->ng; h++)
-				if (c->parent[g] == c->parent[h] && c->first[g + 1] > c->first[g] &&
-				    c->first[h + 1] > c->first[h])
-					sibling_pairs(c->mem + c->first[g], c->first[g + 1] - c->first[g],
-						      c->mem + c->first[h], c->first[h + 1] - c->first[h], o->peers, v);
+		if (!kf || !kid || !use || !at) {
+			v->oom = 1;
+		} else {
+			/* each group's children (non-empty groups of t - 1), in order */
+			for (int g = 0; g < ng; g++)
+				kf[c->parent[g] + 1] += c->first[g + 1] > c->first[g];
+			for (int G = 0; G < np; G++)
+				kf[G + 1] += kf[G];
+			memcpy(at, kf, sizeof *at * (size_t)np);
+			for (int g = 0; g < ng; g++)
+				if (c->first[g + 1] > c->first[g])
+					kid[at[c->parent[g]]++] = g;
+		}
+		for (int G = 0; G < np && !v->oom; G++) {
+			int S = kf[G + 1] - kf[G], m = o->groups < S - 1 ? o->groups : S - 1;
+
+			for (int p = 0; p < S; p++) {
+				int g = kid[kf[G] + p], sg = c->first[g + 1] - c->first[g];
+
+				for (int i = 0; i < sg; i++)
+					for (int j = 0; j < m; j++) {
+						int h = kid[kf[G] + (p + 1 + (int)(((long)i * m + j) % (S - 1))) % S];
+						int sh = c->first[h + 1] - c->first[h], k = o->peers < sh ? o->peers : sh;
+
+						for (int x = 0; x < k; x++)
+							pvec_add(v, c->mem[c->first[g] + i],
+								 c->mem[c->first[h] + (use[h] + x) % sh], -1);
+						use[h] = (use[h] + k) % sh;
+					}
+			}
+		}
+		if (!v->oom && v->n > from) { /* once each */
+			size_t w = from;
+
+			qsort(v->p + from, v->n - from, sizeof *v->p, ppair_cmp);
+			for (size_t k = from; k < v->n; k++)
+				if (k == from || ppair_cmp(&v->p[k], &v->p[w - 1]))
+					v->p[w++] = v->p[k];
+			v->n = w;
+		}
+		free(kf);
+		free(kid);
+		free(use);
+		free(at);
 	}
 }
 
@@ -342,7 +381,7 @@ int plan_bandwidth(const int *group, int ntiers, int n, const struct plan_opts *
 	memset(p, 0, sizeof *p);
 	p->n = n;
 	p->ntiers = ntiers;
-	if (n < 1 || ntiers < 1 || ntiers > INFER_TIERS_MAX || o->peers < 1 || o->uplink_streams < 1)
+	if (n < 1 || ntiers < 1 || ntiers > INFER_TIERS_MAX || o->peers < 1 || o->groups < 1 || o->uplink_streams < 1)
 		return FP_ERUNTIME;
 	if (!(tg = tiers_make(group, ntiers, n)))
 		return FP_ERUNTIME;
@@ -509,26 +548,58 @@ int plan_check(const struct plan *p, const int *group, int ntiers, int n, const 
 	for (int t = 1; t < ntiers; t++) {
 		const struct tier_groups *c = &tg[t - 1];
 		const int *gb = group + (size_t)(t - 1) * n;
+		int *kids = calloc((size_t)tg[t].ng + 1, sizeof *kids), *list = malloc(sizeof *list * ((size_t)n + 1));
+		unsigned char *met = calloc((size_t)c->ng * (size_t)c->ng + 1, 1);
 
+		if (!kids || !list || !met) {
+			free(kids), free(list), free(met);
+			BROKEN("out of memory");
+		}
+		for (int g = 0; g < c->ng; g++)
+			kids[c->parent[g]] += c->first[g + 1] > c->first[g];
 		memset(mark, 0, sizeof *mark * (size_t)n);
+		for (int a = 0; a < n && rc == 0; a++) {
+			int nl = 0, full = 0, S = kids[c->parent[gb[a]]], m = o->groups < S - 1 ? o->groups : S - 1;
 
-		for (int a = 0; a < n; a++) {
 			for (int k = deg[a]; k < deg[a + 1]; k++) {
 				int h = gb[adj[k]];
 
+				if (h == gb[a] || c->parent[h] != c->parent[gb[a]])
+					continue; /* inside its own group, or at a tier above */
+				met[(size_t)gb[a] * c->ng + h] = 1;
 				if (mark[h] != a + 1)
-					mark[h] = a + 1, cnt[h] = 0;
+					mark[h] = a + 1, cnt[h] = 0, list[nl++] = h;
 				cnt[h]++;
 			}
-			for (int h = 0; h < c->ng; h++) {
-				int sh = c->first[h + 1] - c->first[h], want = o->peers < sh ? o->peers : sh;
-				int got = mark[h] == a + 1 ? cnt[h] : 0;
+			for (int x = 0; x < nl; x++) {
+				int sh = c->first[list[x] + 1] - c->first[list[x]];
 
-				if (h != gb[a] && c->parent[h] == c->parent[gb[a]] && got < want)
-					BROKEN("tier %d: node %d against %d of group %d's %d nodes, not %d", t, a, got, h,
-					       sh, want);
+				full += cnt[list[x]] >= (o->peers < sh ? o->peers : sh);
+			}
+			if (full < m) {
+				snprintf(why, len, "tier %d: node %d against enough nodes of %d sibling groups, not %d", t,
+					 a, full, m);
+				rc = -1;
 			}
 		}
+		/* two siblings meet where the first's nodes can reach every sibling */
+		for (int g = 0; g < c->ng && rc == 0; g++) {
+			int S = kids[c->parent[g]], sg = c->first[g + 1] - c->first[g];
+
+			if (sg == 0 || (long)o->groups * sg < S - 1)
+				continue;
+			for (int h = 0; h < c->ng && rc == 0; h++)
+				if (h != g && c->parent[h] == c->parent[g] && c->first[h + 1] > c->first[h] &&
+				    !met[(size_t)g * c->ng + h] && !met[(size_t)h * c->ng + g]) {
+					snprintf(why, len, "tier %d: sibling groups %d and %d never meet", t, g, h);
+					rc = -1;
+				}
+		}
+		free(kids);
+		free(list);
+		free(met);
+		if (rc)
+			goto out;
 	}
 	/* every group below the top that has a sibling carries a pair across its uplink */
 	for (int t = 0; t + 1 < ntiers; t++) {

@@ -5,11 +5,12 @@
  * latency map has given the tree (infer.h), most of those pairs tell nothing new: two pairs
  * that leave a leaf through the same uplink see the same uplink. The plan measures
  *   1. every pair inside each leaf (tier 0), the leaves side by side (they share no uplink);
- *   2. across leaves, for each tier t >= 1 and each two sibling groups g, h of tier t - 1 (in
- *      one group of tier t), every node of g against `peers` nodes of h and every node of h
- *      against `peers` nodes of g (more when the groups are uneven: each node of the smaller
- *      one gets at least `peers`). So every node is measured at every tier, against every
- *      other group of it, and every group's uplink carries pairs.
+ *   2. across leaves, for each tier t >= 1 and each group of tier t with S children (groups of
+ *      tier t - 1): every node against `peers` nodes of each of min(groups, S - 1) of its
+ *      siblings, the siblings turned from node to node so that a child's nodes together meet
+ *      all of them (when groups x its size >= S - 1), the sibling's nodes taken in turn. So
+ *      every node is measured at every tier, every group's uplink carries pairs, and two
+ *      sibling groups meet at least once.
  * Steps are sets of disjoint pairs measured at once: the leaves' pairs in rounds of the circle
  * method, every leaf at once; the pairs across leaves, shuffled, placed first-fit so that no node is in
  * two pairs of a step and no leaf's uplink carries more than `uplink_streams` streams of a step
@@ -26,7 +27,8 @@
 #include "sched.h"
 
 struct plan_opts {
-	int peers;          /* nodes of each sibling group every node is measured against (>= 1) */
+	int peers;          /* nodes of each sibling group met that a node is measured against (>= 1) */
+	int groups;         /* sibling groups a node meets at each tier, at most (>= 1) */
 	int uplink_streams; /* pairs at once through one leaf's uplink (>= 1) */
 };
 void plan_opts_default(struct plan_opts *o);
@@ -47,10 +49,11 @@ int plan_bandwidth(const int *group, int ntiers, int n, const struct plan_opts *
 void plan_free(struct plan *p);
 
 /* Whether p keeps its promises for these groups: no node twice in a step; no pair twice; every
- * pair inside a leaf planned; every node against min(peers, |h|) nodes of each sibling group h
- * at each tier; no leaf's uplink above uplink_streams pairs in a step, no group of a higher tier
- * above uplink_streams x its leaves; every group below the top with a sibling carries a pair.
- * 0, or -1 with the first broken promise in why. Pure; O(pairs + n x ntiers) memory. */
+ * pair inside a leaf planned; every node against min(peers, |h|) nodes of at least
+ * min(groups, S - 1) sibling groups h at each tier; two sibling groups meet where their sizes
+ * let them (groups x |g| >= S - 1); no leaf's uplink above uplink_streams pairs in a step, no
+ * group of a higher tier above uplink_streams x its leaves; every group below the top with a
+ * sibling carries a pair. 0, or -1 with the first broken promise in why. Pure. */
 int plan_check(const struct plan *p, const int *group, int ntiers, int n, const struct plan_opts *o, char *why,
 	       size_t len);
 
