@@ -52,6 +52,8 @@ up options:
   --core-rate RATE       tbf rate of each spine-core uplink (default: the uplink rate)
   --core-delay-us N      per-packet delay on spine-core uplinks (default 50; 0 = none)
   --degrade NODE=RATE    give NODE's link RATE instead (repeatable)
+  --degrade-uplink RACK=RATE
+                         give rack RACK's leaf uplink RATE instead (repeatable): a slow uplink
   --pair-jitter N        half the pairs of nodes (at random by their addresses, the same
                          both ways) pay N us more each way: pair offsets that follow no
                          switch, as ECMP paths and cable lengths give (default 0 = none)
@@ -167,18 +169,19 @@ check_delay() {
 parse_up() {
 	opt_racks='' opt_spines='' opt_node_rate=10gbit opt_uplink_rate=1gbit
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
-	opt_place=() opt_pair_jitter=0 opt_pair_seed=1
+	opt_degrade_uplink=() opt_place=() opt_pair_jitter=0 opt_pair_seed=1
 	opt_slurm=0 opt_net2='' opt_net2_interleave=0 opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
-			--core-delay-us | --degrade | --place | --pair-jitter | --pair-seed | --net2 | --net2-node-rate | \
+			--core-delay-us | --degrade | --degrade-uplink | --place | --pair-jitter | --pair-seed | --net2 | --net2-node-rate | \
 			--net2-uplink-rate | --net2-uplink-delay-us)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
 			case $key in
 			opt_degrade) opt_degrade+=("$2") ;;
+			opt_degrade_uplink) opt_degrade_uplink+=("$2") ;;
 			opt_place) opt_place+=("$2") ;;
 			*) printf -v "$key" %s "$2" ;;
 			esac
@@ -211,6 +214,11 @@ parse_up() {
 		node_index "${d%%=*}" >/dev/null || die_usage "--degrade: no node '${d%%=*}' (nodes are ${node_names[0]}..${node_names[-1]})"
 		check_rate --degrade "${d#*=}"
 	done
+	for d in "${opt_degrade_uplink[@]+"${opt_degrade_uplink[@]}"}"; do
+		[[ $d =~ ^[1-9][0-9]*=.+$ ]] || die_usage "--degrade-uplink: '$d' is not RACK=RATE (a rack number from 1)"
+		[ "${d%%=*}" -le "$nracks" ] || die_usage "--degrade-uplink: no rack ${d%%=*} (racks are 1..$nracks)"
+		check_rate --degrade-uplink "${d#*=}"
+	done
 	# One canonical line: a second 'up' compares it to decide between no-op and rebuild.
 	local sorted_degrade
 	sorted_degrade=$(printf '%s\n' "${opt_degrade[@]+"${opt_degrade[@]}"}" | sort | paste -sd, -)
@@ -220,6 +228,9 @@ parse_up() {
 		canonical+=" core_rate=${opt_core_rate,,} core_delay_us=$opt_core_delay_us"
 	fi
 	canonical+=" degrade=${sorted_degrade,,} interleave=$opt_interleave"
+	if [ ${#opt_degrade_uplink[@]} -gt 0 ]; then
+		canonical+=" degrade_uplink=$(printf '%s\n' "${opt_degrade_uplink[@]}" | sort | paste -sd, -)"
+	fi
 	if [ ${#opt_place[@]} -gt 0 ]; then
 		canonical+=" place=$(printf '%s\n' "${opt_place[@]}" | sort | paste -sd, -)"
 	fi
@@ -530,6 +541,15 @@ refuse_unknown_namespaces() {
 		"remove them by hand if they are left from an old run: for n in $stray; do ip netns del \$n; done"
 }
 
+# uplink_rate_of RACK: its leaf's uplink rate (--degrade-uplink, else --uplink-rate)
+uplink_rate_of() {
+	local d rate=$opt_uplink_rate
+	for d in "${opt_degrade_uplink[@]+"${opt_degrade_uplink[@]}"}"; do
+		[ "${d%%=*}" = "$1" ] && rate=${d#*=}
+	done
+	echo "$rate"
+}
+
 build_fabric() {
 	local top r s i node ns
 	switches=()
@@ -546,7 +566,7 @@ build_fabric() {
 	for ((r = 1; r <= nracks; r++)); do
 		switch_add "${NS_PREFIX}leaf$r"
 		if [ -n "$opt_spines" ]; then top=${NS_PREFIX}spine${rack_spine[r]}; else top=${NS_PREFIX}spine; fi
-		uplink "${NS_PREFIX}leaf$r" "$top" "$opt_uplink_rate" "$opt_uplink_delay_us"
+		uplink "${NS_PREFIX}leaf$r" "$top" "$(uplink_rate_of "$r")" "$opt_uplink_delay_us"
 	done
 	for i in "${!node_names[@]}"; do
 		node=${node_names[i]}

@@ -69,6 +69,7 @@ static const struct run_stage *const run_stages[] = {
 	&run_stage_counters_before, /* --no-counters */
 	&run_stage_pairs,
 	&run_stage_map,
+	&run_stage_bandwidth, /* --plan map (auto: above 64 endpoints): the map's bandwidth plan */
 	&run_stage_confirm,   /* --no-confirm: the candidates count as found, unmeasured */
 	&run_stage_coll,      /* --no-coll */
 	&run_stage_outputs,

@@ -463,10 +463,14 @@ static void path_announce(struct p2p_run *run, const char *path, const struct tr
 	double est = p2p_pair_estimate(run->o, 20, 1.25);
 	int e = 0;
 
-	if (what)
+	if (what && sc->nsteps == sc->npairs)
 		printf("%s %d pair%s of %s, one at a time: estimate ~%.0f s; pair deadline %.1f s\n", what,
 		       sc->npairs, sc->npairs == 1 ? "" : "s", path, run->est_s > 0 ? run->est_s : est * sc->npairs,
 		       run->timeout);
+	else if (what)
+		printf("%s %d pair%s of %s in %d steps (a step's pairs at once): estimate ~%.0f s; pair deadline %.1f s\n",
+		       what, sc->npairs, sc->npairs == 1 ? "" : "s", path, sc->nsteps,
+		       run->est_s > 0 ? run->est_s : est * sc->nsteps, run->timeout);
 	else
 		printf("p2p %s: %d endpoints on %d node%s, %d pairs in %d steps (both directions each)\n"
 		       "  estimate ~%.0f s at 20 us and 1.25 GB/s (10 Gbit/s); pair deadline %.1f s\n",
@@ -773,7 +777,8 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 		if (plan->npairs[i] == 0)
 			continue;
 		run.est_s = plan->est_s[i];
-		rc = sched_from_pairs(plan->pair[i], plan->npairs[i], &sc);
+		rc = plan->step_first[i] ? sched_from_steps(plan->pair[i], plan->step_first[i], plan->nsteps[i], &sc)
+					 : sched_from_pairs(plan->pair[i], plan->npairs[i], &sc);
 		if (rc)
 			LOG_ERROR("out of memory for a plan of %d pairs", plan->npairs[i]);
 		rc = agree(&run, rc, "plan");

@@ -154,7 +154,14 @@ struct p2p_plan {
 	struct sched_pair *pair[P2P_PATHS_MAX]; /* npairs[i] each */
 	double est_s[P2P_PATHS_MAX];            /* rank 0: each path's estimate for the terminal, from
 						 * what its pairs measured (0: at 20 us and 1.25 GB/s) */
+	/* steps of pairs measured at once (their pairs disjoint): step s of path i holds
+	 * pair[i][step_first[i][s] .. step_first[i][s + 1] - 1]; NULL: one pair a step */
+	int nsteps[P2P_PATHS_MAX];
+	int *step_first[P2P_PATHS_MAX];
 };
+/* o's sizes of one kind: those measured for latency (lat) and/or for bandwidth (bw), the other
+ * kind's flags cleared, a size of neither left out. */
+void p2p_opts_only(const struct p2p_opts *o, int lat, int bw, struct p2p_opts *out);
 /* As p2p_main, over the plan's pairs (o gives sizes, iterations and deadlines; o's paths are
  * not used). res (rank 0) gets one matrices per plan path, NAN outside the pairs measured. */
 int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct world *w,

@@ -225,3 +225,17 @@ int p2p_opts_parse(int argc, char **argv, struct p2p_opts *o, char *err)
 
 	return opts_parse(argc, argv, g, n, NULL, err);
 }
+
+void p2p_opts_only(const struct p2p_opts *o, int lat, int bw, struct p2p_opts *out)
+{
+	*out = *o;
+	out->nsizes = 0;
+	for (int i = 0; i < o->nsizes; i++) {
+		struct p2p_size z = { o->sizes[i].bytes, lat && o->sizes[i].lat, bw && o->sizes[i].bw };
+
+		if (z.lat || z.bw)
+			out->sizes[out->nsizes++] = z;
+	}
+	out->nlat = lat ? o->nlat : 0;
+	out->nbw = bw ? o->nbw : 0;
+}

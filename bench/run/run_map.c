@@ -269,8 +269,7 @@ static void plan_free(struct p2p_plan *plan)
 		free(plan->pair[i]);
 }
 
-/* rank 0 to everybody, asleep: the length (negative: rank 0 failed), then the ints */
-static int plan_share(const struct world *w, int **buf, int *len)
+int run_ints_share(const struct world *w, int **buf, int *len)
 {
 	int rc = mpi_bcast_sleepy(len, sizeof *len, 0, MPI_COMM_WORLD);
 
@@ -407,7 +406,7 @@ int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, str
 			len = FP_ERUNTIME;
 		confirm_say(mp, cf, est, left_out);
 	}
-	if ((rc = plan_share(w, &buf, &len)))
+	if ((rc = run_ints_share(w, &buf, &len)))
 		goto out;
 	if ((rc = plan_unpack(buf, len, o, &plan)))
 		LOG_ERROR("the confirmation plan does not read (%d ints)", len);

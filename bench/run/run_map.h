@@ -72,5 +72,8 @@ int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_
  * says them ("low_bw_node 1 (node06)"); returns their total. */
 int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char *out, size_t len);
 void run_maps_free(struct run_maps *mp);
+/* rank 0 to every rank, asleep: *len ints at *buf (a negative *len: rank 0 failed, returned);
+ * the others allocate *buf (theirs to free). 0 or FP_E*. */
+int run_ints_share(const struct world *w, int **buf, int *len);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "fabric/plan/plan.h"
 #include "inventory/inv_stage.h"
 #include "node/counters.h"
 #include "node/inventory.h"
@@ -39,7 +40,15 @@ struct run_opts {
 	int k8s_taint;               /* --k8s-taint: k8s-health-labels.yaml taints failed nodes */
 	int topograph;               /* --topograph: topograph's graph JSON and model YAML too */
 	struct checks_opts checks;   /* --baseline, --expect, --accept, --declared */
+	int plan_mode;               /* --plan: RUN_PLAN_ALL, _MAP or _AUTO */
+	struct plan_opts plan;       /* --plan-peers, --plan-groups, --uplink-streams */
+	int planned;                 /* decided before the run: bandwidth from the map's plan */
+	struct p2p_opts p2p_lat;     /* planned: the pairs stage's options, latency sizes alone */
 };
+
+/* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
+enum { RUN_PLAN_ALL, RUN_PLAN_MAP, RUN_PLAN_AUTO };
+#define RUN_PLAN_AUTO_MIN 64 /* (the terminal says "more than 64": keep them one) */
 
 /* The link counters (run_counters.c): a flap or error counter that rose on a node's port. */
 #define RUN_LINK_FINDINGS_MAX 256
@@ -92,7 +101,7 @@ struct run_stage {
 };
 
 extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
-	run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
+	run_stage_bandwidth, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
  * exit code it gives. 0 or FP_ERUNTIME. */

@@ -247,8 +247,16 @@ static int run_pairs_step(struct world *w, struct run_out *ro, struct run_state 
 
 	if (run_paths_share(st->c, w, st->paths, st->np, st->nn))
 		return st->prc = FP_ERUNTIME;
+	if (st->c->planned) { /* the paths as shared, latency alone: the map plans the bandwidth */
+		p2p_opts_only(&st->c->p2p, 1, 0, &st->c->p2p_lat);
+		if (w->rank == 0)
+			printf("run: plan: %s (%d endpoints%s): phase 1 every pair's latency, the map, then phase 2 the "
+			       "bandwidth of the pairs the map plans (--plan all: every pair's)\n",
+			       st->c->plan_mode == RUN_PLAN_MAP ? "map" : "auto, the map's", w->nep,
+			       st->c->plan_mode == RUN_PLAN_MAP ? "" : ", more than 64");
+	}
 	if (w->my_ep >= 0)
-		st->prc = p2p_main(&st->c->p2p, w, ro, w->rank == 0 ? &st->res : NULL);
+		st->prc = p2p_main(st->c->planned ? &st->c->p2p_lat : &st->c->p2p, w, ro, w->rank == 0 ? &st->res : NULL);
 	if (st->prc == FP_ETIMEDOUT)
 		return st->prc;
 	perr = st->prc < 0 ? st->prc : 0;

@@ -714,6 +714,11 @@ int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *
 		goto oom;
 	if (files & RD_FILE_P2P)
 		rc = p2p_part(rd, "p2p.csv", &rd->p2p, &rd->np2p, &rd->has_p2p, err);
+	if (!rc && (files & RD_FILE_P2P)) { /* a planned run's bandwidth, measured after the map */
+		int has_bw = 0;
+
+		rc = p2p_part(rd, "p2p_bw.csv", &rd->p2p, &rd->np2p, &has_bw, err);
+	}
 	if (!rc && (files & RD_FILE_RETESTS))
 		rc = p2p_part(rd, "p2p_retest.csv", &rt.rows, &rt.n, &has_rt, err);
 	if (!rc && (files & RD_FILE_RETESTS)) /* run's confirmation pass: pairs behind suspects, measured alone */

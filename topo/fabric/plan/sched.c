@@ -78,6 +78,19 @@ int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s)
 	return 0;
 }
 
+int sched_from_steps(const struct sched_pair *pairs, const int *first, int nsteps, struct sched *s)
+{
+	int rc = nsteps < 0 || (nsteps > 0 && (first[0] != 0 || first[nsteps] < nsteps)) ? FP_ERUNTIME
+					   : sched_from_pairs(pairs, nsteps > 0 ? first[nsteps] : 0, s);
+
+	if (rc)
+		return rc;
+	s->nsteps = nsteps;
+	for (int k = 0; k <= nsteps; k++)
+		s->step_first[k] = first[k];
+	return 0;
+}
+
 void sched_destroy(struct sched *s)
 {
 	free(s->pair);

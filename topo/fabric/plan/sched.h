@@ -26,6 +26,9 @@ int sched_create(int n, int concurrency, struct sched *s);
 /* A schedule of the given pairs (a < b, n of them), one per step: each measured alone. 0 or
  * FP_ERUNTIME. */
 int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s);
+/* A schedule of the given steps: step k holds pairs[first[k] .. first[k + 1] - 1] (disjoint:
+ * measured at once), nsteps of them. 0 or FP_ERUNTIME. */
+int sched_from_steps(const struct sched_pair *pairs, const int *first, int nsteps, struct sched *s);
 void sched_destroy(struct sched *s);
 /* The pairs of round r (0 <= r < rounds) into out (n/2 entries at most); returns the count. */
 int sched_round(int n, int r, struct sched_pair *out);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The measurement at scale: the p2p engine's own time per step at 64, 128 and 256 endpoints on
+# this machine, then the plan (build/plan-sim) for 1,024, 4,096 and 16,384 nodes on 2- and
+# 3-tier trees, with each phase's predicted wall time from those figures.
+#   scripts/bench-scale.sh [--endpoints "64 128 256"]
+# Each endpoint count is one launch of `fabprobe p2p -l 8 -s none -n 10 --lat-warmup 10
+# --lat-passes 1` (oversubscribed: every endpoint on this machine's cores); meta.json's
+# p2p_engine gives the engine's time per step, split into the agreement and gather (which on
+# one machine grows with the endpoints that share its cores) and rank 0's merging and writing
+# of the step's rows (which grows with the endpoints wherever they run). The prediction takes
+# the rows' cost per endpoint (the least-squares slope) and the agreement at the fewest
+# endpoints as a constant: on a cluster every endpoint has cores of its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
+eps="64 128 256"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--endpoints) eps=$2; shift 2 ;;
+	*) echo "usage: $0 [--endpoints \"64 128 256\"]" >&2; exit 2 ;;
+	esac
+done
+for n in $eps; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$0: --endpoints: '$n' is not a count" >&2; exit 2; }
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+make -s fabprobe build/plan-sim
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+printf '%9s %7s %8s %12s %12s\n' endpoints steps "wall s" "sync ms/st" "rows ms/st"
+for n in $eps; do
+	wait_idle
+	t0=$(date +%s.%N)
+	mpirun -np "$n" --oversubscribe ./fabprobe p2p -l 8 -s none -n 10 --lat-warmup 10 --lat-passes 1 \
+		-o "$tmp/p$n" > "$tmp/p$n.log" 2>&1 || { tail -5 "$tmp/p$n.log"; exit 1; }
+	t1=$(date +%s.%N)
+	read -r steps sync rows < <(sed -n 's/.*"p2p_engine": {"endpoints": [0-9]*, "steps": \([0-9]*\), "sync_ms_per_step": \([0-9.]*\), "write_ms_per_step": \([0-9.]*\)}.*/\1 \2 \3/p' "$tmp/p$n/meta.json")
+	printf '%9d %7d %8.1f %12.2f %12.3f\n' "$n" "$steps" "$(echo "$t1 - $t0" | bc)" "$sync" "$rows"
+	echo "$n $sync $rows" >> "$tmp/fit"
+done
+# the rows' slope (ms per endpoint) by least squares; the agreement at the fewest endpoints
+read -r a b < <(awk 'NR == 1 { s0 = $2 } { n++; x += $1; y += $3; xx += $1 * $1; xy += $1 * $3 }
+	END { d = n * xx - x * x; b = d ? (n * xy - x * y) / d : y / x; printf "%.4f %.4f\n", s0, b * 1000 }' "$tmp/fit")
+echo "# prediction: the engine per step = ${a} ms (agreement, at the fewest endpoints) + ${b} us x endpoints (rows)"
+build/plan-sim --step-ms "$a" --step-us-per-ep "$b"
