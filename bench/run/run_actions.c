@@ -38,7 +38,7 @@ static void reasons_fill(const struct world *w, const struct run_state *st, char
 			struct topo_finding fd;
 			char text[EMIT_REASON_MAX];
 
-			if (p->held.s[k].b >= 0 || p->held.s[k].a < 0 || p->held.s[k].a >= w->nep)
+			if (!susp_on_node(&p->held.s[k]) || p->held.s[k].a < 0 || p->held.s[k].a >= w->nep)
 				continue;
 			topo_finding_get(&t, &p->held, k, &fd);
 			if (isfinite(fd.v) && isfinite(fd.e) && fd.metric[0])

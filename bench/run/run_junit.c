@@ -72,7 +72,7 @@ static int node_finding(const struct emit_topo *t, const struct run_path_map *p,
 		char hosts[600];
 		const char *metric;
 
-		if (s->state == SUSP_HELD && s->b < 0 && s->a == a) {
+		if (s->state == SUSP_HELD && susp_on_node(s) && s->a == a) {
 			topo_suspect_text(t, s, hosts, sizeof hosts, &metric, why, len);
 			return 1;
 		}
@@ -90,7 +90,7 @@ static void path_suites(FILE *f, const struct world *w, const struct run_maps *m
 		int links = 0, fails = 0;
 
 		for (int k = 0; k < p->held.n; k++)
-			links += p->held.s[k].state == SUSP_HELD && p->held.s[k].b >= 0;
+			links += p->held.s[k].state == SUSP_HELD && !susp_on_node(&p->held.s[k]);
 		for (int a = 0; a < w->nep; a++)
 			fails += node_unmeasured(p->m, a) > 0 || (r && node_finding(&t, p, a, why, sizeof why));
 		snprintf(suite, sizeof suite, "pairs %s", p->m->path);
@@ -113,7 +113,7 @@ static void path_suites(FILE *f, const struct world *w, const struct run_maps *m
 			char hosts[600], name[700];
 			const char *metric;
 
-			if (s->state != SUSP_HELD || s->b < 0)
+			if (s->state != SUSP_HELD || susp_on_node(s))
 				continue;
 			topo_suspect_text(&t, s, hosts, sizeof hosts, &metric, why, sizeof why);
 			snprintf(name, sizeof name, "%s %s", susp_kind_name(s->kind), hosts);

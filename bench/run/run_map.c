@@ -350,6 +350,8 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 			rc = infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io2, &p->r2) ? FP_ERUNTIME : 0;
 			p->have_r2 = !rc;
 		}
+		if (!rc && p->have_r1 && p->have_r2)
+			susp_uplinks_remap(&p->first, &p->r1, &p->r2);
 		if (!rc && (susp_candidates(map_of(p), &jm, &jo, &p->after) ||
 			    susp_decide(&p->first, &p->after, p->retested, p->m->n, map_of(p), &jm, &jo, &p->held,
 					&p->rest)))
@@ -646,6 +648,11 @@ int run_maps_verdict(const struct run_maps *mp, const char *const *labels, char 
 					continue;
 				count++;
 				snprintf(name, sizeof name, x->b >= 0 ? "%s-%s" : "%s", labels[x->a], x->b >= 0 ? labels[x->b] : "");
+				if (x->kind == SUSPECT_LOW_BW_UPLINK && run_maps_map(mp, i)) {
+					struct emit_topo t = { .n = mp->p[i].m->n, .hosts = labels, .tree = run_maps_map(mp, i) };
+
+					topo_finding_where(&t, x, name, sizeof name);
+				}
 				if (!strstr(who, name) && wk + strlen(name) + 8 < sizeof who)
 					wk += (size_t)snprintf(who + wk, sizeof who - wk, "%s%s", wk ? " " : "", name);
 			}

@@ -5,6 +5,7 @@
  * p2p_bw.csv; rank 0 puts their figures into the path's matrices and maps the path again, with
  * its bandwidth. With --plan all, the pairs stage measured everything and this stage does
  * nothing. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,7 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 		/* a path the map could not be made for: every pair, as one group */
 		rc = st->mp.p[i].have_r1 && r->group ? plan_bandwidth(r->group, r->ntiers, r->n, &c->plan, &pl[i])
 						      : plan_bandwidth(flat, 1, st->mp.p[i].m->n, &c->plan, &pl[i]);
-		need += 2 + (size_t)pl[i].s.nsteps + 1 + 2 * (size_t)pl[i].s.npairs;
+		need += 2 + (size_t)pl[i].s.nsteps + (size_t)pl[i].s.npairs + 1 + 2 * (size_t)pl[i].s.npairs;
 	}
 	free(flat);
 	if (rc == 0 && flat && need < (size_t)1 << 30 && (buf = malloc(sizeof *buf * need))) {
@@ -142,10 +143,16 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 			const struct plan *p = &pl[i];
 			long long all = 0, across = 0;
 
+			int at = k + 1, steps = 0, cap = c->p2p.concurrency > 0 ? (int)c->p2p.concurrency : INT_MAX;
+
 			buf[k++] = p->s.npairs;
-			buf[k++] = p->s.nsteps;
-			for (int s = 0; s <= p->s.nsteps; s++)
-				buf[k++] = p->s.step_first[s];
+			k++; /* the steps, once counted */
+			/* a step of more pairs than -c allows in flight: split */
+			for (int s = 0; s < p->s.nsteps; s++)
+				for (int j = p->s.step_first[s], e = p->s.step_first[s + 1]; j < e; j = e - j > cap ? j + cap : e, steps++)
+					buf[k++] = j;
+			buf[k++] = p->s.npairs;
+			buf[at] = steps;
 			for (int j = 0; j < p->s.npairs; j++) {
 				buf[k++] = p->s.pair[j].a;
 				buf[k++] = p->s.pair[j].b;
@@ -153,14 +160,14 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 			for (int t = 0; t < p->ntiers; t++)
 				all += p->all_pairs[t];
 			across = p->s.npairs - p->tier_pairs[0];
-			est[i] = plan_estimate(c, ro, st->mp.p[i].m, &st->mp.p[i].r1, p->s.nsteps);
+			est[i] = plan_estimate(c, ro, st->mp.p[i].m, &st->mp.p[i].r1, steps);
 			printf("run: bandwidth plan for %s from its map (%d tier%s): %d of its %lld pairs (%.1f%%), "
-			       "%lld inside leaves, %lld across; %d steps, the first %d inside leaves; each node against "
+			       "%lld inside leaves, %lld across; %d steps (%d of them inside leaves, before -c); each node against "
 			       "%d node%s of up to %d sibling groups a tier, at most %d pair%s at once through a "
 			       "leaf's uplink\n",
 			       st->mp.p[i].m->path, p->ntiers, p->ntiers == 1 ? "" : "s", p->s.npairs, all,
 			       all ? 100.0 * (double)p->s.npairs / (double)all : 0.0, p->tier_pairs[0], across,
-			       p->s.nsteps, p->intra_steps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
+			       steps, p->intra_steps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
 			       c->plan.groups, c->plan.uplink_streams, c->plan.uplink_streams == 1 ? "" : "s");
 		}
 		*len = k;

@@ -9,6 +9,7 @@
 #include "core/escape.h"
 #include "core/results.h"
 #include "fabric/emit/emit.h"
+#include "fabric/emit/topo_csv.h"
 #include "fabric/io/coll_csv.h"
 #include "run_stage.h"
 
@@ -124,9 +125,15 @@ static void findings_prom(FILE *f, const struct world *w, const struct run_maps 
 	for (int i = 0; i < mp->npaths; i++)
 		for (int k = 0; k < mp->p[i].held.n; k++) {
 			const struct suspect *s = &mp->p[i].held.s[k];
-			const char *l[] = { "kind", susp_kind_name(s->kind), "host", w->labels[s->a], "path", mp->p[i].m->path,
-					    s->b >= 0 ? "peer" : NULL, s->b >= 0 ? w->labels[s->b] : NULL, NULL };
+			struct emit_topo t = { .n = w->nep, .hosts = (const char *const *)w->labels, .tree = run_maps_map(mp, i) };
+			char where[EMIT_NAME_MAX + 8] = "";
+			int up = s->kind == SUSPECT_LOW_BW_UPLINK && t.tree;
+			const char *l[] = { "kind", susp_kind_name(s->kind), up ? "group" : "host", up ? where : w->labels[s->a],
+					    "path", mp->p[i].m->path, s->b >= 0 ? "peer" : NULL,
+					    s->b >= 0 ? w->labels[s->b] : NULL, NULL };
 
+			if (up)
+				topo_finding_where(&t, s, where, sizeof where);
 			if (s->state == SUSP_HELD)
 				sample(f, "fabprobe_finding", l, 1);
 		}

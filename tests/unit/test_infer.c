@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "fabric/infer/infer.h"
+#include "fabric/plan/plan.h"
 
 static uint64_t rng = 88172645463325252ULL;
 
@@ -528,6 +529,104 @@ static void test_ring_model(void)
 	done(&t, &r);
 }
 
+
+/* the one uplink finding of r at tier, its group the nodes of truth group g (truth: n ints) */
+static int uplink_is(const struct infer_result *r, int tier, const int *truth, int g)
+{
+	int found = 0;
+
+	for (int k = 0; k < r->nsuspects; k++) {
+		const struct infer_suspect *s = &r->suspects[k];
+		int same = 1;
+
+		if (s->kind != SUSPECT_LOW_BW_UPLINK)
+			continue;
+		found++;
+		for (int i = 0; i < r->n; i++)
+			same &= (r->group[(size_t)s->tier * r->n + i] == r->group[(size_t)s->tier * r->n + s->a]) ==
+				(truth[i] == g);
+		if (!same || s->tier != tier || !(s->value < 0.5))
+			return 0;
+	}
+	return found == 1;
+}
+
+/* every bandwidth cell that the map's plan (fabric/plan) does not measure: NAN */
+static void keep_planned(struct tree *tr, const struct infer_result *r)
+{
+	struct plan_opts o;
+	struct plan p;
+	unsigned char *keep = calloc((size_t)tr->n * tr->n, 1);
+
+	plan_opts_default(&o);
+	CHECK(keep != NULL);
+	CHECK(plan_bandwidth(r->group, r->ntiers, r->n, &o, &p) == 0);
+	for (int k = 0; keep && k < p.s.npairs; k++)
+		keep[(size_t)p.s.pair[k].a * tr->n + p.s.pair[k].b] = keep[(size_t)p.s.pair[k].b * tr->n + p.s.pair[k].a] = 1;
+	for (size_t x = 0; keep && x < (size_t)tr->n * tr->n; x++)
+		if (!keep[x])
+			tr->bw[x] = NAN;
+	plan_free(&p);
+	free(keep);
+}
+
+/* Three tiers, uneven leaves, lognormal noise: leaf 2's uplink at 0.3 (every pair of its nodes with
+ * a node outside it) and node gpu of leaf 4 at 0.4 on every pair: one low_bw_uplink at tier 0 on
+ * exactly leaf 2's nodes, one low_bw_node, no link; a spine's uplink at 0.3: one low_bw_uplink at
+ * tier 1, no leaf's. Each on every pair, then on the map's plan only (planned=1). Healthy, no
+ * finding. */
+static void test_slow_uplink(void)
+{
+	static const int racks[] = { 4, 4, 3, 5, 2, 4, 6, 3 };
+	static const double lv[] = { 1.5, 2.1, 2.8 };
+
+	for (int planned = 0; planned < 2; planned++)
+		for (int what = 0; what < 3; what++) {
+			int slow = -1;
+
+			lognormal = 1;
+			build(&t, racks, 8, 2, lv, 0.04);
+			for (int i = 0; i < t.n; i++)
+				if (t.leaf[i] == 4 && slow < 0)
+					slow = i;
+			for (int i = 0; i < t.n; i++)
+				for (int j = 0; j < t.n && what < 2; j++) {
+					int across = what == 0 ? (t.leaf[i] == 2) != (t.leaf[j] == 2)
+							       : (t.spine[i] == 1) != (t.spine[j] == 1);
+
+					if (i != j && across)
+						t.bw[(size_t)i * t.n + j] *= 0.3f;
+					if (i != j && what == 0 && (i == slow || j == slow))
+						t.bw[(size_t)i * t.n + j] *= 0.4f;
+				}
+			if (planned) { /* the latency map first, then only its plan's bandwidth */
+				struct infer_result r0 = run(&t, 0);
+
+				keep_planned(&t, &r0);
+				infer_result_free(&r0);
+			}
+			struct infer_result r = run(&t, 1);
+
+			CHECK(same_partition(&r, 0, t.leaf));
+			if (what == 0) {
+				CHECK(uplink_is(&r, 0, t.leaf, 2));
+				CHECK(has_suspect(&r, SUSPECT_LOW_BW_NODE, slow));
+				CHECK_EQ(count_kind(&r, SUSPECT_LOW_BW_NODE), 1);
+			} else if (what == 1) {
+				CHECK(uplink_is(&r, 1, t.spine, 1));
+				CHECK_EQ(count_kind(&r, SUSPECT_LOW_BW_NODE), 0);
+			} else {
+				CHECK_EQ(count_kind(&r, SUSPECT_LOW_BW_UPLINK), 0);
+				CHECK_EQ(count_kind(&r, SUSPECT_LOW_BW_NODE), 0);
+			}
+			CHECK_EQ(count_kind(&r, SUSPECT_LOW_BW_LINK), 0);
+			if (r.ntiers > 1)
+				CHECK_CMP(infer_uplink_ratio(&r, t.bw, 0, what == 0 ? r.suspects[0].a : 0), >, 0);
+			done(&t, &r);
+			lognormal = 0;
+		}
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -546,5 +645,6 @@ int main(void)
 	RUN(test_slow_node_small_leaf);
 	RUN(test_boundary_pairs);
 	RUN(test_ring_model);
+	RUN(test_slow_uplink);
 	CHECK_EXIT();
 }

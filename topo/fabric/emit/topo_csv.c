@@ -78,6 +78,18 @@ void topo_suspect_figures(const struct suspect *s, double *v, double *e, double 
 	*fe = confirmed ? s->expected : NAN;
 }
 
+void topo_finding_where(const struct emit_topo *t, const struct suspect *s, char *out, size_t len)
+{
+	char g[EMIT_NAME_MAX];
+
+	if (s->kind == SUSPECT_LOW_BW_UPLINK && s->rule >= 0 && s->rule < t->tree->ntiers) {
+		emit_group_name(t, s->rule, t->tree->group[(size_t)s->rule * t->n + s->a], g);
+		snprintf(out, len, "%s", g);
+	} else {
+		snprintf(out, len, s->b >= 0 ? "%s %s" : "%s", t->hosts[s->a], s->b >= 0 ? t->hosts[s->b] : "");
+	}
+}
+
 void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
 		       const char **metric, char *why, size_t wl)
 {
@@ -90,6 +102,8 @@ void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char 
 	if (s->tier >= 0 && s->tier < t->tree->ntiers)
 		emit_tier_kind(s->tier, kind);
 	snprintf(hosts, hl, s->b >= 0 ? "%s %s" : "%s", a, b);
+	if (s->kind == SUSPECT_LOW_BW_UPLINK) /* the switch group whose uplink it is */
+		topo_finding_where(t, s, hosts, hl);
 	switch (s->kind) {
 	case SUSPECT_SLOW_NODE:
 		*metric = "offset_us";
@@ -111,6 +125,24 @@ void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char 
 		*metric = "bandwidth_GBps";
 		snprintf(why, wl, "%s->%s: %.3f GB/s, under half the %s median %.3f GB/s: a bad link or a routing collision", a, b, v, kind, e);
 		break;
+	case SUSPECT_LOW_BW_UPLINK: {
+		char members[300] = "";
+		int k = 0, more = 0;
+
+		for (int i = 0; i < t->n; i++)
+			if (s->rule >= 0 && s->rule < t->tree->ntiers &&
+			    t->tree->group[(size_t)s->rule * t->n + i] == t->tree->group[(size_t)s->rule * t->n + s->a]) {
+				if (k + strlen(t->hosts[i]) + 2 < sizeof members)
+					k += snprintf(members + k, sizeof members - (size_t)k, "%s%s", k ? " " : "", t->hosts[i]);
+				else
+					more++;
+			}
+		*metric = "bw_ratio";
+		snprintf(why, wl, "the pairs across %s's uplink reach %.0f%% of their tier's upper quartile while its own "
+			 "pairs do not fall: the uplink (a link down in a bundle, its rate, ECMP), not its nodes (%s%s)",
+			 hosts, 100 * v, members, more ? " and more" : "");
+		break;
+	}
 	case SUSPECT_JITTERY_LINK:
 		if (s->rule == SUSP_JITTER_P99) {
 			*metric = "lat_p99_us";

@@ -27,6 +27,9 @@ void topo_csv_retested(FILE *f, const struct emit_topo *t);
  * re-tested) and the first pass's (fv, fe; NAN when not re-tested); its hosts ("a" or "a b"),
  * the metric value is in, and the one-sentence reason. */
 void topo_suspect_figures(const struct suspect *s, double *v, double *e, double *x, double *fv, double *fe);
+/* Where finding s is: its node, its two nodes ("a b"), or for a slow uplink the switch group's
+ * name (topology.csv's, "leaf02"). */
+void topo_finding_where(const struct emit_topo *t, const struct suspect *s, char *out, size_t len);
 void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char *hosts, size_t hl,
 		       const char **metric, char *why, size_t wl);
 /* Finding i of l, or of the map's own candidates when l is NULL (built in tmp). */

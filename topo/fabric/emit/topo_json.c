@@ -79,7 +79,14 @@ static void findings_json(FILE *f, const struct emit_topo *t, const struct susp_
 	for (int i = 0; i < n; i++) {
 		topo_finding_get(t, l, i, &x);
 		fprintf(f, "%s\n%s  {\"kind\": \"%s\", \"hosts\": [", i ? "," : "", pad, susp_kind_name(x.s->kind));
-		jstr(f, t->hosts[x.s->a]);
+		if (x.s->kind == SUSPECT_LOW_BW_UPLINK) { /* the switch group, as topology.csv names it */
+			char where[EMIT_NAME_MAX + 8];
+
+			topo_finding_where(t, x.s, where, sizeof where);
+			jstr(f, where);
+		} else {
+			jstr(f, t->hosts[x.s->a]);
+		}
 		if (x.s->b >= 0) {
 			fputs(", ", f);
 			jstr(f, t->hosts[x.s->b]);

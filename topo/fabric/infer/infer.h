@@ -34,14 +34,15 @@ struct infer_opts {
 void infer_opts_default(struct infer_opts *o);
 
 enum infer_suspect_kind { SUSPECT_SLOW_NODE, SUSPECT_SLOW_LINK, SUSPECT_FAST_LINK,
-			  SUSPECT_LOW_BW_NODE, SUSPECT_LOW_BW_LINK, SUSPECT_UNMEASURED };
+			  SUSPECT_LOW_BW_NODE, SUSPECT_LOW_BW_LINK, SUSPECT_LOW_BW_UPLINK, SUSPECT_UNMEASURED };
 
 struct infer_suspect {
 	int kind;
-	int a, b;          /* nodes; b = -1 for a node */
+	int a, b;          /* nodes; b = -1 for a node; low_bw_uplink: a = the group's first node, b = -1 */
 	double value;      /* what was measured (µs or GB/s; a node's offset in µs) */
 	double expected;   /* what the tier model gives */
-	int tier;          /* the tier the pair belongs to in the tree, -1 for a node */
+	int tier;          /* the tier the pair belongs to in the tree, -1 for a node; low_bw_uplink:
+			    * the tier of the group whose uplink it is */
 };
 
 struct infer_result {
@@ -53,6 +54,7 @@ struct infer_result {
 	double lat_p50_us[INFER_TIERS_MAX];   /* median latency of pairs whose lowest common tier is t */
 	double level_us[INFER_TIERS_MAX];     /* the tier model's latency between two median nodes */
 	double bw_p50_GBps[INFER_TIERS_MAX];  /* same for bandwidth, NAN without a bandwidth matrix */
+	double bw_p75_GBps[INFER_TIERS_MAX];  /* …its upper quartile: the uplink rule's reference */
 	long long npairs[INFER_TIERS_MAX];    /* measured pairs per tier */
 	/* evidence for tier t's groups (t < ntiers - 1): the weakest group's separation from its
 	 * nearest group in standard errors (z) and in pair sigmas (step), and the measured pairs
@@ -75,6 +77,11 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 		const struct infer_opts *o, struct infer_result *r);
 void infer_result_free(struct infer_result *r);
 const char *infer_suspect_kind_name(int kind);
+
+/* A slow uplink's figure: the median ratio of the bandwidth of the pairs across the uplink of
+ * node a's group at tier t (to nodes outside it, both directions, up to 4n of them) to their
+ * tier's upper quartile (bw_p75_GBps); NAN when there is none. Pure. */
+double infer_uplink_ratio(const struct infer_result *r, const float *bw, int t, int a);
 
 /* Per tier boundary and side, the pairs nearest it (run re-measures them: a tier is a finding too) */
 #define INFER_BOUNDARY_PAIRS 1

@@ -416,27 +416,213 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 	return rc;
 }
 
-/* Bandwidth: a node whose pairs run well below their tiers' medians (its NIC or host; its links
- * are then not listed), and links far below theirs and below half of it. */
+/* 1 when pair (i, j) crosses the uplink of a group that `up` names (off[t] + group at tier t),
+ * below the pair's own tier t: its figure is that uplink's, not the nodes' */
+static int crosses_low(const struct infer_result *r, int n, const unsigned char *up, const int *off, int i, int j,
+		       int t)
+{
+	for (int u = 0; u < t; u++)
+		if (up[off[u] + r->group[(size_t)u * n + i]] || up[off[u] + r->group[(size_t)u * n + j]])
+			return 1;
+	return 0;
+}
+
+/* Each tier's quantile q of bandwidth (a pair: the mean of its directions) into out, from at most
+ * UPLINK_SAMPLE pairs of it, leaving out the pairs across an uplink `up` names (NULL: none). The
+ * upper quartile is the uplink rule's reference, which a slow uplink that slows a good part of a
+ * tier's pairs does not drag down as it drags the median; the median without those pairs is the
+ * node and link rules' reference once an uplink is named. */
+#define UPLINK_SAMPLE 65536
+static int bw_quantile(const struct infer_ctx *c, const float *bw, const struct infer_result *r,
+		       const unsigned char *up, const int *off, double q, double *out)
+{
+	int n = c->n, T = r->ntiers;
+	long long cnt[INFER_TIERS_MAX] = { 0 }, seen[INFER_TIERS_MAX] = { 0 };
+	float *v[INFER_TIERS_MAX] = { 0 };
+	int k[INFER_TIERS_MAX] = { 0 }, rc = 0;
+
+	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		for (int i = 1; i < n; i++)
+			for (int j = 0; j < i; j++) {
+				float a = bw[(size_t)i * n + j], b = bw[(size_t)j * n + i];
+				int t = isnan(a) && isnan(b) ? T : infer_pair_tier(r->group, T, n, i, j);
+
+				if (t >= T || (up && crosses_low(r, n, up, off, i, j, t)))
+					continue;
+				if (!pass) {
+					cnt[t]++;
+					continue;
+				}
+				if (seen[t]++ % (cnt[t] / UPLINK_SAMPLE + 1) == 0 && k[t] < UPLINK_SAMPLE)
+					v[t][k[t]++] = isnan(a) ? b : isnan(b) ? a : 0.5f * (a + b);
+			}
+		if (pass == 0)
+			for (int t = 0; t < T; t++)
+				if (cnt[t] && !(v[t] = malloc(sizeof *v[t] * UPLINK_SAMPLE)))
+					rc = FP_ERUNTIME;
+	}
+	for (int t = 0; t < T; t++) {
+		out[t] = rc == 0 && k[t] ? infer_select(v[t], (size_t)k[t], (size_t)(q * (k[t] - 1))) : NAN;
+		free(v[t]);
+	}
+	return rc;
+}
+
+double infer_uplink_ratio(const struct infer_result *r, const float *bw, int t, int a)
+{
+	int n = r->n, T = r->ntiers, g;
+	size_t k = 0;
+	float *buf;
+	double med;
+
+	if (!bw || t < 0 || t >= T - 1 || a < 0 || a >= n || !(buf = malloc(sizeof *buf * (4 * (size_t)n + 2))))
+		return NAN;
+	g = r->group[(size_t)t * n + a];
+	for (int i = 0; i < n && k < 4 * (size_t)n; i++)
+		for (int j = 0; j < n && r->group[(size_t)t * n + i] == g && k < 4 * (size_t)n; j++) {
+			int pt = infer_pair_tier(r->group, T, n, i, j);
+
+			for (int d = 0; d < 2 && pt > t && pt < T && r->bw_p75_GBps[pt] > 0; d++) {
+				float b = d ? bw[(size_t)j * n + i] : bw[(size_t)i * n + j];
+
+				if (!isnan(b))
+					buf[k++] = b / (float)r->bw_p75_GBps[pt];
+			}
+		}
+	med = k ? infer_select(buf, k, (k - 1) / 2) : NAN;
+	free(buf);
+	return med;
+}
+
+/* Uplinks: a group below the top whose pairs across its uplink (to nodes outside it) nearly all
+ * run below UPLINK_LOW of their tier's upper quartile, while its own pairs mostly do not: the
+ * uplink, not its nodes, is slow; one finding, and its pairs are left out of the node and link
+ * rules. The highest tier first (a spine's uplink slows its leaves' pairs across it too), in a
+ * tier the group with the largest share of slow pairs first, its pairs then explained, so that a
+ * sibling whose pairs are slow only towards it is not named as well. Into up (marks by off). */
+#define UPLINK_LOW 0.7   /* a pair slower than this fraction of its tier's upper quartile */
+#define UPLINK_SHARE 0.8 /* …for this share of the group's directions across its uplink at least */
+#define UPLINK_MIN 4     /* …of this many at least, with 2 directions inside it */
+static int low_uplinks(const struct infer_ctx *c, const float *bw, struct infer_result *r, unsigned char *up,
+		       const int *off)
+{
+	int n = c->n, T = r->ntiers, rc = 0;
+	long long *st = NULL;
+
+	for (int t = T - 2; t >= 0 && rc == 0; t--) {
+		int ng = r->ngroups[t];
+
+		free(st);
+		if (!(st = malloc(sizeof *st * 4 * ((size_t)ng + 1))))
+			return FP_ERUNTIME;
+		for (;;) {
+			int best = -1;
+			double share = 0;
+
+			memset(st, 0, sizeof *st * 4 * (size_t)ng); /* per group: across, slow; inside, slow */
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++) {
+					float b = bw[(size_t)i * n + j];
+					int pt = j == i || isnan(b) ? T : infer_pair_tier(r->group, T, n, i, j);
+					int gi = r->group[(size_t)t * n + i], gj = r->group[(size_t)t * n + j];
+
+					if (pt >= T || !(r->bw_p75_GBps[pt] > 0) || crosses_low(r, n, up, off, i, j, pt))
+						continue;
+					int slow = b < UPLINK_LOW * r->bw_p75_GBps[pt], in = pt <= t;
+
+					/* a direction counts for both its ends' groups */
+					st[4 * gi + 2 * in] += 1, st[4 * gi + 2 * in + 1] += slow;
+					if (!in)
+						st[4 * gj] += 1, st[4 * gj + 1] += slow;
+				}
+			for (int g = 0; g < ng; g++) {
+				double f = st[4 * g] ? (double)st[4 * g + 1] / (double)st[4 * g] : 0;
+
+				if (st[4 * g] >= UPLINK_MIN && f >= UPLINK_SHARE && st[4 * g + 2] >= 2 &&
+				    2 * st[4 * g + 3] <= st[4 * g + 2] && f > share)
+					best = g, share = f;
+			}
+			if (best < 0)
+				break;
+			/* its figure: the median ratio of its directions across, from at most 2n of them */
+			float *buf = malloc(sizeof *buf * (2 * (size_t)n + 2));
+			size_t k = 0;
+			int a = -1;
+
+			for (int i = 0; i < n && buf; i++) {
+				if (r->group[(size_t)t * n + i] != best)
+					continue;
+				a = a < 0 ? i : a;
+				for (int j = 0; j < n && k < 2 * (size_t)n; j++) {
+					int pt = infer_pair_tier(r->group, T, n, i, j);
+
+					for (int d = 0; d < 2 && pt > t && pt < T && r->bw_p75_GBps[pt] > 0; d++) {
+						float b = d ? bw[(size_t)j * n + i] : bw[(size_t)i * n + j];
+
+						if (!isnan(b) && !crosses_low(r, n, up, off, i, j, pt) && k < 2 * (size_t)n)
+							buf[k++] = b / (float)r->bw_p75_GBps[pt];
+					}
+				}
+			}
+			if (!buf) {
+				rc = FP_ERUNTIME;
+				break;
+			}
+			suspect_add(r, SUSPECT_LOW_BW_UPLINK, a, -1, k ? infer_select(buf, k, (k - 1) / 2) : NAN, 1, t);
+			free(buf);
+			up[off[t] + best] = 1;
+		}
+	}
+	free(st);
+	return rc;
+}
+
+/* Bandwidth: the uplinks (above); then a node whose pairs run well below their tiers' medians (its
+ * NIC or host; its links are then not listed), and links far below theirs and below half of it;
+ * neither from pairs across a slow uplink. */
 static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infer_result *r, float *buf)
 {
-	int n = c->n, T = r->ntiers, ns = 0;
+	int n = c->n, T = r->ntiers, ns = 0, off[INFER_TIERS_MAX + 1] = { 0 };
 	char *low = calloc((size_t)n + 1, 1);
+	unsigned char *up;
 
-	if (!low)
+	for (int t = 0; t < T; t++)
+		off[t + 1] = off[t] + r->ngroups[t];
+	if (!low || !(up = calloc((size_t)off[T] + 1, 1))) {
+		free(low);
 		return FP_ERUNTIME;
+	}
+	double ref[INFER_TIERS_MAX];
+	int named = 0;
+
+	if (bw_quantile(c, bw, r, NULL, off, 0.75, r->bw_p75_GBps) || low_uplinks(c, bw, r, up, off)) {
+		free(low);
+		free(up);
+		return FP_ERUNTIME;
+	}
+	/* the tiers' medians without the pairs a slow uplink explains (they would drag them down and
+	 * hide a slow node behind them); the medians themselves when none is named */
+	for (int g = 0; g < off[T]; g++)
+		named |= up[g];
+	for (int t = 0; t < T; t++)
+		ref[t] = r->bw_p50_GBps[t];
+	if (named && bw_quantile(c, bw, r, up, off, 0.5, ref)) {
+		free(low);
+		free(up);
+		return FP_ERUNTIME;
+	}
 	for (int i = 0; i < n; i++) {
 		int k = 0;
 
 		for (int j = 0; j < n; j++) {
 			int t = infer_pair_tier(r->group, T, n, i, j);
 
-			if (j == i || t >= T || !(r->bw_p50_GBps[t] > 0))
+			if (j == i || t >= T || !(ref[t] > 0) || crosses_low(r, n, up, off, i, j, t))
 				continue;
 			if (!isnan(bw[(size_t)i * n + j]))
-				buf[k++] = bw[(size_t)i * n + j] / (float)r->bw_p50_GBps[t];
+				buf[k++] = bw[(size_t)i * n + j] / (float)ref[t];
 			if (!isnan(bw[(size_t)j * n + i]))
-				buf[k++] = bw[(size_t)j * n + i] / (float)r->bw_p50_GBps[t];
+				buf[k++] = bw[(size_t)j * n + i] / (float)ref[t];
 		}
 		double med = k ? infer_select(buf, (size_t)k, (size_t)(k - 1) / 2) : NAN;
 		if (k && med < 0.7) {
@@ -451,8 +637,8 @@ static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infe
 			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (at % stride == 0 && ns < 2 * n && i != j && t < T && !low[i] && !low[j] &&
-			    !isnan(bw[(size_t)i * n + j]) && r->bw_p50_GBps[t] > 0)
-				buf[ns++] = fabsf(logf(bw[(size_t)i * n + j] / (float)r->bw_p50_GBps[t]));
+			    !isnan(bw[(size_t)i * n + j]) && ref[t] > 0)
+				buf[ns++] = fabsf(logf(bw[(size_t)i * n + j] / (float)ref[t]));
 		}
 	double spread = ns ? infer_select(buf, (size_t)ns, (size_t)ns / 2) / 0.6745 : 0;
 	double lim = fmin(0.5, exp(-6 * spread));
@@ -461,10 +647,12 @@ static int low_bandwidth(const struct infer_ctx *c, const float *bw, struct infe
 			int t = infer_pair_tier(r->group, T, n, i, j);
 			float b = bw[(size_t)i * n + j];
 
-			if (i != j && !low[i] && !low[j] && t < T && !isnan(b) && b < lim * r->bw_p50_GBps[t])
-				suspect_add(r, SUSPECT_LOW_BW_LINK, i, j, b, r->bw_p50_GBps[t], t);
+			if (i != j && !low[i] && !low[j] && t < T && !isnan(b) && b < lim * ref[t] &&
+			    !crosses_low(r, n, up, off, i, j, t))
+				suspect_add(r, SUSPECT_LOW_BW_LINK, i, j, b, ref[t], t);
 		}
 	free(low);
+	free(up);
 	return 0;
 }
 
@@ -476,7 +664,7 @@ int infer_suspects(struct infer_ctx *c, const struct infer_model *m, const float
 	if (!buf)
 		return FP_ERUNTIME;
 	for (int t = 0; t < r->ntiers; t++)
-		r->bw_p50_GBps[t] = NAN;
+		r->bw_p50_GBps[t] = r->bw_p75_GBps[t] = NAN;
 	slow_nodes(c, m, r, buf);
 	rc = latency_pairs(c, m, r);
 	if (!rc && bw && !(rc = bw_medians(c, bw, r)))

@@ -62,6 +62,11 @@ static int is_node_kind(int kind)
 	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE;
 }
 
+int susp_on_node(const struct suspect *s)
+{
+	return is_node_kind(s->kind);
+}
+
 /* lowest tier at which i and j share a group; r->ntiers when they never do */
 static int pair_tier(const struct infer_result *r, int i, int j)
 {
@@ -143,6 +148,10 @@ void susp_value(int kind, int rule, int a, int b, const struct infer_result *r, 
 	case SUSPECT_LOW_BW_LINK:
 		*value = cell(m->bw, n, a, b);
 		*expected = t < r->ntiers ? r->bw_p50_GBps[t] : NAN;
+		break;
+	case SUSPECT_LOW_BW_UPLINK: /* rule: the tier of the group */
+		*value = m->bw ? infer_uplink_ratio(r, m->bw, rule, a) : NAN;
+		*expected = 1;
 		break;
 	case SUSPECT_JITTERY_LINK: {
 		/* the worse direction by the rule's figure: the higher p50 (then p99), or p99 */
@@ -271,7 +280,7 @@ int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
 	for (int k = 0; k < r->nsuspects; k++) {
 		const struct infer_suspect *is = &r->suspects[k];
 		struct suspect s = { .kind = is->kind, .a = is->a, .b = is->b, .tier = is->tier,
-					   .state = SUSP_CANDIDATE, .value = is->value, .expected = is->expected,
+					   .rule = is->kind == SUSPECT_LOW_BW_UPLINK ? is->tier : 0, .state = SUSP_CANDIDATE, .value = is->value, .expected = is->expected,
 					   .extra = NAN, .value2 = NAN, .expected2 = NAN, .extra2 = NAN };
 
 		if ((rc = list_add(out, &s)))
@@ -328,6 +337,56 @@ static int node_peers(const struct susp_list *l, const struct infer_result *r, i
 	return k;
 }
 
+/* 1 when node x is in a group that an uplink finding of l names, or is named by a node finding */
+static int named_node(const struct susp_list *l, const struct infer_result *r, int n, int x)
+{
+	for (int j = 0; j < l->n; j++) {
+		const struct suspect *q = &l->s[j];
+
+		if ((is_node_kind(q->kind) && q->a == x) ||
+		    (q->kind == SUSPECT_LOW_BW_UPLINK && r && q->rule >= 0 && q->rule < r->ntiers &&
+		     r->group[(size_t)q->rule * n + x] == r->group[(size_t)q->rule * n + q->a]))
+			return 1;
+	}
+	return 0;
+}
+
+/* The pairs behind an uplink candidate s (its group at tier s->rule): SUSP_NODE_PEERS of its
+ * nodes, each against SUSP_NODE_PEERS nodes outside it at the lowest tier above where it has
+ * some, nodes no finding names first; into out (pairs, 2 ints each; room for
+ * SUSP_NODE_PEERS^2). Returns the count. */
+static int uplink_pairs(const struct susp_list *l, const struct infer_result *r, int n, const struct suspect *s,
+			int *out)
+{
+	int t = s->rule, k = 0, nodes = 0;
+
+	if (!r || t < 0 || t >= r->ntiers - 1)
+		return 0;
+	for (int i = 0; i < n && nodes < SUSP_NODE_PEERS; i++) {
+		int a = (s->a + i) % n, got = 0;
+
+		if (r->group[(size_t)t * n + a] != r->group[(size_t)t * n + s->a])
+			continue;
+		nodes++;
+		for (int u = t + 1; u < r->ntiers && got == 0; u++)
+			for (int good = 1; good >= 0 && got < SUSP_NODE_PEERS; good--)
+				for (int j = 1; j < n && got < SUSP_NODE_PEERS; j++) {
+					int x = (a + j) % n, dup = 0;
+
+					if (pair_tier(r, a, x) != u || named_node(l, r, n, x) == good)
+						continue;
+					for (int q = 0; q < k; q++)
+						dup |= out[2 * q] == a && out[2 * q + 1] == x;
+					if (dup)
+						continue;
+					out[2 * k] = a;
+					out[2 * k + 1] = x;
+					k++, got++;
+				}
+	}
+	return k;
+}
+
 int susp_pairs(const struct susp_list *l, const struct infer_result *r, int n, int *pairs, int max, int *left)
 {
 	unsigned char *seen = calloc((size_t)n * (size_t)n + 1, 1);
@@ -343,7 +402,12 @@ int susp_pairs(const struct susp_list *l, const struct infer_result *r, int n, i
 
 		if (s->state != SUSP_CANDIDATE)
 			continue;
-		if (sampled_node(s->kind, r)) {
+		if (s->kind == SUSPECT_LOW_BW_UPLINK) {
+			int up[2 * SUSP_NODE_PEERS * SUSP_NODE_PEERS], nu = uplink_pairs(l, r, n, s, up);
+
+			for (int j = 0; j < nu; j++)
+				pair_mark(seen, n, up[2 * j], up[2 * j + 1], pairs, &k, max, left);
+		} else if (sampled_node(s->kind, r)) {
 			for (int t = 0; t < r->ntiers; t++) {
 				int peers[SUSP_NODE_PEERS], np = node_peers(l, r, n, s->a, t, peers);
 
@@ -407,6 +471,27 @@ int susp_controls(const struct susp_list *l, const struct infer_result *r, int n
 
 int susp_retested(const struct suspect *s, const struct infer_result *r, int n, const unsigned char *retested)
 {
+	if (s->kind == SUSPECT_LOW_BW_UPLINK) {
+		/* SUSP_NODE_PEERS of its nodes re-measured across its uplink, SUSP_NODE_PEERS times each
+		 * (or all the pairs it has there) */
+		int t = s->rule, nodes = 0;
+
+		if (!r || t < 0 || t >= r->ntiers - 1)
+			return 0;
+		for (int a = 0; a < n; a++) {
+			int have = 0, across = 0;
+
+			if (r->group[(size_t)t * n + a] != r->group[(size_t)t * n + s->a])
+				continue;
+			for (int x = 0; x < n; x++)
+				if (x != a && pair_tier(r, a, x) > t && pair_tier(r, a, x) < r->ntiers) {
+					across++;
+					have += retested[(size_t)a * n + x];
+				}
+			nodes += have >= (across < SUSP_NODE_PEERS ? across : SUSP_NODE_PEERS);
+		}
+		return nodes >= SUSP_NODE_PEERS || nodes >= r->ngroups[0];
+	}
 	if (!is_node_kind(s->kind))
 		return s->b >= 0 && retested[(size_t)s->a * n + s->b];
 	if (sampled_node(s->kind, r)) {
@@ -440,8 +525,15 @@ int susp_hide(const struct susp_list *first, const struct infer_result *r, int n
 	*h = (struct susp_hidden){ 0 };
 	if (!bw)
 		return 0;
-	for (int i = 0; i < first->n; i++)
-		cap += sampled_node(first->s[i].kind, r) && first->s[i].state == SUSP_CANDIDATE ? 2 * (size_t)n : 0;
+	for (int i = 0; i < first->n; i++) {
+		const struct suspect *s = &first->s[i];
+
+		cap += sampled_node(s->kind, r) && s->state == SUSP_CANDIDATE ? 2 * (size_t)n : 0;
+		if (s->kind == SUSPECT_LOW_BW_UPLINK && s->state == SUSP_CANDIDATE && r && s->rule >= 0 &&
+		    s->rule < r->ntiers)
+			for (int a = 0; a < n; a++)
+				cap += r->group[(size_t)s->rule * n + a] == r->group[(size_t)s->rule * n + s->a] ? 2 * (size_t)n : 0;
+	}
 	if (!cap)
 		return 0;
 	if (!(h->at = malloc(sizeof *h->at * cap)) || !(h->was = malloc(sizeof *h->was * cap))) {
@@ -453,7 +545,26 @@ int susp_hide(const struct susp_list *first, const struct infer_result *r, int n
 	for (int i = 0; i < first->n; i++) {
 		const struct suspect *s = &first->s[i];
 
-		if (!sampled_node(s->kind, r) || s->state != SUSP_CANDIDATE)
+		if (s->state != SUSP_CANDIDATE)
+			continue;
+		if (s->kind == SUSPECT_LOW_BW_UPLINK && s->rule >= 0 && s->rule < r->ntiers) {
+			/* its pairs across the uplink that were not re-measured */
+			const int *g = r->group + (size_t)s->rule * n;
+
+			for (int a = 0; a < n; a++)
+				for (int x = 0; x < n && g[a] == g[s->a]; x++)
+					for (int d = 0; d < 2 && g[x] != g[a]; d++) {
+						size_t c = d ? (size_t)x * n + a : (size_t)a * n + x;
+
+						if (retested[c] || isnan(bw[c]))
+							continue;
+						h->at[h->n] = c;
+						h->was[h->n++] = bw[c];
+						bw[c] = NAN;
+					}
+			continue;
+		}
+		if (!sampled_node(s->kind, r))
 			continue;
 		for (int x = 0; x < n; x++)
 			for (int d = 0; d < 2 && x != s->a; d++) {
@@ -485,6 +596,8 @@ static int same_finding(const struct suspect *x, const struct suspect *y)
 {
 	if (x->kind != y->kind)
 		return 0;
+	if (x->kind == SUSPECT_LOW_BW_UPLINK)
+		return x->a == y->a && x->rule == y->rule;
 	if (is_node_kind(x->kind) || x->kind == SUSPECT_LOW_BW_LINK)
 		return x->a == y->a && x->b == y->b;
 	return (x->a == y->a && x->b == y->b) || (x->a == y->b && x->b == y->a);
@@ -552,4 +665,31 @@ void susp_count(const struct susp_list *l, int state, int *counts)
 	for (int i = 0; i < l->n; i++)
 		if (l->s[i].state == state && l->s[i].kind >= 0 && l->s[i].kind < SUSPECT_NKINDS)
 			counts[l->s[i].kind]++;
+}
+
+/* 1 when node a's group at tier t of r and at tier u of q hold the same nodes */
+static int same_members(const struct infer_result *r, int t, const struct infer_result *q, int u, int a)
+{
+	int n = r->n;
+
+	for (int i = 0; i < n; i++)
+		if ((r->group[(size_t)t * n + i] == r->group[(size_t)t * n + a]) !=
+		    (q->group[(size_t)u * n + i] == q->group[(size_t)u * n + a]))
+			return 0;
+	return 1;
+}
+
+void susp_uplinks_remap(struct susp_list *l, const struct infer_result *from, const struct infer_result *to)
+{
+	for (int i = 0; i < l->n; i++) {
+		struct suspect *s = &l->s[i];
+		int u = -1;
+
+		if (s->kind != SUSPECT_LOW_BW_UPLINK || s->rule < 0 || s->rule >= from->ntiers || from->n != to->n)
+			continue;
+		for (int t = 0; t + 1 < to->ntiers && u < 0; t++)
+			if (same_members(from, s->rule, to, t, s->a))
+				u = t;
+		s->rule = s->tier = u;
+	}
 }

@@ -59,13 +59,19 @@ struct suspect {
 	int tier;             /* tier of the pair in the map, -1 for a node */
 	int state;            /* enum susp_state */
 	int rule;             /* jittery_link: the rule that named it (enum susp_jitter_rule),
-			       * kept through the confirmation; 0 for the other kinds */
+			       * kept through the confirmation; low_bw_uplink: the tier of its group
+			       * (a is its first node); 0 for the other kinds */
 	/* first and confirming figure (NAN: none). value: what was measured (µs, GB/s, a ratio),
 	 * expected: what its tier gives; jittery_link, of the worse direction: by its p50, value =
 	 * p50, expected = min, extra = p99; by its p99, value = p99, expected = p50, extra = min */
 	double value, expected, extra;
 	double value2, expected2, extra2;
 };
+
+/* 1 when the finding is on a node (slow_node, low_bw_node): the node, not a link or a switch's
+ * uplink, is at fault */
+struct suspect;
+int susp_on_node(const struct suspect *s);
 
 struct susp_list {
 	int n, cap;
@@ -91,6 +97,11 @@ void susp_value(int kind, int rule, int a, int b, const struct infer_result *r, 
  * peers at each tier of the map, not against all of them: on 12 nodes 4 pairs, not 11, and the
  * same 4 on 16,000. Peers that no node finding names come first. */
 #define SUSP_NODE_PEERS 2
+
+/* The uplink findings of l, made on map `from`, in the terms of map `to` (the confirmed one,
+ * whose tiers may be numbered otherwise): each one's tier becomes that of the group of `to`
+ * with the same nodes, -1 when `to` has none (then it cannot be re-tested there). */
+void susp_uplinks_remap(struct susp_list *l, const struct infer_result *from, const struct infer_result *to);
 
 /* Every pair behind the suspects of l that are in state SUSP_CANDIDATE, each once, a < b, in
  * the order of l: pairs[2k], pairs[2k+1]. r: the map they come from (a low-bandwidth node's
