@@ -139,6 +139,17 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 	rc = matrix_is_square(head) ? matrix_read_square(file, m, err) : matrix_read_p2p(file, o->path, m, err);
 	if (rc)
 		return rc;
+	/* a planned run (run --plan map): the bandwidth of the planned pairs, measured after the map */
+	snprintf(file, sizeof file, "%s/p2p_bw.csv", o->input);
+	if (is_dir && access(file, F_OK) == 0) {
+		struct matrix b = { 0 };
+
+		if ((rc = matrix_read_p2p_bw(file, m->path[0] ? m->path : o->path, &b, err)) == 0 && matrix_add_bw(m, &b))
+			rc = FP_ERUNTIME;
+		matrix_free(&b);
+		if (rc)
+			return rc;
+	}
 	if (o->output)
 		return results_dir_create(NULL, NULL, o->output, time(NULL), dir, dlen, err, MATRIX_ERR_MAX);
 	if (is_dir) {

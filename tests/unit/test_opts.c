@@ -228,6 +228,23 @@ static void test_run_options(void)
 
 		CHECK(run_opts_parse(3, argv_bad, &o, err) == FP_EUSAGE && strstr(err, "--test-flap"));
 	}
+	/* the bandwidth plan: auto, 1 peer, 16 groups, 1 stream by default; hostile values refused */
+	CHECK(o.plan_mode == RUN_PLAN_AUTO && o.plan.peers == 1 && o.plan.groups == 16 && o.plan.uplink_streams == 1);
+	char *pl[] = { "run", "--plan", "map", "--plan-peers", "2", "--plan-groups", "8", "--uplink-streams", "4", NULL };
+	CHECK(run_opts_parse(9, pl, &o, err) == 0);
+	CHECK(o.plan_mode == RUN_PLAN_MAP && o.plan.peers == 2 && o.plan.groups == 8 && o.plan.uplink_streams == 4);
+	char *pl_all[] = { "run", "--plan", "all", NULL };
+	CHECK(run_opts_parse(3, pl_all, &o, err) == 0 && o.plan_mode == RUN_PLAN_ALL);
+	static const char *const plan_bad[][2] = { { "--plan", "Map" }, { "--plan", "" }, { "--plan", "map;rm" },
+						   { "--plan-peers", "0" }, { "--plan-peers", "65" },
+						   { "--plan-groups", "-1" }, { "--plan-groups", "1e3" },
+						   { "--uplink-streams", "0" }, { "--uplink-streams", "4097" },
+						   { "--uplink-streams", "2x" } };
+	for (size_t i = 0; i < sizeof plan_bad / sizeof plan_bad[0]; i++) {
+		char *argv_bad[] = { "run", (char *)plan_bad[i][0], (char *)plan_bad[i][1], NULL };
+
+		CHECK(run_opts_parse(3, argv_bad, &o, err) == FP_EUSAGE && strstr(err, plan_bad[i][0]));
+	}
 	char *p2p_plain[] = { "p2p", NULL };
 	CHECK(p2p_opts_parse(1, p2p_plain, &po, err) == 0);
 	CHECK(po.npaths == 1);

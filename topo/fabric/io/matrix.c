@@ -164,7 +164,8 @@ static int names_unique(const struct matrix *m, const char *file, char *err)
 }
 
 /* A map needs two hosts and at least one measured pair between them. */
-static int usable(const struct matrix *m, const char *file, char *err)
+/* need_lat 0: a bandwidth cell does (a planned run's p2p_bw.csv holds no latency) */
+static int usable(const struct matrix *m, const char *file, int need_lat, char *err)
 {
 	if (m->n < 2) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: one host only (%.200s): a latency map needs two or more",
@@ -173,7 +174,8 @@ static int usable(const struct matrix *m, const char *file, char *err)
 	}
 	for (size_t i = 0; i < (size_t)m->n; i++)
 		for (size_t j = 0; j < (size_t)m->n; j++)
-			if (i != j && !isnan(m->lat[i * (size_t)m->n + j]))
+			if (i != j && (!isnan(m->lat[i * (size_t)m->n + j]) ||
+				       (!need_lat && m->bw && !isnan(m->bw[i * (size_t)m->n + j]))))
 				return names_unique(m, file, err);
 	snprintf(err, MATRIX_ERR_MAX, "%s: no measured pair (every latency cell is empty)%s", file,
 		 m->path[0] ? ": was every pair of this path skipped or failed?" : "");
@@ -241,7 +243,7 @@ int matrix_read_square(const char *file, struct matrix *m, char *err)
 		goto out;
 	if (rc > 0)
 		FAIL("%s:%d: more rows than columns", file, l.no);
-	ret = usable(m, file, err);
+	ret = usable(m, file, 1, err);
 out:
 	free(fields);
 	lines_close(&l);
@@ -446,7 +448,7 @@ static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep
 	return rc;
 }
 
-int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err)
+static int read_p2p(const char *file, const char *path, int need_lat, struct matrix *m, char *err)
 {
 	struct p2p_csv_reader r;
 	struct ep *eps = NULL;
@@ -471,7 +473,7 @@ int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *
 		goto out;
 	}
 	if ((rc = p2p_names(m, eps, neps, rows, file, err)) || (rc = p2p_csv_rewind(&r, err)) ||
-	    (rc = p2p_cells(&r, m, eps, lat_size, bw_size, err)) || (rc = usable(m, file, err)))
+	    (rc = p2p_cells(&r, m, eps, lat_size, bw_size, err)) || (rc = usable(m, file, need_lat, err)))
 		goto out;
 	if (bw_size < 0) {
 		free(m->bw);
@@ -483,4 +485,47 @@ out:
 	if (rc)
 		matrix_free(m);
 	return rc;
+}
+
+int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err)
+{
+	return read_p2p(file, path, 1, m, err);
+}
+
+int matrix_read_p2p_bw(const char *file, const char *path, struct matrix *m, char *err)
+{
+	return read_p2p(file, path, 0, m, err);
+}
+
+int matrix_add_bw(struct matrix *m, const struct matrix *b)
+{
+	int *at = b->bw ? malloc(sizeof *at * ((size_t)b->n + 1)) : NULL;
+
+	if (!b->bw)
+		return 0;
+	if (!at)
+		return FP_ERUNTIME;
+	if (!m->bw) {
+		if (!(m->bw = malloc(sizeof *m->bw * ((size_t)m->n * (size_t)m->n + 1)))) {
+			free(at);
+			return FP_ERUNTIME;
+		}
+		for (size_t x = 0; x < (size_t)m->n * (size_t)m->n; x++)
+			m->bw[x] = NAN;
+	}
+	for (int i = 0; i < b->n; i++) {
+		at[i] = -1;
+		for (int k = 0; k < m->n && at[i] < 0; k++)
+			if (!strcmp(b->names[i], m->names[k]))
+				at[i] = k;
+	}
+	for (int i = 0; i < b->n; i++)
+		for (int j = 0; j < b->n; j++) {
+			float v = b->bw[(size_t)i * b->n + j];
+
+			if (at[i] >= 0 && at[j] >= 0 && !isnan(v))
+				m->bw[(size_t)at[i] * m->n + at[j]] = v;
+		}
+	free(at);
+	return 0;
 }

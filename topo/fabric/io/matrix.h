@@ -37,6 +37,11 @@ int matrix_read_square(const char *file, struct matrix *m, char *err);
  * the file (endpoints, then cells), no row kept: a 16,384-node file costs its matrices only. A
  * last row cut short (no newline: a full disk, a killed writer) is ignored with a warning. */
 int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err);
+/* As matrix_read_p2p, for a file that may hold bandwidth alone (p2p_bw.csv). */
+int matrix_read_p2p_bw(const char *file, const char *path, struct matrix *m, char *err);
+/* b's bandwidth cells (a planned run's p2p_bw.csv, read as above for m's path) into m's, by
+ * endpoint name; an endpoint of b that m does not have is left out. 0 or FP_ERUNTIME. */
+int matrix_add_bw(struct matrix *m, const struct matrix *b);
 void matrix_free(struct matrix *m);
 
 #endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The map's bandwidth plan on the emulated cluster (docs/measurement.md#at-scale): 16 nodes in
+# 4 racks under 2 spines and a core (3 tiers), names dealt across the racks, rack 2's uplink at
+# 300 Mbit/s against 1 Gbit/s for the others, node07's link at 500 Mbit/s. `fabprobe run --plan
+# map` over tcp:eth0: latency over all 120 pairs, the map exact (racks and spines), the
+# bandwidth of the pairs the map plans only (fewer than all, said), p2p_bw.csv holding them;
+# the slow uplink named once, as low_bw_uplink on rack 2's switch group (not as its nodes or
+# their links), node07 as low_bw_node, nothing else; the drain script drains node07 alone;
+# `fabprobe topo` offline reads the planned bandwidth back. Needs root; skipped otherwise.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+FC=scripts/fakecluster.sh
+FP=$PWD/fabprobe
+TRUTH=/run/fabprobe-fakecluster/truth.csv
+if [ "$(id -u)" -ne 0 ]; then
+	skip "emulated cluster tests" "need root for network namespaces"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/fp-scale-XXXXXX)
+trap '$FC down > /dev/null 2>&1; [ -n "${FP_TEST_KEEP:-}" ] && cp -r "$tmp" "$FP_TEST_KEEP"; rm -rf "$tmp"' EXIT
+. scripts/demo-opts.sh
+# groups CSV COL: each group of column COL as its sorted hosts, one a line, sorted
+groups() { awk -F, -v c="$2" 'NR > 1 { print $c, $1 }' "$1" | sort | awk '$1 != g { if (NR > 1) print l; g = $1; l = "" } { l = l " " $2 } END { print l }' | sort; }
+# same_groups CSV-A COL-A CSV-B COL-B: the two files group the hosts the same way
+same_groups() { [ "$(groups "$1" "$2")" = "$(groups "$3" "$4")" ]; }
+
+$FC up --racks 4,4,4,4 --spines 2 --interleave --uplink-rate 1gbit --degrade-uplink 2=300mbit \
+	--degrade node07=500mbit > "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up 4,4,4,4 --spines 2"; exit 1; }
+start=$(date +%s)
+$FC mpirun "$FP" run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan map -p tcp:eth0 -o "$tmp/plan" > "$tmp/plan.out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+r=$tmp/plan
+expect "run --plan map: exit 1, a verdict of FAIL ($(grep -m 1 '^verdict' "$tmp/plan.out"); ${took} s)" \
+	sh -c "[ $rc -eq 1 ] && grep -q '^verdict: FAIL' '$tmp/plan.out'"
+expect "the map of the latency of every pair: racks exact" same_groups "$r/topology.csv" 3 $TRUTH 2
+expect "…3 tiers (leaf, spine, core)" [ "$(awk -F, 'NR > 1' "$r/tiers.csv" | wc -l)" -eq 3 ]
+expect "…spines exact" same_groups "$r/topology.csv" 4 $TRUTH 3
+expect "latency: all 120 pairs in p2p.csv, both directions (240 rows), no bandwidth there" \
+	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\"' '$r/p2p.csv' | wc -l) -eq 240 ] && ! awk -F, 'NR > 1 && \$17 != \"\"' '$r/p2p.csv' | grep -q ."
+planned=$(sed -n 's/^run: bandwidth plan for tcp:eth0 from its map (3 tiers): \([0-9]*\) of its 120 pairs.*/\1/p' "$tmp/plan.out")
+echo "# planned: ${planned:-?} of 120 pairs: $(grep -m 1 '^run: bandwidth plan for' "$tmp/plan.out")"
+expect "the plan: fewer pairs than all (${planned:-none} of 120), said on the terminal" sh -c "[ -n '$planned' ] && [ '$planned' -lt 120 ]"
+expect "p2p_bw.csv: the planned pairs' bandwidth, both directions, every row ok" \
+	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\" && \$17 != \"\"' '$r/p2p_bw.csv' | wc -l) -eq \$((2 * $planned)) ]"
+# every pair inside a rack is planned (4 racks of 4: 24)
+expect "every pair inside a rack in the plan (24)" sh -c "[ \$(awk -F, 'FNR == NR { if (FNR > 1) rack[\$1] = \$2; next }
+	FNR > 1 && rack[\$4] == rack[\$5] && \$4 < \$5' $TRUTH '$r/p2p_bw.csv' | wc -l) -eq 24 ]"
+rack2=$(awk -F, 'NR > 1 && $2 == "leaf2" { print $1 }' $TRUTH | sort | paste -sd' ' -)
+cut -d, -f1,2,4,5,8 "$r/suspects.csv" | sed 's/^/#   /'
+expect "suspects: exactly two, both held" sh -c "[ \$(awk -F, 'NR > 1' '$r/suspects.csv' | wc -l) -eq 2 ] &&
+	[ \$(awk -F, 'NR > 1 && \$8 == \"held\"' '$r/suspects.csv' | wc -l) -eq 2 ]"
+grp=$(awk -F, '$1 == "low_bw_uplink" { print $2 }' "$r/suspects.csv")
+expect "rack 2's slow uplink: one low_bw_uplink on the switch group of exactly its nodes ($rack2)" sh -c \
+	"[ -n '$grp' ] && [ \"\$(awk -F, -v g='$grp' 'NR > 1 && \$3 == g { print \$1 }' '$r/topology.csv' | sort | paste -sd' ' -)\" = '$rack2' ]"
+expect "node07: low_bw_node" grep -q '^low_bw_node,node07,' "$r/suspects.csv"
+expect "no link named (low_bw_link), rack 2's nodes not named" sh -c "! grep -q '^low_bw_link' '$r/suspects.csv' &&
+	! awk -F, 'NR > 1 && \$1 != \"low_bw_uplink\"' '$r/suspects.csv' | grep -qE ',($(echo "$rack2" | tr ' ' '|')),'"
+expect "the verdict names the uplink by its group" grep -q "^verdict: FAIL .*low_bw_uplink 1 ($grp)" "$tmp/plan.out"
+expect "drain-slurm.sh drains node07 alone (an uplink fails no node)" sh -c "[ \"\$(grep -o \"^node '[^']*'\" '$r/drain-slurm.sh' | sort -u)\" = \"node 'node07'\" ]"
+expect "summary.json and junit.xml name the uplink's group" sh -c "grep -q '\"kind\": \"low_bw_uplink\", \"hosts\": \\[\"$grp\"\\]' '$r/summary.json' &&
+	grep -q 'low_bw_uplink $grp' '$r/junit.xml'"
+expect "meta.json: the engine's own time per step (p2p_engine)" grep -q '"p2p_engine": {"endpoints": 16' "$r/meta.json"
+# offline: the planned bandwidth read back with p2p.csv, and the same findings as candidates
+"$FP" topo "$r" -o "$tmp/topo" > "$tmp/topo.out" 2>&1
+expect "fabprobe topo offline: p2p_bw.csv read back (each tier's bandwidth median in tiers.csv)" sh -c \
+	"[ \$(awk -F, 'NR > 1 && \$6 != \"\"' '$tmp/topo/tiers.csv' | wc -l) -eq 3 ]"
+expect "fabprobe topo offline: low_bw_uplink $grp and low_bw_node node07, nothing else" sh -c \
+	"[ \"\$(awk -F, 'NR > 1 { print \$1, \$2 }' '$tmp/topo/suspects.csv' | sort | paste -sd, -)\" = 'low_bw_node node07,low_bw_uplink $grp' ]"
+exit $((FAILED > 0))
