@@ -2,7 +2,10 @@
 # The measurement at scale: the p2p engine's own time per step at 64, 128 and 256 endpoints on
 # this machine, then the plan (build/plan-sim) for 1,024, 4,096 and 16,384 nodes on 2- and
 # 3-tier trees, with each phase's predicted wall time from those figures.
-#   scripts/bench-scale.sh [--endpoints "64 128 256"]
+#   scripts/bench-scale.sh [--endpoints "64 128 256"] [--cluster]
+# With --cluster (root), instead: on the emulated cluster of 16 nodes in 3 tiers with rack 2's
+# uplink at 300 Mbit/s and node07 at 500 Mbit/s (tests/integration/test_cluster_scale.sh's),
+# `fabprobe run --plan map` and `--plan all` side by side: pairs measured, wall time, findings.
 # Each endpoint count is one launch of `fabprobe p2p -l 8 -s none -n 10 --lat-warmup 10
 # --lat-passes 1` (oversubscribed: every endpoint on this machine's cores); meta.json's
 # p2p_engine gives the engine's time per step, split into the agreement and gather (which on
@@ -13,13 +16,37 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
-eps="64 128 256"
+eps="64 128 256" cluster=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--endpoints) eps=$2; shift 2 ;;
-	*) echo "usage: $0 [--endpoints \"64 128 256\"]" >&2; exit 2 ;;
+	--cluster) cluster=1; shift ;;
+	*) echo "usage: $0 [--endpoints \"64 128 256\"] [--cluster]" >&2; exit 2 ;;
 	esac
 done
+if [ "$cluster" = 1 ]; then
+	make -s fabprobe
+	FC=scripts/fakecluster.sh
+	. scripts/demo-opts.sh
+	tmp=$(mktemp -d); trap '$FC down > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+	$FC up --racks 4,4,4,4 --spines 2 --interleave --uplink-rate 1gbit --degrade-uplink 2=300mbit \
+		--degrade node07=500mbit > /dev/null
+	printf '%-10s %16s %16s %8s  %s\n' plan "latency pairs" "bandwidth pairs" "wall s" findings
+	for plan in map all map all; do # interleaved, twice
+		wait_idle
+		t0=$(date +%s.%N)
+		$FC mpirun ./fabprobe run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan $plan -p tcp:eth0 \
+			-o "$tmp/$plan" > "$tmp/$plan.out" 2>&1 || true
+		t1=$(date +%s.%N)
+		d=$tmp/$plan
+		lat=$(awk -F, 'NR > 1 && $13 != "" && $4 < $5' "$d/p2p.csv" | wc -l)
+		bw=$(cat "$d/p2p.csv" "$d/p2p_bw.csv" 2>/dev/null | awk -F, '$1 != "run_id" && $17 != "" && $4 < $5' | wc -l)
+		printf '%-10s %16d %16d %8.1f  %s\n' "$plan" "$lat" "$bw" "$(echo "$t1 - $t0" | bc)" \
+			"$(awk -F, 'NR > 1 && $8 == "held" { print $1, $2 }' "$d/suspects.csv" | paste -sd, -)"
+		rm -rf "$d"
+	done
+	exit 0
+fi
 for n in $eps; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$0: --endpoints: '$n' is not a count" >&2; exit 2; }
 done
