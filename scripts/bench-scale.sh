@@ -40,7 +40,7 @@ if [ "$cluster" = 1 ]; then
 		t1=$(date +%s.%N)
 		d=$tmp/$plan
 		lat=$(awk -F, 'NR > 1 && $13 != "" && $4 < $5' "$d/p2p.csv" | wc -l)
-		bw=$(cat "$d/p2p.csv" "$d/p2p_bw.csv" 2>/dev/null | awk -F, '$1 != "run_id" && $17 != "" && $4 < $5' | wc -l)
+		bw=$({ cat "$d/p2p.csv"; cat "$d/p2p_bw.csv" 2>/dev/null || true; } | awk -F, '$1 != "run_id" && $17 != "" && $4 < $5' | wc -l)
 		printf '%-10s %16d %16d %8.1f  %s\n' "$plan" "$lat" "$bw" "$(echo "$t1 - $t0" | bc)" \
 			"$(awk -F, 'NR > 1 && $8 == "held" { print $1, $2 }' "$d/suspects.csv" | paste -sd, -)"
 		rm -rf "$d"

@@ -52,6 +52,10 @@ static void run_usage(FILE *f)
 	      "      --plan-groups M     sibling groups a node meets at each tier, at most (default 16;\n"
 	      "                          turned from node to node, a group's nodes meet them all)\n"
 	      "      --uplink-streams S  pairs at once through one leaf's uplink (default 1)\n"
+	      "      --loaded            after the rest, a loaded pass: every node in a pair at once\n"
+	      "                          (mpiGraph's shift in blocks of the map's tree order), into\n"
+	      "                          p2p_loaded.csv and loaded_bandwidth_<path>.csv, each tier's\n"
+	      "                          median against the isolated one; never judged\n"
 	      "Confirmation pass:\n"
 	      "      --confirm-time SEC  at most this long (estimated up front; default 120)\n"
 	      "      --confirm-factor N  samples and windows, N times the first pass's (default 2)\n"
@@ -85,6 +89,7 @@ static const struct run_stage *const run_stages[] = {
 	&run_stage_coll,      /* --no-coll */
 	&run_stage_outputs,
 	&run_stage_order,     /* with the collectives, unless --no-order */
+	&run_stage_loaded,    /* --loaded: every node in a pair at once, apart from the isolated figures */
 	&run_stage_counters,  /* the second read of the link counters */
 	&run_stage_checks,    /* only with --baseline, --expect, --accept or --declared */
 	NULL,

@@ -12,9 +12,10 @@
 
 #include "core/log.h"
 #include "core/mpi_util.h"
+#include "core/results.h"
 #include "run_stage.h"
 
-enum { O_PLAN = 1, O_PLAN_PEERS, O_PLAN_GROUPS, O_UPLINK_STREAMS };
+enum { O_PLAN = 1, O_PLAN_PEERS, O_PLAN_GROUPS, O_UPLINK_STREAMS, O_LOADED };
 
 static int run_plan_take(void *ctx, int val, const char *arg, char *err)
 {
@@ -45,6 +46,9 @@ static int run_plan_take(void *ctx, int val, const char *arg, char *err)
 		rc = opts_long("--uplink-streams", arg, 1, 4096, &v, err);
 		c->plan.uplink_streams = (int)v;
 		return rc;
+	case O_LOADED:
+		c->loaded = 1;
+		return 0;
 	default: OPTS_FAIL("internal: option %d is not one of the bandwidth plan's", val);
 	}
 }
@@ -56,6 +60,7 @@ static int run_plan_options(struct run_opts *c, struct opts_group *g)
 		{ "plan-peers", required_argument, NULL, O_PLAN_PEERS },
 		{ "plan-groups", required_argument, NULL, O_PLAN_GROUPS },
 		{ "uplink-streams", required_argument, NULL, O_UPLINK_STREAMS },
+		{ "loaded", no_argument, NULL, O_LOADED },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -290,3 +295,208 @@ out:
 /* (no `on`: its check decides whether it is planned, and runs whatever the options) */
 const struct run_stage run_stage_bandwidth = { .name = "bandwidth", .opts = run_plan_options, .check = run_plan_check,
 						.step = run_plan_step };
+
+/* ---------------------------------------------------------------- the loaded pass */
+
+/* The loaded pass's rounds, mpiGraph's shift within blocks of the map's tree order: round s
+ * cuts the order into blocks of n / 2^s endpoints and pairs each position of a block's first
+ * half with the same position of its second half, every pair of the round at once, both
+ * directions (one after the other). Round 0 sends half the nodes across the top of the tree
+ * at once; round 1 each half across its middle; and so on: every uplink of the cut carries as
+ * many streams as the block's half has nodes behind it. */
+#define LOADED_ROUNDS 3
+
+static int loaded_round(int nep, int s, const int *order, int *pairs)
+{
+	int B = nep >> s, k = 0;
+
+	if (B < 2)
+		return 0;
+	for (int start = 0; start < nep; start += B)
+		for (int i = start; i < start + B / 2 && i + B / 2 < nep && i + B / 2 < start + B; i++) {
+			int a = order[i], b = order[i + B / 2];
+
+			pairs[2 * k] = a < b ? a : b;
+			pairs[2 * k + 1] = a < b ? b : a;
+			k++;
+		}
+	return k;
+}
+
+static int loaded_pack(const struct run_state *st, int nep, int **out, int *len)
+{
+	int np = st->mp.npaths, k = 1;
+	int *buf = malloc(sizeof *buf * ((size_t)np * (3 + LOADED_ROUNDS + (size_t)LOADED_ROUNDS * nep) + 2));
+	int *ord = malloc(sizeof *ord * ((size_t)nep + 1)), *pairs = malloc(sizeof *pairs * ((size_t)nep + 2));
+
+	if (!buf || !ord || !pairs) {
+		free(buf);
+		free(ord);
+		free(pairs);
+		return FP_ERUNTIME;
+	}
+	buf[0] = np;
+	for (int i = 0; i < np; i++) {
+		const struct infer_result *r = run_maps_map(&st->mp, i);
+		int at = k, total = 0;
+
+		for (int e = 0; e < nep; e++)
+			ord[e] = r && r->order ? r->order[e] : e;
+		k += 2; /* pairs, rounds: once counted */
+		int first = k, rounds = 0;
+
+		for (int s = 0; s < LOADED_ROUNDS; s++)
+			rounds += loaded_round(nep, s, ord, pairs) > 0;
+		k += rounds + 1;
+		for (int s = 0, x = 0; s < LOADED_ROUNDS; s++) {
+			int c = loaded_round(nep, s, ord, pairs);
+
+			if (c <= 0)
+				continue;
+			buf[first + x++] = total;
+			for (int q = 0; q < 2 * c; q++)
+				buf[k++] = pairs[q];
+			total += c;
+		}
+		buf[first + rounds] = total;
+		buf[at] = total;
+		buf[at + 1] = rounds;
+	}
+	free(ord);
+	free(pairs);
+	*out = buf;
+	*len = k;
+	return 0;
+}
+
+static int float_cmp(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* rank 0: per tier, the loaded median against the isolated one; the loaded matrix written */
+static void loaded_say(const struct run_state *st, struct run_out *ro, const struct p2p_result *got,
+		       const char *const *labels)
+{
+	size_t ml = strlen(ro->meta_extra);
+	int first = 1;
+
+	for (int k = 0; k < got->npaths; k++) {
+		const struct p2p_matrices *m = &got->path[k];
+		const struct infer_result *r = NULL;
+		char name[P2P_PATH_MAX + 32];
+		FILE *f;
+
+		for (int i = 0; i < st->mp.npaths; i++)
+			if (!strcmp(st->mp.p[i].m->path, m->path))
+				r = run_maps_map(&st->mp, i);
+		p2p_matrix_name(name, sizeof name, "loaded_bandwidth", m->path);
+		if ((f = results_open(ro->dir, name))) {
+			p2p_matrix_write(f, m->n, labels, r ? r->order : NULL, m->bw, 4);
+			if (results_close(f, ro->dir, name))
+				LOG_WARN("%s could not be written", name);
+		}
+		if (!r)
+			continue;
+		printf("loaded pass on %s (every node in a pair at once; p2p_loaded.csv, %s), the median per tier, and "
+		       "its median ratio to the same direction measured alone:", m->path, name);
+		if (ml + 64 < sizeof ro->meta_extra)
+			ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml, "%s\"loaded_%s\": [",
+					       ml ? ",\n  " : "", m->path);
+		/* each loaded direction against the same direction measured alone (the isolated
+		 * matrices), or where that pair was not measured alone, its tier's upper quartile */
+		const float *iso_bw = NULL;
+
+		for (int i = 0; i < st->res.npaths; i++)
+			if (!strcmp(st->res.path[i].path, m->path) && st->res.path[i].n == m->n)
+				iso_bw = st->res.path[i].bw;
+		for (int t = 0; t < r->ntiers; t++) {
+			size_t cells = (size_t)m->n * (size_t)m->n + 1;
+			float *v = malloc(sizeof *v * cells), *q = malloc(sizeof *q * cells), *w = malloc(sizeof *w * cells);
+			size_t nv = 0;
+
+			for (int a = 0; v && q && w && a < m->n; a++)
+				for (int b = 0; b < m->n; b++) {
+					size_t c = (size_t)a * m->n + b;
+					double ref = iso_bw && !isnan(iso_bw[c]) ? iso_bw[c] : r->bw_p75_GBps[t];
+
+					if (a == b || isnan(m->bw[c]) || infer_pair_tier(r->group, r->ntiers, r->n, a, b) != t ||
+					    !(ref > 0))
+						continue;
+					v[nv] = m->bw[c];
+					w[nv] = (float)ref;
+					q[nv++] = m->bw[c] / (float)ref;
+				}
+			if (nv) {
+				qsort(v, nv, sizeof *v, float_cmp);
+				qsort(w, nv, sizeof *w, float_cmp);
+				qsort(q, nv, sizeof *q, float_cmp);
+			}
+			double med = nv ? v[(nv - 1) / 2] : NAN, iso = nv ? w[(nv - 1) / 2] : NAN, x = nv ? q[(nv - 1) / 2] : NAN;
+			free(v);
+			free(q);
+			free(w);
+			if (!nv)
+				continue;
+			printf("%s tier %d %.3f GB/s (alone %.3f: x%.2f)", first ? "" : ",", t, med, iso, x);
+			first = 0;
+			if (ml + 160 < sizeof ro->meta_extra)
+				ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml,
+						       "%s{\"tier\": %d, \"directions\": %zu, \"loaded_GBps\": %.4f, "
+						       "\"isolated_GBps\": %.4f, \"ratio\": %.4f}",
+						       ro->meta_extra[ml - 1] == '}' ? ", " : "", t, nv, med, iso, x);
+		}
+		if (ml + 2 < sizeof ro->meta_extra)
+			ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml, "]");
+		printf("\n");
+		first = 1;
+	}
+	fflush(stdout);
+}
+
+/* Every rank: the loaded pass over every path measured, its own file and matrices, never merged
+ * into the isolated figures nor judged. A failed pair is said in p2p_loaded.csv, not a finding. */
+static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	struct p2p_opts bw;
+	struct p2p_plan pl = { 0 };
+	struct p2p_result got = { 0 };
+	int *buf = NULL, len = FP_ERUNTIME, rc = 0, prc = 0;
+
+	if (w->single_node || w->nep < 4)
+		return 0;
+	p2p_opts_only(&st->c->p2p, 0, 1, &bw);
+	if (w->rank == 0 && loaded_pack(st, w->nep, &buf, &len))
+		LOG_ERROR("out of memory for the loaded pass");
+	if ((rc = run_ints_share(w, &buf, &len)) == 0 && (rc = plans_unpack(buf, len, &st->c->p2p, w->nep, &pl)))
+		LOG_ERROR("the loaded pass did not unpack");
+	pl.csv = "p2p_loaded.csv";
+	pl.what = "loaded pass:";
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	if (rc == 0 && w->my_ep >= 0)
+		prc = p2p_plan_main(&bw, &pl, w, ro, w->rank == 0 ? &got : NULL);
+	if (prc == FP_ETIMEDOUT) {
+		rc = prc;
+		goto out;
+	}
+	if (rc == 0 && prc >= 0 && w->rank == 0)
+		loaded_say(st, ro, &got, (const char *const *)w->labels);
+	rc = rc ? rc : prc < 0 ? prc : 0;
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+out:
+	free(buf);
+	plans_free(&pl);
+	p2p_result_free(&got);
+	return rc < 0 ? rc : 0;
+}
+
+static int run_loaded_on(const struct run_opts *c)
+{
+	return c->loaded;
+}
+
+const struct run_stage run_stage_loaded = { .name = "loaded", .on = run_loaded_on, .step = run_loaded_step };

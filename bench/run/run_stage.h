@@ -44,6 +44,7 @@ struct run_opts {
 	struct plan_opts plan;       /* --plan-peers, --plan-groups, --uplink-streams */
 	int planned;                 /* decided before the run: bandwidth from the map's plan */
 	struct p2p_opts p2p_lat;     /* planned: the pairs stage's options, latency sizes alone */
+	int loaded;                  /* --loaded: the loaded pass, after the order */
 };
 
 /* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
@@ -101,7 +102,7 @@ struct run_stage {
 };
 
 extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
-	run_stage_bandwidth, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
+	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
  * exit code it gives. 0 or FP_ERUNTIME. */

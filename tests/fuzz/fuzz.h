@@ -20,6 +20,7 @@
 #include "fabric/emit/emit.h"
 #include "fabric/infer/infer.h"
 #include "fabric/io/matrix.h"
+#include "fabric/plan/plan.h"
 #include "fabric/emit/topo_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -152,6 +153,17 @@ static inline void fuzz_map(const struct matrix *m)
 			fuzz_check_text(emit_registry[i]->name, text, len);
 		free(text);
 	}
+	/* the bandwidth plan of whatever map came out keeps every promise */
+	struct plan_opts po;
+	struct plan pl;
+	char why[256] = "";
+
+	plan_opts_default(&po);
+	po.peers = 1 + m->n % 3;
+	po.uplink_streams = 1 + m->n % 2;
+	FUZZ_ASSERT(plan_bandwidth(r.group, r.ntiers, r.n, &po, &pl) == 0, "plan_bandwidth failed on %d nodes", r.n);
+	FUZZ_ASSERT(plan_check(&pl, r.group, r.ntiers, r.n, &po, why, sizeof why) == 0, "plan: %s", why);
+	plan_free(&pl);
 	topo_csv_topology(devnull, &t);
 	topo_csv_tiers(devnull, &t);
 	topo_csv_suspects(devnull, &t);

@@ -14,7 +14,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		FUZZ_ASSERT(m.n >= 2, "a map of %d endpoints", m.n);
 		fuzz_map(&m);
-		matrix_free(&m);
 	}
+	/* the same bytes as a planned run's p2p_bw.csv, merged into the map's matrices */
+	struct matrix b;
+	char berr[MATRIX_ERR_MAX] = "";
+	int brc = matrix_read_p2p_bw(file, NULL, &b, berr);
+
+	FUZZ_ASSERT(brc == 0 || brc == FP_EUSAGE, "matrix_read_p2p_bw: rc %d", brc);
+	FUZZ_ASSERT(brc == 0 || berr[0], "p2p_bw refused without saying why");
+	FUZZ_ASSERT(brc == 0 || rc != 0, "read as p2p.csv, refused as p2p_bw.csv: %s", berr);
+	if (brc == 0 && rc == 0)
+		FUZZ_ASSERT(matrix_add_bw(&m, &b) == 0, "matrix_add_bw failed");
+	if (brc == 0)
+		matrix_free(&b);
+	if (rc == 0)
+		matrix_free(&m);
 	return 0;
 }

@@ -28,7 +28,7 @@ same_groups() { [ "$(groups "$1" "$2")" = "$(groups "$3" "$4")" ]; }
 $FC up --racks 4,4,4,4 --spines 2 --interleave --uplink-rate 1gbit --degrade-uplink 2=300mbit \
 	--degrade node07=500mbit > "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up 4,4,4,4 --spines 2"; exit 1; }
 start=$(date +%s)
-$FC mpirun "$FP" run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan map -p tcp:eth0 -o "$tmp/plan" > "$tmp/plan.out" 2>&1
+$FC mpirun "$FP" run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan map --loaded -p tcp:eth0 -o "$tmp/plan" > "$tmp/plan.out" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
 r=$tmp/plan
@@ -62,6 +62,17 @@ expect "drain-slurm.sh drains node07 alone (an uplink fails no node)" sh -c "[ \
 expect "summary.json and junit.xml name the uplink's group" sh -c "grep -q '\"kind\": \"low_bw_uplink\", \"hosts\": \\[\"$grp\"\\]' '$r/summary.json' &&
 	grep -q 'low_bw_uplink $grp' '$r/junit.xml'"
 expect "meta.json: the engine's own time per step (p2p_engine)" grep -q '"p2p_engine": {"endpoints": 16' "$r/meta.json"
+# the loaded pass: every node in a pair at once, apart; its first round pairs the two halves of
+# the tree order, 4 nodes of each leaf through its uplink and 8 through a spine's to the core
+# at once: the cross-core figures fall to about 1/8 of the isolated ones
+grep '^loaded pass' "$tmp/plan.out" | sed 's/^/# /'
+expect "the loaded pass: p2p_loaded.csv (3 rounds of 8 pairs, both directions: 48 rows) and its matrix" sh -c \
+	"[ \$(awk -F, 'NR > 1 && \$17 != \"\"' '$r/p2p_loaded.csv' | wc -l) -eq 48 ] && [ -s '$r/loaded_bandwidth_tcp_eth0.csv' ]"
+expect "the loaded pass: across the core, under half of the same directions alone (the uplinks' oversubscription)" sh -c \
+	"grep -o '\"tier\": 2, \"directions\": [0-9]*, \"loaded_GBps\": [0-9.]*, \"isolated_GBps\": [0-9.]*, \"ratio\": [0-9.]*' '$r/meta.json' |
+	awk -F'\"ratio\": ' '{ ok = \$2 < 0.5 } END { exit !ok }'"
+expect "the loaded pass after the isolated findings were decided and written (nothing of it judged)" sh -c \
+	"awk '/^  suspects: 2 / { s = NR } /^loaded pass:/ { l = NR } END { exit !(s && l && s < l) }' '$tmp/plan.out'"
 # offline: the planned bandwidth read back with p2p.csv, and the same findings as candidates
 "$FP" topo "$r" -o "$tmp/topo" > "$tmp/topo.out" 2>&1
 expect "fabprobe topo offline: p2p_bw.csv read back (each tier's bandwidth median in tiers.csv)" sh -c \
