@@ -131,9 +131,11 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0;
 
 	memset(pl, 0, sizeof pl);
-	int *flat = calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat);
+	int *flat = np > 0 ? calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat) : NULL;
 
-	for (int i = 0; i < np && rc == 0 && flat; i++) {
+	if (!flat)
+		rc = FP_ERUNTIME;
+	for (int i = 0; i < np && rc == 0; i++) {
 		const struct infer_result *r = &st->mp.p[i].r1;
 
 		/* a path the map could not be made for: every pair, as one group */
@@ -142,7 +144,7 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 		need += 2 + (size_t)pl[i].s.nsteps + (size_t)pl[i].s.npairs + 1 + 2 * (size_t)pl[i].s.npairs;
 	}
 	free(flat);
-	if (rc == 0 && flat && need < (size_t)1 << 30 && (buf = malloc(sizeof *buf * need))) {
+	if (rc == 0 && need < (size_t)1 << 30 && (buf = malloc(sizeof *buf * need))) {
 		buf[0] = np;
 		for (int i = 0; i < np; i++) {
 			const struct plan *p = &pl[i];

@@ -283,6 +283,60 @@ static void test_node_decided_on_its_peers(void)
 	infer_result_free(&r1), infer_result_free(&r2);
 }
 
+/* A slow uplink (rack 1's pairs to the other racks at a third) is one candidate, confirmed on
+ * 2 of its nodes against 2 nodes outside each: re-measured still slow it holds, named by the
+ * rack's group, and fails no node; re-measured at the rate (a spell) it does not hold. */
+static void test_uplink_confirmed(void)
+{
+	static const int racks[] = { 4, 4, 3, 3 };
+	struct infer_result r1, r2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
+	struct susp_hidden h;
+	int pairs[2 * NMAX * NMAX], left, np;
+
+	for (int spell = 0; spell < 2; spell++) {
+		unsigned char re[NMAX * NMAX] = { 0 };
+
+		fab_build(&f, racks, 4, 0.05, 0.1);
+		for (int i = 0; i < f.n; i++)
+			for (int j = 0; j < f.n; j++)
+				if (i != j && (f.rack[i] == 1) != (f.rack[j] == 1))
+					f.bw[i * f.n + j] /= 3;
+		m1 = jm(&f);
+		map(&f, &r1);
+		CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+		CHECK_EQ(count_kind(&c, SUSPECT_LOW_BW_UPLINK), 1);
+		CHECK_EQ(count_kind(&c, SUSPECT_LOW_BW_NODE), 0);
+		CHECK_EQ(count_kind(&c, SUSPECT_LOW_BW_LINK), 0);
+		const struct suspect *u = find_kind(&c, SUSPECT_LOW_BW_UPLINK);
+		CHECK(u && u->rule == 0 && f.rack[u->a] == 1 && !susp_on_node(u));
+		np = susp_pairs(&c, &r1, f.n, pairs, NMAX * NMAX, &left);
+		CHECK_EQ(np, SUSP_NODE_PEERS * SUSP_NODE_PEERS);
+		g = f;
+		for (int k = 0; k < np; k++) {
+			int a = pairs[2 * k], b = pairs[2 * k + 1];
+
+			CHECK((f.rack[a] == 1) != (f.rack[b] == 1)); /* across the uplink */
+			if (spell)
+				g.bw[a * f.n + b] = g.bw[b * f.n + a] = 0.24f;
+			re[a * f.n + b] = re[b * f.n + a] = 1;
+		}
+		m2 = jm(&g);
+		CHECK(susp_hide(&c, &r1, f.n, re, g.bw, &h) == 0);
+		CHECK(h.n > 0);
+		map(&g, &r2);
+		susp_uplinks_remap(&c, &r1, &r2);
+		CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+		CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+		CHECK_EQ(count_kind(&held, SUSPECT_LOW_BW_UPLINK), spell ? 0 : 1);
+		CHECK_EQ(held.n, spell ? 0 : 1);
+		susp_unhide(&h, g.bw);
+		susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
+		infer_result_free(&r1), infer_result_free(&r2);
+	}
+}
+
 /* node06->node05 read min 62.7, p50 5155, p99 14825 us (a rank spinning beside it); another
  * pair has the p99 tail alone. Re-measured: the first is clean, the second persists. */
 static void test_jitter(void)
@@ -462,6 +516,7 @@ int main(void)
 	RUN(test_cold_start_does_not_hold);
 	RUN(test_slow_node_holds);
 	RUN(test_node_decided_on_its_peers);
+	RUN(test_uplink_confirmed);
 	RUN(test_jitter);
 	RUN(test_jitter_floor);
 	RUN(test_jitter_against_controls);

@@ -474,7 +474,7 @@ int susp_retested(const struct suspect *s, const struct infer_result *r, int n, 
 	if (s->kind == SUSPECT_LOW_BW_UPLINK) {
 		/* SUSP_NODE_PEERS of its nodes re-measured across its uplink, SUSP_NODE_PEERS times each
 		 * (or all the pairs it has there) */
-		int t = s->rule, nodes = 0;
+		int t = s->rule, nodes = 0, size = 0;
 
 		if (!r || t < 0 || t >= r->ntiers - 1)
 			return 0;
@@ -483,6 +483,7 @@ int susp_retested(const struct suspect *s, const struct infer_result *r, int n, 
 
 			if (r->group[(size_t)t * n + a] != r->group[(size_t)t * n + s->a])
 				continue;
+			size++;
 			for (int x = 0; x < n; x++)
 				if (x != a && pair_tier(r, a, x) > t && pair_tier(r, a, x) < r->ntiers) {
 					across++;
@@ -490,7 +491,7 @@ int susp_retested(const struct suspect *s, const struct infer_result *r, int n, 
 				}
 			nodes += have >= (across < SUSP_NODE_PEERS ? across : SUSP_NODE_PEERS);
 		}
-		return nodes >= SUSP_NODE_PEERS || nodes >= r->ngroups[0];
+		return nodes >= (size < SUSP_NODE_PEERS ? size : SUSP_NODE_PEERS);
 	}
 	if (!is_node_kind(s->kind))
 		return s->b >= 0 && retested[(size_t)s->a * n + s->b];
