@@ -61,6 +61,8 @@ expect "the verdict names the uplink by its group" grep -q "^verdict: FAIL .*low
 expect "drain-slurm.sh drains node07 alone (an uplink fails no node)" sh -c "[ \"\$(grep -o \"^node '[^']*'\" '$r/drain-slurm.sh' | sort -u)\" = \"node 'node07'\" ]"
 expect "summary.json and junit.xml name the uplink's group" sh -c "grep -q '\"kind\": \"low_bw_uplink\", \"hosts\": \\[\"$grp\"\\]' '$r/summary.json' &&
 	grep -q 'low_bw_uplink $grp' '$r/junit.xml'"
+expect "summary.json valid against docs/summary.schema.json (low_bw_uplink a kind of it)" \
+	/usr/bin/python3 tests/integration/summary_check.py "$r/summary.json" docs/summary.schema.json
 expect "meta.json: the engine's own time per step (p2p_engine)" grep -q '"p2p_engine": {"endpoints": 16' "$r/meta.json"
 # the loaded pass: every node in a pair at once, apart; its first round pairs the two halves of
 # the tree order, 4 nodes of each leaf through its uplink and 8 through a spine's to the core
