@@ -36,8 +36,12 @@ def main():
                       file=sys.stderr)
                 return 1
         print("tiers", p["path"], m["tiers"], ",".join(str(t["groups"]) for t in m["tier"]))
+        groups = {g for t in m["tier"] for g in t["members"]}
         for f in m["findings"] + m["not_counted"]:
-            if not set(f["hosts"]) <= hosts:
+            # a slow uplink names its switch group, one of the map's
+            if f["kind"] == "low_bw_uplink" and len(f["hosts"]) == 1 and f["hosts"][0] in groups:
+                pass
+            elif not set(f["hosts"]) <= hosts:
                 print("summary_check: a finding names a host the run does not have: %s" % f["hosts"], file=sys.stderr)
                 return 1
             print("finding", p["path"], f["kind"], "+".join(f["hosts"]), f["state"].replace(" ", "_"))
