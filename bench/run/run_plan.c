@@ -1,10 +1,11 @@
-/* run_plan.c — `run`'s bandwidth stage (run_stage.h; docs/measurement.md#at-scale). With
+/* run_plan.c — `run`'s bandwidth stage (run_stage.h; docs/measurement.md, "At scale"). With
  * --plan map (or auto above RUN_PLAN_AUTO_MIN endpoints) the pairs stage measures latency
  * alone, over all pairs; the map of each path then plans its bandwidth pairs
  * (fabric/plan/plan.h), which the endpoints measure step by step, a step's pairs at once, into
  * p2p_bw.csv; rank 0 puts their figures into the path's matrices and maps the path again, with
  * its bandwidth. With --plan all, the pairs stage measured everything and this stage does
- * nothing. */
+ * nothing. The loaded pass (--loaded, stage `loaded`, after the order) is here too: every node
+ * in a pair at once, its own files, never merged into the isolated figures nor judged. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* plan.h — the bandwidth plan of a large fabric, made from its latency map
- * (docs/measurement.md#at-scale). Pure: no MPI, no I/O.
+ * (docs/measurement.md, "At scale"). Pure: no MPI, no I/O.
  *
  * All-pairs bandwidth is n(n-1)/2 pairs; at 16,384 nodes that is 134 million. Once the
  * latency map has given the tree (infer.h), most of those pairs tell nothing new: two pairs
@@ -12,9 +12,9 @@
  *      every node is measured at every tier, every group's uplink carries pairs, and two
  *      sibling groups meet at least once.
  * Steps are sets of disjoint pairs measured at once: the leaves' pairs in rounds of the circle
- * method, every leaf at once; the pairs across leaves, shuffled, placed first-fit so that no node is in
- * two pairs of a step and no leaf's uplink carries more than `uplink_streams` streams of a step
- * (a pair is two streams, one each way, measured one after the other: it counts once). A group
+ * method, every leaf at once; the pairs across leaves, shuffled, placed first-fit so that no
+ * node is in two pairs of a step and no leaf's uplink carries more than `uplink_streams` pairs
+ * of a step (a pair's two directions are measured one after the other: it counts once). A group
  * of tier t >= 1 then carries at most `uplink_streams` x its leaves, which plan_check checks.
  * The pairs of the top tier (nodes the latency map could not join: no common group) are not
  * planned: their latency was not measured either. */
