@@ -19,6 +19,8 @@ struct run_path_map {
 	unsigned char *control;       /* n x n: control pairs re-measured with them (susp_controls) */
 	int nretest, ncontrol;        /* pairs re-measured; of them, controls */
 	double est_s;                 /* the confirmation's estimate for this path (plan_pack) */
+	double shift_rel;             /* the re-measured pairs' minima against their first ones: the
+				       * median relative difference (a noise floor for the redraw) */
 	/* the pairs nearest each tier boundary of r1 (infer_boundary_pairs), re-measured whatever
 	 * the candidates; each keeps the better of its two figures (boundary: their first ones) */
 	int nboundary;
