@@ -253,34 +253,49 @@ static int plans_merge(struct run_state *st, struct p2p_result *got, const char 
 
 /* ---------------------------------------------------------------- the stage */
 
+/* Every rank: rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed) shared and
+ * unpacked into pl, then measured by the endpoints, bandwidth sizes alone, into csv; rank 0's
+ * figures into got. Returns 0, or FP_E* (FP_ETIMEDOUT: an endpoint hung, not agreed); *prc is
+ * p2p_plan_main's (1: a pair failed). */
+static int plan_measure(struct world *w, struct run_out *ro, const struct run_opts *c, int **buf, int *len,
+			const double *est, const char *csv, const char *what, struct p2p_plan *pl,
+			struct p2p_result *got, int *prc)
+{
+	struct p2p_opts bw;
+	int rc;
+
+	*prc = 0;
+	p2p_opts_only(&c->p2p, 0, 1, &bw);
+	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, pl)))
+		LOG_ERROR("%s did not unpack", what);
+	pl->csv = csv;
+	pl->what = what;
+	for (int i = 0; est && i < pl->npaths && i < P2P_PATHS_MAX; i++)
+		pl->est_s[i] = est[i];
+	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
+	if (rc == 0 && w->my_ep >= 0)
+		*prc = p2p_plan_main(&bw, pl, w, ro, w->rank == 0 ? got : NULL);
+	return *prc == FP_ETIMEDOUT ? FP_ETIMEDOUT : rc;
+}
+
 /* Every rank: rank 0 plans each path from its map and sends the plans; the endpoints measure
  * them (bandwidth sizes alone); rank 0 merges and maps again. A failed pair is found (1), as
  * in the pairs stage; a run-time failure anywhere is every rank's. */
 static int run_plan_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	struct p2p_opts bw;
 	struct p2p_plan pl = { 0 };
 	struct p2p_result got = { 0 };
 	double est[P2P_PATHS_MAX] = { 0 };
-	int *buf = NULL, len = FP_ERUNTIME, rc = 0, prc = 0;
+	int *buf = NULL, len = FP_ERUNTIME, rc, prc;
 
 	if (!st->c->planned)
 		return 0;
-	p2p_opts_only(&st->c->p2p, 0, 1, &bw);
 	if (w->rank == 0 && !(buf = plans_pack(st, ro, &len, est)))
 		LOG_ERROR("out of memory for the bandwidth plan of %d endpoints", w->nep);
-	if ((rc = run_ints_share(w, &buf, &len)) == 0 && (rc = plans_unpack(buf, len, &st->c->p2p, w->nep, &pl)))
-		LOG_ERROR("the bandwidth plan did not unpack");
-	for (int i = 0; i < pl.npaths && i < P2P_PATHS_MAX; i++)
-		pl.est_s[i] = est[i];
-	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
-		rc = FP_ERUNTIME;
-	if (rc == 0 && w->my_ep >= 0)
-		prc = p2p_plan_main(&bw, &pl, w, ro, w->rank == 0 ? &got : NULL);
-	if (prc == FP_ETIMEDOUT) {
-		rc = prc;
+	if ((rc = plan_measure(w, ro, st->c, &buf, &len, est, "p2p_bw.csv", "bandwidth plan:", &pl, &got, &prc)) ==
+	    FP_ETIMEDOUT)
 		goto out;
-	}
 	if (rc == 0 && prc >= 0 && w->rank == 0 && plans_merge(st, &got, w->labels))
 		rc = FP_ERUNTIME;
 	rc = rc ? rc : prc < 0 ? prc : 0;
@@ -463,28 +478,17 @@ static void loaded_say(const struct run_state *st, struct run_out *ro, const str
  * into the isolated figures nor judged. A failed pair is said in p2p_loaded.csv, not a finding. */
 static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	struct p2p_opts bw;
 	struct p2p_plan pl = { 0 };
 	struct p2p_result got = { 0 };
-	int *buf = NULL, len = FP_ERUNTIME, rc = 0, prc = 0;
+	int *buf = NULL, len = FP_ERUNTIME, rc, prc;
 
 	if (w->single_node || w->nep < 4)
 		return 0;
-	p2p_opts_only(&st->c->p2p, 0, 1, &bw);
 	if (w->rank == 0 && loaded_pack(st, w->nep, &buf, &len))
 		LOG_ERROR("out of memory for the loaded pass");
-	if ((rc = run_ints_share(w, &buf, &len)) == 0 && (rc = plans_unpack(buf, len, &st->c->p2p, w->nep, &pl)))
-		LOG_ERROR("the loaded pass did not unpack");
-	pl.csv = "p2p_loaded.csv";
-	pl.what = "loaded pass:";
-	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
-		rc = FP_ERUNTIME;
-	if (rc == 0 && w->my_ep >= 0)
-		prc = p2p_plan_main(&bw, &pl, w, ro, w->rank == 0 ? &got : NULL);
-	if (prc == FP_ETIMEDOUT) {
-		rc = prc;
+	if ((rc = plan_measure(w, ro, st->c, &buf, &len, NULL, "p2p_loaded.csv", "loaded pass:", &pl, &got, &prc)) ==
+	    FP_ETIMEDOUT)
 		goto out;
-	}
 	if (rc == 0 && prc >= 0 && w->rank == 0)
 		loaded_say(st, ro, &got, (const char *const *)w->labels);
 	rc = rc ? rc : prc < 0 ? prc : 0;
