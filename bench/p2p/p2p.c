@@ -58,6 +58,12 @@ struct p2p_run {
 	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
 	int lat_only;            /* an earlier latency pass: no stream, nothing written */
 	double est_s;            /* a plan's estimate of the path being measured (0: generic) */
+	const struct p2p_plan *plan; /* p2p_plan_main's, else NULL */
+	int path_i;              /* the index of the path being measured (in the plan) */
+	int ndirs;               /* directions a pair measures: 2, or 1 (a directed plan: a to b) */
+	struct p2p_rec *step_rec; /* rank 0, an adaptive plan: a step's directions at the last size */
+	int nstep_rec;
+	struct sched_pair *next;  /* an adaptive plan: the next step's pairs (nep / 2 + 1) */
 	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
 };
 
@@ -326,12 +332,13 @@ static void lat_keep_best(struct p2p_run *run, int peer)
 	}
 }
 
-/* Both directions of the pair (me, peer), every size; fills run->mine. */
+/* The pair (a, b), me one of them, every size: both directions, a to b first, or a to b alone
+ * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). */
 static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
-		     const struct tr_port *ports, int peer, unsigned seq, int slot)
+		     const struct tr_port *ports, int a, int b, unsigned seq, int slot)
 {
 	const struct p2p_opts *o = run->o;
-	int me = run->w->my_ep, lo = me < peer ? me : peer, hi = me < peer ? peer : me;
+	int me = run->w->my_ep, peer = me == a ? b : a, lo = a, hi = b;
 	double deadline = clock_now() + run->timeout;
 	struct tr_conn *c = NULL;
 	int status = P2P_OK;
@@ -339,7 +346,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 
 	for (int d = 0; d < 2; d++)
 		for (int s = 0; s < o->nsizes; s++)
-			rec_init(&run->mine[d * o->nsizes + s], d ? hi : lo, d ? lo : hi, s);
+			rec_init(&run->mine[d * o->nsizes + s], d >= run->ndirs ? -1 : d ? hi : lo, d ? lo : hi, s);
 	if (run->stall_pending) {
 		run->stall_pending = 0;
 		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
@@ -355,7 +362,7 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 		if (rc)
 			status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
 	}
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < run->ndirs; d++) {
 		int src = d ? hi : lo;
 
 		for (int s = 0; s < o->nsizes; s++) {
@@ -433,10 +440,11 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 {
 	const struct p2p_opts *o = run->o;
 
+	run->nstep_rec = 0;
 	for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
 		const struct sched_pair *p = &sc->pair[k];
 
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < run->ndirs; d++) {
 			int src = d ? p->b : p->a, dst = d ? p->a : p->b;
 
 			for (int z = 0; z < o->nsizes; z++) {
@@ -449,6 +457,8 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 				p2p_matrices_add(m, o, &r);
 				if (z == o->nsizes - 1 && r.status != P2P_OK)
 					run->failed++;
+				if (z == o->nsizes - 1 && run->step_rec)
+					run->step_rec[run->nstep_rec++] = r;
 			}
 		}
 	}
@@ -522,8 +532,8 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 				continue;
 			/* a sequence number of its own per pass: a message left over from a pair that
 			 * timed out never matches the same pair's next pass */
-			pair_run(run, tr, ctx, ports, peer, (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs),
-				 k - sc->step_first[s]);
+			pair_run(run, tr, ctx, ports, q->a, q->b,
+				 (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs), k - sc->step_first[s]);
 			lat_keep_best(run, peer);
 		}
 	}
@@ -531,10 +541,53 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 	return rc;
 }
 
+/* An adaptive plan, every endpoint, after the last step so far: rank 0 asks the plan for one
+ * more step (checked: endpoints in range, none twice) and sends it; appended to sc. Returns rc,
+ * or the first failure (rank 0's plan, anyone's memory): said at the next agreement. */
+static int path_adapt(struct p2p_run *run, struct sched *sc, int rc)
+{
+	struct world *w = run->w;
+	MPI_Request req;
+	int n = 0, max = w->nep / 2 + 1, wrc;
+
+	if (w->rank == 0 && rc == 0) {
+		unsigned char *seen = calloc((size_t)w->nep, 1);
+
+		n = seen ? run->plan->adapt(run->plan->adapt_ctx, run->path_i, run->step_rec, run->nstep_rec, run->next, max)
+			 : FP_ERUNTIME;
+		for (int k = 0; seen && k < n && k <= max; k++) {
+			const struct sched_pair *p = &run->next[k];
+
+			if (k == max || p->a < 0 || p->b < 0 || p->a >= w->nep || p->b >= w->nep || p->a == p->b ||
+			    seen[p->a] || seen[p->b]) {
+				LOG_ERROR("internal: the adaptive plan's next step is not disjoint pairs of endpoints");
+				n = FP_ERUNTIME;
+				break;
+			}
+			seen[p->a] = seen[p->b] = 1;
+		}
+		free(seen);
+	}
+	if ((wrc = MPI_RC(MPI_Ibcast(&n, 1, MPI_INT, 0, w->epcomm, &req))) ||
+	    (wrc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
+		return wrc;
+	if (n <= 0)
+		return rc ? rc : n;
+	if ((wrc = MPI_RC(MPI_Ibcast(run->next, n * (int)sizeof *run->next, MPI_BYTE, 0, w->epcomm, &req))) ||
+	    (wrc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
+		return wrc;
+	if (sched_append(sc, run->next, n)) {
+		LOG_ERROR("out of memory for the adaptive plan's next step");
+		return rc ? rc : FP_ERUNTIME;
+	}
+	return rc;
+}
+
 /* Every step: agree that all is well (rank 0 reports its last write), measure this step's
- * pairs, wait until every endpoint is done, gather the records to rank 0, which writes them. */
+ * pairs, wait until every endpoint is done, gather the records to rank 0, which writes them;
+ * an adaptive plan may then add a step. */
 static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
-		      const struct tr_port *ports, const struct sched *sc, const struct p2p_path_out *po,
+		      const struct tr_port *ports, struct sched *sc, const struct p2p_path_out *po,
 		      struct p2p_matrices *m)
 {
 	struct world *w = run->w;
@@ -563,7 +616,7 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 
 			if (p->a != w->my_ep && p->b != w->my_ep)
 				continue;
-			pair_run(run, tr, ctx, ports, peer, (unsigned)k, k - sc->step_first[s]);
+			pair_run(run, tr, ctx, ports, p->a, p->b, (unsigned)k, k - sc->step_first[s]);
 			if (run->best)
 				lat_keep_best(run, peer);
 		}
@@ -589,6 +642,8 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 			if (run->out->progress)
 				progress_print(run, po->path, s + 1, sc->nsteps, sc->step_first[s + 1], sc->npairs, t0);
 		}
+		if (run->plan && run->plan->adapt && s + 1 == sc->nsteps)
+			rc = path_adapt(run, sc, rc);
 	}
 	return agree(run, rc, "path end");
 }
@@ -739,6 +794,8 @@ static int run_finish(struct p2p_run *run, int rc)
 	free(run->ticks);
 	free(run->wtimes);
 	free(run->all);
+	free(run->next);
+	free(run->step_rec);
 	if (rc == 0 && run->failed)
 		rc = 1;
 	return rc;
@@ -747,7 +804,7 @@ static int run_finish(struct p2p_run *run, int rc)
 int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, struct p2p_result *res)
 {
 	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res,
-			       .csv_name = "p2p.csv" };
+			       .csv_name = "p2p.csv", .ndirs = 2 };
 	int rc = run_start(&run);
 
 	for (int i = 0; rc == 0 && i < o->npaths; i++) {
@@ -768,15 +825,23 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 		  struct run_out *out, struct p2p_result *res)
 {
 	struct p2p_run run = { .o = o, .w = w, .out = out, .nrec = 2 * o->nsizes, .res = res,
-			       .csv_name = plan->csv };
+			       .csv_name = plan->csv, .plan = plan, .ndirs = plan->directed ? 1 : 2 };
 	int rc = run_start(&run);
 
+	if (rc == 0 && plan->adapt &&
+	    (!(run.next = calloc((size_t)w->nep / 2 + 2, sizeof *run.next)) ||
+	     (w->rank == 0 && !(run.step_rec = calloc((size_t)w->nep + 2, sizeof *run.step_rec))))) {
+		LOG_ERROR("out of memory");
+		rc = FP_ERUNTIME;
+	}
+	rc = agree(&run, rc, "plan start");
 	for (int i = 0; rc == 0 && i < plan->npaths; i++) {
 		struct sched sc = { 0 };
 
 		if (plan->npairs[i] == 0)
 			continue;
 		run.est_s = plan->est_s[i];
+		run.path_i = i;
 		rc = plan->step_first[i] ? sched_from_steps(plan->pair[i], plan->step_first[i], plan->nsteps[i], &sc)
 					 : sched_from_pairs(plan->pair[i], plan->npairs[i], &sc);
 		if (rc)

@@ -158,6 +158,14 @@ struct p2p_plan {
 	 * pair[i][step_first[i][s] .. step_first[i][s + 1] - 1]; NULL: one pair a step */
 	int nsteps[P2P_PATHS_MAX];
 	int *step_first[P2P_PATHS_MAX];
+	int directed;                           /* each pair (a, b) measured from a to b alone, a
+						 * step's streams starting together */
+	/* rank 0, after each step of path i: the step's directions at the largest bandwidth size
+	 * (merged records, nrec of them); returns the pairs of one more step to measure (into
+	 * next, at most max, disjoint), 0 for none, or a negative FP_E*. NULL: the plan is fixed.
+	 * The endpoints learn the step from rank 0. */
+	int (*adapt)(void *ctx, int path, const struct p2p_rec *rec, int nrec, struct sched_pair *next, int max);
+	void *adapt_ctx;
 };
 /* o's sizes of one kind: those measured for latency (lat) and/or for bandwidth (bw), the other
  * kind's flags cleared, a size of neither left out. */

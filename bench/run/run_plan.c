@@ -188,11 +188,13 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 
 /* Every rank: the ints into a p2p plan over the paths measured (the pairs checked against the
  * endpoints). 0 or FP_ERUNTIME. */
-static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, struct p2p_plan *pl)
+static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, int directed,
+			struct p2p_plan *pl)
 {
 	int k = 1;
 
 	memset(pl, 0, sizeof *pl);
+	pl->directed = directed;
 	pl->csv = "p2p_bw.csv";
 	pl->what = "bandwidth plan:";
 	pl->npaths = len > 0 ? buf[0] : -1;
@@ -213,7 +215,8 @@ static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int n
 		for (int s = 0; s <= ns; s++)
 			pl->step_first[i][s] = buf[k++];
 		for (int j = 0; j < np; j++, k += 2) {
-			if (buf[k] < 0 || buf[k] >= buf[k + 1] || buf[k + 1] >= nep)
+			if (buf[k] < 0 || buf[k + 1] < 0 || buf[k] >= nep || buf[k + 1] >= nep || buf[k] == buf[k + 1] ||
+			    (!directed && buf[k] > buf[k + 1]))
 				return FP_ERUNTIME;
 			pl->pair[i][j] = (struct sched_pair){ buf[k], buf[k + 1] };
 		}
@@ -223,7 +226,7 @@ static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int n
 	return 0;
 }
 
-static void plans_free(struct p2p_plan *pl)
+void run_plans_free(struct p2p_plan *pl)
 {
 	for (int i = 0; i < pl->npaths && i < P2P_PATHS_MAX; i++) {
 		free(pl->pair[i]);
@@ -253,28 +256,28 @@ static int plans_merge(struct run_state *st, struct p2p_result *got, const char 
 
 /* ---------------------------------------------------------------- the stage */
 
-/* Every rank: rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed) shared and
- * unpacked into pl, then measured by the endpoints, bandwidth sizes alone, into csv; rank 0's
- * figures into got. Returns 0, or FP_E* (FP_ETIMEDOUT: an endpoint hung, not agreed); *prc is
- * p2p_plan_main's (1: a pair failed). */
-static int plan_measure(struct world *w, struct run_out *ro, const struct run_opts *c, int **buf, int *len,
+int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts *c, int **buf, int *len,
 			const double *est, const char *csv, const char *what, struct p2p_plan *pl,
 			struct p2p_result *got, int *prc)
 {
 	struct p2p_opts bw;
-	int rc;
+	int rc, directed = pl->directed;
+	int (*adapt)(void *, int, const struct p2p_rec *, int, struct sched_pair *, int) = pl->adapt;
+	void *actx = pl->adapt_ctx;
 
 	*prc = 0;
 	p2p_opts_only(&c->p2p, 0, 1, &bw);
-	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, pl)))
+	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, directed, pl)))
 		LOG_ERROR("%s did not unpack", what);
 	pl->csv = csv;
 	pl->what = what;
+	pl->adapt = adapt;
+	pl->adapt_ctx = actx;
 	for (int i = 0; est && i < pl->npaths && i < P2P_PATHS_MAX; i++)
 		pl->est_s[i] = est[i];
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
-	if (rc == 0 && w->my_ep >= 0)
+	if (rc == 0 && w->my_ep >= 0 && pl->npaths > 0)
 		*prc = p2p_plan_main(&bw, pl, w, ro, w->rank == 0 ? got : NULL);
 	return *prc == FP_ETIMEDOUT ? FP_ETIMEDOUT : rc;
 }
@@ -293,7 +296,7 @@ static int run_plan_step(struct world *w, struct run_out *ro, struct run_state *
 		return 0;
 	if (w->rank == 0 && !(buf = plans_pack(st, ro, &len, est)))
 		LOG_ERROR("out of memory for the bandwidth plan of %d endpoints", w->nep);
-	if ((rc = plan_measure(w, ro, st->c, &buf, &len, est, "p2p_bw.csv", "bandwidth plan:", &pl, &got, &prc)) ==
+	if ((rc = run_plan_measure(w, ro, st->c, &buf, &len, est, "p2p_bw.csv", "bandwidth plan:", &pl, &got, &prc)) ==
 	    FP_ETIMEDOUT)
 		goto out;
 	if (rc == 0 && prc >= 0 && w->rank == 0 && plans_merge(st, &got, w->labels))
@@ -305,7 +308,7 @@ static int run_plan_step(struct world *w, struct run_out *ro, struct run_state *
 		st->prc = st->prc ? st->prc : 1; /* a planned pair failed: the pairs did */
 out:
 	free(buf);
-	plans_free(&pl);
+	run_plans_free(&pl);
 	p2p_result_free(&got);
 	return rc < 0 ? (st->prc = rc) : 0;
 }
@@ -318,13 +321,16 @@ const struct run_stage run_stage_bandwidth = { .name = "bandwidth", .opts = run_
 
 /* The loaded pass's rounds, mpiGraph's shift within blocks of the map's tree order: round s
  * cuts the order into blocks of n / 2^s endpoints and pairs each position of a block's first
- * half with the same position of its second half, every pair of the round at once, both
- * directions (one after the other). Round 0 sends half the nodes across the top of the tree
- * at once; round 1 each half across its middle; and so on: every uplink of the cut carries as
- * many streams as the block's half has nodes behind it. */
+ * half with the same position of its second half, every pair of the round at once. Round 0
+ * sends half the nodes across the top of the tree at once; round 1 each half across its
+ * middle; and so on: every uplink of the cut carries as many streams as the block's half has
+ * nodes behind it. A round is two steps, each direction apart: the first halves send, then the
+ * second halves, every stream of a step starting together (a directed plan), so that an
+ * uplink carries them all at once instead of pairs drifting apart. */
 #define LOADED_ROUNDS 3
 
-static int loaded_round(int nep, int s, const int *order, int *pairs)
+/* round s's pairs into pairs (sender, receiver), the first halves sending (rev: the second) */
+static int loaded_round(int nep, int s, const int *order, int rev, int *pairs)
 {
 	int B = nep >> s, k = 0;
 
@@ -332,10 +338,8 @@ static int loaded_round(int nep, int s, const int *order, int *pairs)
 		return 0;
 	for (int start = 0; start < nep; start += B)
 		for (int i = start; i < start + B / 2 && i + B / 2 < nep && i + B / 2 < start + B; i++) {
-			int a = order[i], b = order[i + B / 2];
-
-			pairs[2 * k] = a < b ? a : b;
-			pairs[2 * k + 1] = a < b ? b : a;
+			pairs[2 * k + rev] = order[i];
+			pairs[2 * k + !rev] = order[i + B / 2];
 			k++;
 		}
 	return k;
@@ -344,7 +348,7 @@ static int loaded_round(int nep, int s, const int *order, int *pairs)
 static int loaded_pack(const struct run_state *st, int nep, int **out, int *len)
 {
 	int np = st->mp.npaths, k = 1;
-	int *buf = malloc(sizeof *buf * ((size_t)np * (3 + LOADED_ROUNDS + (size_t)LOADED_ROUNDS * nep) + 2));
+	int *buf = malloc(sizeof *buf * ((size_t)np * (3 + 2 * LOADED_ROUNDS + 2 * (size_t)LOADED_ROUNDS * nep) + 2));
 	int *ord = malloc(sizeof *ord * ((size_t)nep + 1)), *pairs = malloc(sizeof *pairs * ((size_t)nep + 2));
 
 	if (!buf || !ord || !pairs) {
@@ -364,10 +368,10 @@ static int loaded_pack(const struct run_state *st, int nep, int **out, int *len)
 		int first = k, rounds = 0;
 
 		for (int s = 0; s < LOADED_ROUNDS; s++)
-			rounds += loaded_round(nep, s, ord, pairs) > 0;
+			rounds += 2 * (loaded_round(nep, s, ord, 0, pairs) > 0);
 		k += rounds + 1;
-		for (int s = 0, x = 0; s < LOADED_ROUNDS; s++) {
-			int c = loaded_round(nep, s, ord, pairs);
+		for (int s = 0, x = 0; s < 2 * LOADED_ROUNDS; s++) {
+			int c = loaded_round(nep, s / 2, ord, s % 2, pairs);
 
 			if (c <= 0)
 				continue;
@@ -478,7 +482,7 @@ static void loaded_say(const struct run_state *st, struct run_out *ro, const str
  * into the isolated figures nor judged. A failed pair is said in p2p_loaded.csv, not a finding. */
 static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	struct p2p_plan pl = { 0 };
+	struct p2p_plan pl = { .directed = 1 };
 	struct p2p_result got = { 0 };
 	int *buf = NULL, len = FP_ERUNTIME, rc, prc;
 
@@ -486,7 +490,7 @@ static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state
 		return 0;
 	if (w->rank == 0 && loaded_pack(st, w->nep, &buf, &len))
 		LOG_ERROR("out of memory for the loaded pass");
-	if ((rc = plan_measure(w, ro, st->c, &buf, &len, NULL, "p2p_loaded.csv", "loaded pass:", &pl, &got, &prc)) ==
+	if ((rc = run_plan_measure(w, ro, st->c, &buf, &len, NULL, "p2p_loaded.csv", "loaded pass:", &pl, &got, &prc)) ==
 	    FP_ETIMEDOUT)
 		goto out;
 	if (rc == 0 && prc >= 0 && w->rank == 0)
@@ -494,9 +498,12 @@ static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state
 	rc = rc ? rc : prc < 0 ? prc : 0;
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
+	/* the groups that failed under load, bisected (rank 0 decides from the loaded figures) */
+	if (rc == 0 && (rc = run_bisect(w, ro, st, &got)) != FP_ETIMEDOUT && mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
+		rc = FP_ERUNTIME;
 out:
 	free(buf);
-	plans_free(&pl);
+	run_plans_free(&pl);
 	p2p_result_free(&got);
 	return rc < 0 ? rc : 0;
 }

@@ -104,6 +104,19 @@ struct run_stage {
 extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
 	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
+/* Every rank (run_plan.c): rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed)
+ * shared and unpacked into pl (pl->directed and pl->adapt as given: kept), then measured by
+ * the endpoints, bandwidth sizes alone, into csv (nothing when the plan has no path); rank 0's
+ * figures into got. Returns 0, or FP_E* (FP_ETIMEDOUT: an endpoint hung, not agreed); *prc is
+ * p2p_plan_main's (1: a pair failed). */
+int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts *c, int **buf, int *len,
+		     const double *est, const char *csv, const char *what, struct p2p_plan *pl, struct p2p_result *got,
+		     int *prc);
+void run_plans_free(struct p2p_plan *pl);
+/* Every rank (run_bisect.c): the groups that failed under load in the loaded figures (rank
+ * 0's), bisected to what explains each. 0 or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
+int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const struct p2p_result *loaded);
+
 /* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
  * exit code it gives. 0 or FP_ERUNTIME. */
 int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,

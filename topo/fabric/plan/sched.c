@@ -73,6 +73,8 @@ int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s)
 		s->step_first[k] = k;
 		if (pairs[k].b >= s->n)
 			s->n = pairs[k].b + 1;
+		if (pairs[k].a >= s->n)
+			s->n = pairs[k].a + 1;
 	}
 	s->step_first[n] = n;
 	return 0;
@@ -88,6 +90,29 @@ int sched_from_steps(const struct sched_pair *pairs, const int *first, int nstep
 	s->nsteps = nsteps;
 	for (int k = 0; k <= nsteps; k++)
 		s->step_first[k] = first[k];
+	return 0;
+}
+
+int sched_append(struct sched *s, const struct sched_pair *pairs, int n)
+{
+	struct sched_pair *p = realloc(s->pair, sizeof *p * ((size_t)s->npairs + (size_t)n + 1));
+	int *f;
+
+	if (!p)
+		return FP_ERUNTIME;
+	s->pair = p;
+	if (!(f = realloc(s->step_first, sizeof *f * ((size_t)s->nsteps + 2))))
+		return FP_ERUNTIME;
+	s->step_first = f;
+	for (int k = 0; k < n; k++) {
+		p[s->npairs + k] = pairs[k];
+		if (pairs[k].a >= s->n)
+			s->n = pairs[k].a + 1;
+		if (pairs[k].b >= s->n)
+			s->n = pairs[k].b + 1;
+	}
+	s->npairs += n;
+	f[++s->nsteps] = s->npairs;
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 #define FP_SCHED_H
 
 struct sched_pair {
-	int a, b; /* endpoint indices, a < b */
+	int a, b; /* endpoint indices, a < b (a directed plan's: a sends to b, either way round) */
 };
 
 struct sched {
@@ -29,6 +29,8 @@ int sched_from_pairs(const struct sched_pair *pairs, int n, struct sched *s);
 /* A schedule of the given steps: step k holds pairs[first[k] .. first[k + 1] - 1] (disjoint:
  * measured at once), nsteps of them. 0 or FP_ERUNTIME. */
 int sched_from_steps(const struct sched_pair *pairs, const int *first, int nsteps, struct sched *s);
+/* One more step at the end of s: the n pairs given (disjoint). 0 or FP_ERUNTIME (s unchanged). */
+int sched_append(struct sched *s, const struct sched_pair *pairs, int n);
 void sched_destroy(struct sched *s);
 /* The pairs of round r (0 <= r < rounds) into out (n/2 entries at most); returns the count. */
 int sched_round(int n, int r, struct sched_pair *out);
