@@ -555,10 +555,10 @@ static int path_adapt(struct p2p_run *run, struct sched *sc, int rc)
 
 		n = seen ? run->plan->adapt(run->plan->adapt_ctx, run->path_i, run->step_rec, run->nstep_rec, run->next, max)
 			 : FP_ERUNTIME;
-		for (int k = 0; seen && k < n && k <= max; k++) {
+		for (int k = 0; seen && k < n; k++) {
 			const struct sched_pair *p = &run->next[k];
 
-			if (k == max || p->a < 0 || p->b < 0 || p->a >= w->nep || p->b >= w->nep || p->a == p->b ||
+			if (n > max || p->a < 0 || p->b < 0 || p->a >= w->nep || p->b >= w->nep || p->a == p->b ||
 			    seen[p->a] || seen[p->b]) {
 				LOG_ERROR("internal: the adaptive plan's next step is not disjoint pairs of endpoints");
 				n = FP_ERUNTIME;

@@ -186,17 +186,12 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 	return buf;
 }
 
-/* Every rank: the ints into a p2p plan over the paths measured (the pairs checked against the
- * endpoints). 0 or FP_ERUNTIME. */
-static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, int directed,
-			struct p2p_plan *pl)
+/* Every rank: the ints into pl's paths and pairs (checked against the endpoints; a plan not
+ * directed has a < b); pl's other members are the caller's. 0 or FP_ERUNTIME. */
+static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, struct p2p_plan *pl)
 {
-	int k = 1;
+	int k = 1, directed = pl->directed;
 
-	memset(pl, 0, sizeof *pl);
-	pl->directed = directed;
-	pl->csv = "p2p_bw.csv";
-	pl->what = "bandwidth plan:";
 	pl->npaths = len > 0 ? buf[0] : -1;
 	if (pl->npaths < 0 || pl->npaths > o->npaths)
 		return FP_ERUNTIME;
@@ -261,18 +256,14 @@ int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts 
 			struct p2p_result *got, int *prc)
 {
 	struct p2p_opts bw;
-	int rc, directed = pl->directed;
-	int (*adapt)(void *, int, const struct p2p_rec *, int, struct sched_pair *, int) = pl->adapt;
-	void *actx = pl->adapt_ctx;
+	int rc;
 
 	*prc = 0;
 	p2p_opts_only(&c->p2p, 0, 1, &bw);
-	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, directed, pl)))
+	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, pl)))
 		LOG_ERROR("%s did not unpack", what);
 	pl->csv = csv;
 	pl->what = what;
-	pl->adapt = adapt;
-	pl->adapt_ctx = actx;
 	for (int i = 0; est && i < pl->npaths && i < P2P_PATHS_MAX; i++)
 		pl->est_s[i] = est[i];
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))

@@ -105,7 +105,7 @@ extern const struct run_stage run_stage_inventory, run_stage_counters_before, ru
 	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* Every rank (run_plan.c): rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed)
- * shared and unpacked into pl (pl->directed and pl->adapt as given: kept), then measured by
+ * shared and unpacked into pl (as the caller set it: directed, adapt, adapt_ctx), then measured by
  * the endpoints, bandwidth sizes alone, into csv (nothing when the plan has no path); rank 0's
  * figures into got. Returns 0, or FP_E* (FP_ETIMEDOUT: an endpoint hung, not agreed); *prc is
  * p2p_plan_main's (1: a pair failed). */
