@@ -120,6 +120,9 @@ FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='
                 -DFP_FEATURES='"fuzz"' $(if $(filter yes,$(HAVE_HWLOC)),-DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc))
 FUZZ_LIB_LD  := -lm $(if $(filter yes,$(HAVE_HWLOC)),$(shell pkg-config --libs hwloc))
 FUZZ_LIB_SRCS := $(FUZZ_LIB) $(if $(filter yes,$(HAVE_HWLOC)),topo/node/inv_hwloc.c)
+# the library compiled once for every target (coverage, no libFuzzer main), each target linked to it
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_OBJ_FLAGS := $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS))
 # sanitizer runs: reports go to files that tests/run.sh counts; MPI's own leaks are suppressed
 SAN_LOG      := $(CURDIR)/build-san/reports
 SAN_ENV      := ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:fast_unwind_on_malloc=0:log_path=$(SAN_LOG)/asan \
@@ -207,10 +210,15 @@ check-san: deps
 # is written to tests/fuzz/regressions/<target>/ (commit it: make check replays it for ever)
 fuzz-build: $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 
-$(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_SRCS)
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $@"
+	@$(FUZZ_CC) $(FUZZ_LIB_CPP) $(FUZZ_OBJ_FLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+$(FUZZ_NAMES:%=$(FUZZ_BUILD)/%): $(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
-	@$(FUZZ_CC) $(FUZZ_LIB_CPP) -Itests/fuzz $(FUZZ_FLAGS) $(WARN) -o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIB_LD)
+	@$(FUZZ_CC) $(FUZZ_LIB_CPP) -Itests/fuzz $(FUZZ_FLAGS) $(WARN) -o $@ $< $(FUZZ_LIB_OBJS) $(FUZZ_LIB_LD)
 
 fuzz: deps fuzz-build fuzz-seeds
 	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SEEDS) $(FUZZ_SECONDS) $(FUZZ_NAMES)
@@ -222,4 +230,4 @@ demo: deps
 clean:
 	rm -rf $(BUILD) build-san $(FUZZ_BUILD) fabprobe
 
--include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(FUZZ_LIB_OBJS:.o=.d)
