@@ -323,11 +323,15 @@ static int rows_close(void *cookie)
 	return rc;
 }
 
-FILE *results_open(const char *dir, const char *file)
+/* dir/file as a stream of whole rows: created new, or (fresh not NULL) this run's own file
+ * continued at its end, created when it is not there yet (*fresh: it was empty). NULL after
+ * logging. */
+static FILE *rows_open(const char *dir, const char *file, int *fresh)
 {
 	static const cookie_io_functions_t io = { .write = rows_write, .close = rows_close };
 	struct rows *r = calloc(1, sizeof *r);
 	int dfd = r ? dir_open(dir, file) : -1;
+	struct stat st;
 	FILE *f = NULL;
 
 	if (!r || dfd < 0) {
@@ -337,12 +341,27 @@ FILE *results_open(const char *dir, const char *file)
 		return NULL;
 	}
 	/* O_EXCL: the run directory is new, so an entry here was planted or is a bug: never
-	 * overwritten, nor followed */
-	r->fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (r->fd < 0)
-		LOG_ERROR("cannot create %s/%s: %s", dir, file, errno == EEXIST
-			  ? "an entry of that name exists (a run's files are created new, never overwritten)"
-			  : strerror(errno));
+	 * overwritten, nor followed. Continued: a regular file, written from its end. */
+	if (fresh) {
+		/* O_NONBLOCK: a FIFO planted there is refused at once, not waited on */
+		r->fd = openat(dfd, file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (r->fd >= 0 && (fstat(r->fd, &st) || !S_ISREG(st.st_mode) ||
+				   fcntl(r->fd, F_SETFL, O_WRONLY | O_APPEND))) {
+			close(r->fd);
+			r->fd = -1;
+			errno = EINVAL;
+		}
+		if (r->fd < 0)
+			LOG_ERROR("cannot continue %s/%s: %s", dir, file, strerror(errno));
+		else
+			*fresh = (r->good = st.st_size) == 0;
+	} else {
+		r->fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (r->fd < 0)
+			LOG_ERROR("cannot create %s/%s: %s", dir, file, errno == EEXIST
+				  ? "an entry of that name exists (a run's files are created new, never overwritten)"
+				  : strerror(errno));
+	}
 	close(dfd);
 	if (r->fd >= 0 && !(f = fopencookie(r, "w", io))) {
 		LOG_ERROR("cannot open %s/%s: out of memory", dir, file);
@@ -351,6 +370,16 @@ FILE *results_open(const char *dir, const char *file)
 	if (!f)
 		free(r);
 	return f;
+}
+
+FILE *results_open(const char *dir, const char *file)
+{
+	return rows_open(dir, file, NULL);
+}
+
+FILE *results_append(const char *dir, const char *file, int *fresh)
+{
+	return rows_open(dir, file, fresh);
 }
 
 int results_close(FILE *f, const char *dir, const char *file)

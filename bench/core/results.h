@@ -73,6 +73,10 @@ void results_tmp_abort(struct results_file *w);
  * written only once it is complete, and a failed write (a full disk) cuts the file back to
  * its last whole row, so that a reader never meets a torn row. */
 FILE *results_open(const char *dir, const char *file);
+/* The same stream over dir/file that an earlier pass of this run wrote (a later pass of the
+ * same rows), written from its end; created when no pass did, *fresh then set (the caller
+ * writes its header). NULL after logging. */
+FILE *results_append(const char *dir, const char *file, int *fresh);
 /* The one way to open an input: without blocking (a FIFO with no writer would wait for ever),
  * then checked before a byte is read: a regular file, or with pipes also a pipe (read once).
  * Returns the descriptor, back in blocking mode, its stat in *st; or FP_EUSAGE with the reason

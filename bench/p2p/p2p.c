@@ -771,9 +771,15 @@ static int run_start(struct p2p_run *run)
 		rc = FP_ERUNTIME;
 	}
 	if (rc == 0 && w->rank == 0) {
-		if ((run->csv = results_open(run->out->dir, run->csv_name)))
-			p2p_csv_header(run->csv);
+		int fresh = 1;
+
+		if (run->plan && run->plan->append)
+			run->csv = results_append(run->out->dir, run->csv_name, &fresh);
 		else
+			run->csv = results_open(run->out->dir, run->csv_name);
+		if (run->csv && fresh)
+			p2p_csv_header(run->csv);
+		else if (!run->csv)
 			rc = FP_ERUNTIME;
 	}
 	return agree(run, rc, "start");

@@ -147,6 +147,7 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
  * confirmation pass. Every endpoint holds the same plan. */
 struct p2p_plan {
 	const char *csv;                        /* rows stream into <dir>/<csv> */
+	int append;                             /* …continued where an earlier plan left it */
 	const char *what;                       /* for the terminal: "confirming" */
 	int npaths;
 	char path[P2P_PATHS_MAX][P2P_PATH_MAX];

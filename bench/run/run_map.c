@@ -58,7 +58,47 @@ void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts
 
 /* ---------------------------------------------------------------- the first maps */
 
-int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels)
+/* --test-split-leaves: the map drawn again with the pairs across the two halves of each leaf
+ * (its members in index order) half a tier step slower, as though the latency pass had split
+ * every leaf; the figures themselves are left as measured. 0 or FP_ERUNTIME. */
+static int split_leaves(struct run_path_map *p, const char *const *labels, const struct infer_opts *io)
+{
+	int n = p->m->n, *seen, *size;
+	struct infer_result *r = &p->r1;
+	float *lat;
+
+	if (r->ntiers < 2)
+		return 0;
+	lat = malloc(sizeof *lat * ((size_t)n * (size_t)n + 1));
+	seen = calloc(2 * (size_t)n + 1, sizeof *seen);
+	if (!lat || !seen) {
+		free(lat);
+		free(seen);
+		return FP_ERUNTIME;
+	}
+	size = seen + n;
+	double step = r->lat_p50_us[1] - r->lat_p50_us[0];
+
+	memcpy(lat, p->m->lat_min, sizeof *lat * (size_t)n * (size_t)n);
+	for (int i = 0; i < n; i++) /* a node's place in its leaf, and each leaf's size */
+		seen[i] = size[r->group[i]]++;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			int g = r->group[i], half = size[g] / 2;
+
+			if (i != j && g == r->group[j] && size[g] >= 4 && (seen[i] < half) != (seen[j] < half))
+				lat[(size_t)i * n + j] += (float)(step / 2);
+		}
+	infer_result_free(r);
+	int rc = infer_tiers(lat, p->m->bw, n, labels, io, r) ? FP_ERUNTIME : 0;
+
+	free(lat);
+	free(seen);
+	return rc;
+}
+
+int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels, const double *noise_us,
+		   int test_split)
 {
 	struct infer_opts io;
 	struct susp_opts jo;
@@ -71,7 +111,9 @@ int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *cons
 		struct susp_matrices jm = jm_of(&res->path[i]);
 
 		p->m = &res->path[i];
-		if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r1))
+		io.noise_us = noise_us ? noise_us[i] : 0;
+		if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r1) ||
+		    (test_split && split_leaves(p, labels, &io)))
 			return FP_ERUNTIME;
 		p->have_r1 = 1;
 		p->retested = calloc((size_t)p->m->n * (size_t)p->m->n + 1, 1);
@@ -375,6 +417,7 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 			 * 3.5 us, 3 times its pair noise) and split the leaves in 1 run of 3 */
 			if (p->have_r1 && p->r1.ntiers > 0 && p->shift_rel * p->r1.lat_p50_us[0] > io2.noise_us)
 				io2.noise_us = p->shift_rel * p->r1.lat_p50_us[0];
+			p->noise_us = io2.noise_us;
 			rc = infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io2, &p->r2) ? FP_ERUNTIME : 0;
 			p->have_r2 = !rc;
 		}
@@ -405,15 +448,17 @@ static void confirm_say(const struct run_maps *mp, const struct run_confirm_opts
 		       cand == 1 ? "" : "s", cf->njudged ? ", the judges' findings on the first figures" : "");
 		return;
 	}
+	const char *pass = cf->again ? "confirmation pass, again (from the map planned again)" : "confirmation pass";
+
 	if (!cand && !judged && !nb) {
-		printf("\nconfirmation pass: no candidate suspects and no tier boundary, nothing to re-test\n");
+		printf("\n%s: no candidate suspects and no tier boundary, nothing to re-test\n", pass);
 		return;
 	}
 	if (judged)
 		snprintf(also, sizeof also, " and %d pair%s the judges suspect (%d round%s)", judged,
 			 judged == 1 ? "" : "s", cf->judged_rounds, cf->judged_rounds == 1 ? "" : "s");
-	printf("\nconfirmation pass: %d candidate suspect%s%s; the pairs behind them and the %d pair%s nearest the "
-	       "tier boundaries re-measured alone, longer, ~%.0f s (at most %.0f s, --confirm-time)\n", cand,
+	printf("\n%s: %d candidate suspect%s%s; the pairs behind them and the %d pair%s nearest the "
+	       "tier boundaries re-measured alone, longer, ~%.0f s (at most %.0f s, --confirm-time)\n", pass, cand,
 	       cand == 1 ? "" : "s", also, nb, nb == 1 ? "" : "s", est, cf->max_s);
 	if (left_out)
 		printf("  %d pair%s left out (time budget): their candidates are not re-tested and do not count\n",
@@ -440,6 +485,7 @@ int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, str
 		goto out;
 	if ((rc = plan_unpack(buf, len, o, &plan)))
 		LOG_ERROR("the confirmation plan does not read (%d ints)", len);
+	plan.append = cf->again;
 	for (int i = 0; w->rank == 0 && rc == 0 && i < plan.npaths && i < mp->npaths; i++)
 		plan.est_s[i] = mp->p[i].est_s; /* the terminal's figures, from what the pairs measured */
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)

@@ -21,6 +21,7 @@ struct run_path_map {
 	double est_s;                 /* the confirmation's estimate for this path (plan_pack) */
 	double shift_rel;             /* the re-measured pairs' minima against their first ones: the
 				       * median relative difference (a noise floor for the redraw) */
+	double noise_us;              /* the latency noise the confirmed map was drawn with, at least */
 	/* the pairs nearest each tier boundary of r1 (infer_boundary_pairs), re-measured whatever
 	 * the candidates; each keeps the better of its two figures (boundary: their first ones) */
 	int nboundary;
@@ -45,14 +46,19 @@ struct run_confirm_opts {
 	int njudged;
 	int judged_rounds;  /* --retests: measurements of each in all (0: none) */
 	const char (*judged_paths)[P2P_PATH_MAX];
+	int again;          /* a second pass of the run (after the map was planned again) */
 };
 
 /* The confirmation pass's measurement options, from the first pass's: only the sizes the
  * matrices show, `factor` times the samples and windows. */
 void run_confirm_p2p_opts(const struct p2p_opts *o, long factor, struct p2p_opts *co);
 
-/* rank 0: the map of each path's first figures and its candidates. 0 or FP_ERUNTIME. */
-int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels);
+/* rank 0: the map of each path's first figures and its candidates; noise_us (per path, or
+ * NULL): the latency noise to draw each map with at least; test_split (--test-split-leaves,
+ * the tests' hook): every leaf of 4 nodes or more drawn as two, as a latency pass that split
+ * them would. 0 or FP_ERUNTIME. */
+int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *const *labels, const double *noise_us,
+		   int test_split);
 /* Every rank: rank 0 plans the pairs behind the candidates and those the judges suspect
  * (within the time budget, each once however many name it) and sends the plan; the endpoints re-measure them alone (p2p_confirm.csv); rank 0 overlays the
  * confirming figures, maps them again and decides what held. Returns 0, 1 when a re-measured

@@ -16,7 +16,7 @@
 #include "core/results.h"
 #include "run_stage.h"
 
-enum { O_PLAN = 1, O_PLAN_PEERS, O_PLAN_GROUPS, O_UPLINK_STREAMS, O_LOADED };
+enum { O_PLAN = 1, O_PLAN_PEERS, O_PLAN_GROUPS, O_UPLINK_STREAMS, O_LOADED, O_TEST_SPLIT };
 
 static int run_plan_take(void *ctx, int val, const char *arg, char *err)
 {
@@ -50,6 +50,9 @@ static int run_plan_take(void *ctx, int val, const char *arg, char *err)
 	case O_LOADED:
 		c->loaded = 1;
 		return 0;
+	case O_TEST_SPLIT:
+		c->test_split_leaves = 1;
+		return 0;
 	default: OPTS_FAIL("internal: option %d is not one of the bandwidth plan's", val);
 	}
 }
@@ -62,6 +65,7 @@ static int run_plan_options(struct run_opts *c, struct opts_group *g)
 		{ "plan-groups", required_argument, NULL, O_PLAN_GROUPS },
 		{ "uplink-streams", required_argument, NULL, O_UPLINK_STREAMS },
 		{ "loaded", no_argument, NULL, O_LOADED },
+		{ "test-split-leaves", no_argument, NULL, O_TEST_SPLIT },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -122,14 +126,78 @@ static double plan_estimate(const struct run_opts *c, const struct run_out *ro, 
 	return (double)nsteps * (p2p_pair_estimate(&bw, isnan(lat) || lat <= 0 ? 20 : lat, GBps) + engine);
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether an earlier plan of the path measured the pair (a, b) (the confirmation's pairs do
+ * not count: their rows are not in p2p_bw.csv, where the plan's are read back) */
+static int measured(const struct run_planned *was, int n, int a, int b)
+{
+	long long key = a < b ? (long long)a * n + b : (long long)b * n + a;
+
+	return was->npairs && bsearch(&key, was->pair, was->npairs, sizeof key, cmp_ll);
+}
+
+/* rank 0: the pairs of a plan into the path's list of those measured. 0 or FP_ERUNTIME. */
+static int measured_add(struct run_planned *was, int n, const int *pairs, int np)
+{
+	long long *p = realloc(was->pair, sizeof *p * (was->npairs + (size_t)np + 1));
+
+	if (!p)
+		return FP_ERUNTIME;
+	was->pair = p;
+	for (int k = 0; k < np; k++) {
+		int a = pairs[2 * k], b = pairs[2 * k + 1];
+
+		p[was->npairs++] = a < b ? (long long)a * n + b : (long long)b * n + a;
+	}
+	qsort(p, was->npairs, sizeof *p, cmp_ll);
+	return 0;
+}
+
+/* Path i's map to plan from: the first one, or (again) the confirmed one when its tree is not
+ * the one planned before; NULL: nothing to plan again. */
+static const struct infer_result *plan_map(const struct run_state *st, int i, int again)
+{
+	const struct infer_result *r = again ? run_maps_map(&st->mp, i) : &st->mp.p[i].r1;
+	const struct run_planned *was = &st->planned[i];
+
+	if (!again)
+		return st->mp.p[i].have_r1 && r->group ? r : NULL;
+	if (!r || !r->group || !was->group)
+		return NULL;
+	return plan_same_tree(r->group, r->ntiers, was->group, was->ntiers, r->n) ? NULL : r;
+}
+
+/* rank 0: the tree a path's plan was made from, kept to compare the confirmed map with */
+static int planned_keep(struct run_planned *was, const int *group, int ntiers, int n)
+{
+	int *g = malloc(sizeof *g * ((size_t)ntiers * (size_t)n + 1));
+
+	if (!g)
+		return FP_ERUNTIME;
+	memcpy(g, group, sizeof *g * (size_t)ntiers * (size_t)n);
+	free(was->group);
+	was->group = g;
+	was->ntiers = ntiers;
+	return 0;
+}
+
 /* Each path's plan into ints: npaths, then per path npairs, nsteps, step_first[0..nsteps],
- * the pairs (a, b); said on the terminal. NULL when out of memory. */
-static int *plans_pack(const struct run_state *st, const struct run_out *ro, int *len, double *est)
+ * the pairs (a, b), the pairs already measured left out; said on the terminal. Again (after
+ * the confirmation): only the paths whose confirmed map is not the tree planned before, each
+ * other path with no pair; *len 0 when no path has one. NULL when out of memory. */
+static int *plans_pack(struct run_state *st, const struct run_out *ro, int again, int *len, double *est)
 {
 	const struct run_opts *c = st->c;
 	struct plan pl[P2P_PATHS_MAX];
+	const struct infer_result *map[P2P_PATHS_MAX];
 	size_t need = 1;
-	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0;
+	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0, total = 0;
 
 	memset(pl, 0, sizeof pl);
 	int *flat = np > 0 ? calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat) : NULL;
@@ -137,11 +205,16 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 	if (!flat)
 		rc = FP_ERUNTIME;
 	for (int i = 0; i < np && rc == 0; i++) {
-		const struct infer_result *r = &st->mp.p[i].r1;
+		const struct infer_result *r = map[i] = plan_map(st, i, again);
+		int n = st->mp.p[i].m->n;
 
 		/* a path the map could not be made for: every pair, as one group */
-		rc = st->mp.p[i].have_r1 && r->group ? plan_bandwidth(r->group, r->ntiers, r->n, &c->plan, &pl[i])
-						      : plan_bandwidth(flat, 1, st->mp.p[i].m->n, &c->plan, &pl[i]);
+		if (r)
+			rc = plan_bandwidth(r->group, r->ntiers, r->n, &c->plan, &pl[i]);
+		else if (!again)
+			rc = plan_bandwidth(flat, 1, n, &c->plan, &pl[i]);
+		if (rc == 0 && (r || !again))
+			rc = r ? planned_keep(&st->planned[i], r->group, r->ntiers, n) : planned_keep(&st->planned[i], flat, 1, n);
 		need += 2 + (size_t)pl[i].s.nsteps + (size_t)pl[i].s.npairs + 1 + 2 * (size_t)pl[i].s.npairs;
 	}
 	free(flat);
@@ -149,36 +222,72 @@ static int *plans_pack(const struct run_state *st, const struct run_out *ro, int
 		buf[0] = np;
 		for (int i = 0; i < np; i++) {
 			const struct plan *p = &pl[i];
-			long long all = 0, across = 0;
+			const struct p2p_matrices *m = st->mp.p[i].m;
+			struct run_planned *was = &st->planned[i];
+			long long all = 0, across = 0, inside = 0;
+			int at = k, steps = 0, isteps = 0, kept = 0, cap = c->p2p.concurrency > 0 ? (int)c->p2p.concurrency : INT_MAX;
+			int *pairs;
 
-			int at = k + 1, steps = 0, cap = c->p2p.concurrency > 0 ? (int)c->p2p.concurrency : INT_MAX;
-
-			buf[k++] = p->s.npairs;
-			k++; /* the steps, once counted */
-			/* a step of more pairs than -c allows in flight: split */
-			for (int s = 0; s < p->s.nsteps; s++)
-				for (int j = p->s.step_first[s], e = p->s.step_first[s + 1]; j < e; j = e - j > cap ? j + cap : e, steps++)
-					buf[k++] = j;
-			buf[k++] = p->s.npairs;
-			buf[at] = steps;
-			for (int j = 0; j < p->s.npairs; j++) {
-				buf[k++] = p->s.pair[j].a;
-				buf[k++] = p->s.pair[j].b;
+			k += 2; /* npairs and nsteps, once counted */
+			/* the step boundaries, a step of more pairs than -c allows in flight split, the
+			 * pairs measured already (before the map was drawn again) left out */
+			pairs = malloc(sizeof *pairs * (2 * (size_t)p->s.npairs + 1));
+			if (!pairs) {
+				free(buf);
+				buf = NULL;
+				break;
 			}
+			for (int s = 0; s < p->s.nsteps; s++) {
+				int in = 0;
+
+				for (int j = p->s.step_first[s]; j < p->s.step_first[s + 1]; j++) {
+					int a = p->s.pair[j].a, b = p->s.pair[j].b;
+
+					if (measured(was, m->n, a, b))
+						continue;
+					if (in == 0 || in == cap) {
+						buf[k++] = kept;
+						steps++;
+						isteps += s < p->intra_steps;
+						in = 0;
+					}
+					pairs[2 * kept] = a;
+					pairs[2 * kept + 1] = b;
+					kept++;
+					in++;
+					inside += s < p->intra_steps;
+				}
+			}
+			buf[k++] = kept;
+			buf[at] = kept;
+			buf[at + 1] = steps;
+			memcpy(buf + k, pairs, sizeof *pairs * 2 * (size_t)kept);
+			k += 2 * kept;
+			rc = measured_add(was, m->n, pairs, kept);
+			free(pairs);
+			if (rc) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			total += kept;
 			for (int t = 0; t < p->ntiers; t++)
 				all += p->all_pairs[t];
-			across = p->s.npairs - p->tier_pairs[0];
-			est[i] = plan_estimate(c, ro, st->mp.p[i].m, &st->mp.p[i].r1, steps);
-			printf("run: bandwidth plan for %s from its map (%d tier%s): %d of its %lld pairs (%.1f%%), "
+			across = kept - inside;
+			est[i] = plan_estimate(c, ro, m, map[i] ? map[i] : &st->mp.p[i].r1, steps);
+			if (again && !map[i])
+				continue;
+			printf("run: bandwidth plan for %s %s (%d tier%s): %d %sof its %lld pairs (%.1f%%), "
 			       "%lld inside leaves, %lld across; %d steps (%d of them inside leaves, before -c); each node against "
 			       "%d node%s of up to %d sibling groups a tier, at most %d pair%s at once through a "
 			       "leaf's uplink\n",
-			       st->mp.p[i].m->path, p->ntiers, p->ntiers == 1 ? "" : "s", p->s.npairs, all,
-			       all ? 100.0 * (double)p->s.npairs / (double)all : 0.0, p->tier_pairs[0], across,
-			       steps, p->intra_steps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
+			       m->path, again ? "again, from its confirmed map: a tree other than the one planned" : "from its map",
+			       p->ntiers, p->ntiers == 1 ? "" : "s", kept, again ? "more " : "", all,
+			       all ? 100.0 * (double)kept / (double)all : 0.0, inside, across,
+			       steps, isteps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
 			       c->plan.groups, c->plan.uplink_streams, c->plan.uplink_streams == 1 ? "" : "s");
 		}
-		*len = k;
+		*len = again && total == 0 ? 0 : k;
 	}
 	for (int i = 0; i < np; i++)
 		plan_free(&pl[i]);
@@ -192,7 +301,7 @@ static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int n
 {
 	int k = 1, directed = pl->directed;
 
-	pl->npaths = len > 0 ? buf[0] : -1;
+	pl->npaths = len > 0 ? buf[0] : len == 0 ? 0 : -1; /* none: nothing to measure */
 	if (pl->npaths < 0 || pl->npaths > o->npaths)
 		return FP_ERUNTIME;
 	for (int i = 0; i < pl->npaths; i++) {
@@ -230,9 +339,14 @@ void run_plans_free(struct p2p_plan *pl)
 }
 
 /* rank 0: the plan's bandwidth into the first figures' matrices (by path name), its failures
- * counted; then every path mapped again, with its bandwidth. 0 or FP_ERUNTIME. */
-static int plans_merge(struct run_state *st, struct p2p_result *got, const char *const *labels)
+ * counted; then every path mapped again, with its bandwidth (again: at no less noise than its
+ * confirmed map was drawn with, the map planned from). 0 or FP_ERUNTIME. */
+static int plans_merge(struct run_state *st, struct p2p_result *got, const char *const *labels, int again)
 {
+	double noise[P2P_PATHS_MAX] = { 0 };
+
+	for (int i = 0; again && i < st->mp.npaths && i < P2P_PATHS_MAX; i++)
+		noise[i] = st->mp.p[i].noise_us;
 	for (int k = 0; k < got->npaths; k++)
 		for (int i = 0; i < st->res.npaths; i++) {
 			struct p2p_matrices *m = &st->res.path[i];
@@ -246,7 +360,7 @@ static int plans_merge(struct run_state *st, struct p2p_result *got, const char 
 			m->failed += b->failed;
 		}
 	run_maps_free(&st->mp);
-	return run_maps_first(&st->mp, &st->res, labels);
+	return run_maps_first(&st->mp, &st->res, labels, noise, !again && st->c->test_split_leaves);
 }
 
 /* ---------------------------------------------------------------- the stage */
@@ -273,24 +387,26 @@ int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts 
 	return *prc == FP_ETIMEDOUT ? FP_ETIMEDOUT : rc;
 }
 
-/* Every rank: rank 0 plans each path from its map and sends the plans; the endpoints measure
- * them (bandwidth sizes alone); rank 0 merges and maps again. A failed pair is found (1), as
- * in the pairs stage; a run-time failure anywhere is every rank's. */
-static int run_plan_step(struct world *w, struct run_out *ro, struct run_state *st)
+/* Every rank: rank 0 plans each path from its map (again: from its confirmed map, where that
+ * is another tree) and sends the plans; the endpoints measure them (bandwidth sizes alone,
+ * into p2p_bw.csv, continued the second time); rank 0 merges and maps again. A failed pair is
+ * found (1), as in the pairs stage; a run-time failure anywhere is every rank's. Returns 0,
+ * 1 when a plan was measured, or FP_E*. */
+static int plan_pass(struct world *w, struct run_out *ro, struct run_state *st, int again)
 {
-	struct p2p_plan pl = { 0 };
+	struct p2p_plan pl = { .append = again };
 	struct p2p_result got = { 0 };
 	double est[P2P_PATHS_MAX] = { 0 };
 	int *buf = NULL, len = FP_ERUNTIME, rc, prc;
 
-	if (!st->c->planned)
-		return 0;
-	if (w->rank == 0 && !(buf = plans_pack(st, ro, &len, est)))
+	if (w->rank == 0 && !(buf = plans_pack(st, ro, again, &len, est)))
 		LOG_ERROR("out of memory for the bandwidth plan of %d endpoints", w->nep);
 	if ((rc = run_plan_measure(w, ro, st->c, &buf, &len, est, "p2p_bw.csv", "bandwidth plan:", &pl, &got, &prc)) ==
 	    FP_ETIMEDOUT)
 		goto out;
-	if (rc == 0 && prc >= 0 && w->rank == 0 && plans_merge(st, &got, w->labels))
+	if (rc == 0 && pl.npaths == 0) /* again, and nothing to plan: every plan covered its map */
+		goto out;
+	if (rc == 0 && prc >= 0 && w->rank == 0 && plans_merge(st, &got, w->labels, again))
 		rc = FP_ERUNTIME;
 	rc = rc ? rc : prc < 0 ? prc : 0;
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
@@ -301,7 +417,19 @@ out:
 	free(buf);
 	run_plans_free(&pl);
 	p2p_result_free(&got);
-	return rc < 0 ? (st->prc = rc) : 0;
+	return rc < 0 ? (st->prc = rc) : pl.npaths > 0;
+}
+
+static int run_plan_step(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	int rc = st->c->planned ? plan_pass(w, ro, st, 0) : 0;
+
+	return rc < 0 ? rc : 0;
+}
+
+int run_plan_refill(struct world *w, struct run_out *ro, struct run_state *st)
+{
+	return st->c->planned ? plan_pass(w, ro, st, 1) : 0;
 }
 
 /* (no `on`: its check decides whether it is planned, and runs whatever the options) */

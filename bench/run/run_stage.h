@@ -45,6 +45,7 @@ struct run_opts {
 	int planned;                 /* decided before the run: bandwidth from the map's plan */
 	struct p2p_opts p2p_lat;     /* planned: the pairs stage's options, latency sizes alone */
 	int loaded;                  /* --loaded: the loaded pass, after the order */
+	int test_split_leaves;       /* --test-split-leaves: the first map's leaves drawn split (a hook) */
 };
 
 /* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
@@ -83,6 +84,9 @@ struct run_state {
 	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
 	char verdict[CHECKS_VERDICT_MAX]; /* rank 0: the judges' clauses */
 	struct run_links links;      /* the link counters */
+	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
+	 * the pairs its plans measured (a * n + b, a < b, sorted) */
+	struct run_planned { int ntiers, *group; long long *pair; size_t npairs; } planned[P2P_PATHS_MAX];
 	int irc, prc, mrc, krc, crc, trc, lrc, jrc; /* inventory, pairs, map, confirm, coll, outputs, links, checks */
 	int failed;                  /* the first stage result < 0 (this rank's), else 0 */
 };
@@ -113,6 +117,12 @@ int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts 
 		     const double *est, const char *csv, const char *what, struct p2p_plan *pl, struct p2p_result *got,
 		     int *prc);
 void run_plans_free(struct p2p_plan *pl);
+/* Every rank, after the confirmation pass of a planned run: when a path's confirmed map is not
+ * the tree its bandwidth plan was made from (a leaf the first map split or joined), the plan of
+ * the confirmed map, less the pairs measured, measured too (appended to p2p_bw.csv), and the
+ * maps and their candidates made again from every figure. Returns 1 when it measured (the
+ * caller confirms again), 0 when every plan covered its map, or FP_E*. */
+int run_plan_refill(struct world *w, struct run_out *ro, struct run_state *st);
 /* Every rank (run_bisect.c): the groups that failed under load in the loaded figures (rank
  * 0's), bisected to what explains each. 0 or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
 int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const struct p2p_result *loaded);

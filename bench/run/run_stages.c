@@ -68,6 +68,11 @@ static void run_state_free(struct run_state *st)
 {
 	run_maps_free(&st->mp);
 	p2p_result_free(&st->res);
+	for (int i = 0; i < P2P_PATHS_MAX; i++)
+	{
+		free(st->planned[i].group);
+		free(st->planned[i].pair);
+	}
 	ctr_set_free(&st->links.before);
 	free(st->links.find);
 }

@@ -8,7 +8,9 @@
 # their links), node07 as low_bw_node, nothing else; the drain script drains node07 alone; the
 # loaded pass (--loaded) shows the uplinks' oversubscription and bisects the leaves slow under
 # load: rack 2's to its uplink, the leaf paired with it cleared; `fabprobe topo` offline reads
-# the planned bandwidth back. Needs root; skipped otherwise.
+# the planned bandwidth back. The first map is drawn wrong on purpose (--test-split-leaves:
+# every leaf as two): the run plans again from the confirmed map and confirms again, and all
+# of the above must still hold. Needs root; skipped otherwise.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -30,7 +32,15 @@ same_groups() { [ "$(groups "$1" "$2")" = "$(groups "$3" "$4")" ]; }
 $FC up --racks 4,4,4,4 --spines 2 --interleave --uplink-rate 1gbit --degrade-uplink 2=300mbit \
 	--degrade node07=500mbit > "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up 4,4,4,4 --spines 2"; exit 1; }
 start=$(date +%s)
-$FC mpirun "$FP" run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan map --loaded -p tcp:eth0 -o "$tmp/plan" > "$tmp/plan.out" 2>&1
+# --test-split-leaves: the first map draws every leaf as two halves, as a latency pass whose
+# pairs inside a leaf read apart would (2 runs in CI drew such a map on their own; the plan
+# then missed pairs inside the true leaves, the first candidates stood on half leaves, and in
+# one of them the slow uplink and node07 "did not hold" once the confirmed map was the true
+# tree: a PASS). The run must plan again from the confirmed map, measure the 8 pairs inside
+# racks that the first plan left out (without it: 16 of the 24, this check's failure), and
+# confirm again on the full figures.
+$FC mpirun "$FP" run "${DEMO_OPTS[@]}" --no-progress --no-coll --plan map --loaded --test-split-leaves -p tcp:eth0 \
+	-o "$tmp/plan" > "$tmp/plan.out" 2>&1
 rc=$?
 took=$(($(date +%s) - start))
 r=$tmp/plan
@@ -41,13 +51,18 @@ expect "…3 tiers (leaf, spine, core)" [ "$(awk -F, 'NR > 1' "$r/tiers.csv" | w
 expect "…spines exact" same_groups "$r/topology.csv" 4 $TRUTH 3
 expect "latency: all 120 pairs in p2p.csv, both directions (240 rows), no bandwidth there" \
 	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\"' '$r/p2p.csv' | wc -l) -eq 240 ] && ! awk -F, 'NR > 1 && \$17 != \"\"' '$r/p2p.csv' | grep -q ."
-planned=$(sed -n 's/^run: bandwidth plan for tcp:eth0 from its map (3 tiers): \([0-9]*\) of its 120 pairs.*/\1/p' "$tmp/plan.out")
-echo "# planned: ${planned:-?} of 120 pairs: $(grep -m 1 '^run: bandwidth plan for' "$tmp/plan.out")"
-expect "the plan: fewer pairs than all (${planned:-none} of 120), said on the terminal" sh -c "[ -n '$planned' ] && [ '$planned' -lt 120 ]"
-expect "p2p_bw.csv: the planned pairs' bandwidth, both directions, every row ok" \
+first=$(sed -n 's/^run: bandwidth plan for tcp:eth0 from its map (4 tiers): \([0-9]*\) of its 120 pairs.*/\1/p' "$tmp/plan.out")
+more=$(sed -n 's/^run: bandwidth plan for tcp:eth0 again, from its confirmed map.* (3 tiers): \([0-9]*\) more of its 120 pairs.*/\1/p' "$tmp/plan.out")
+planned=$((${first:-0} + ${more:-0}))
+grep '^run: bandwidth plan for' "$tmp/plan.out" | sed 's/^/# /'
+expect "the first plan from the split map (4 tiers: ${first:-none} pairs), again from the confirmed one (3 tiers: ${more:-none} more)" \
+	sh -c "[ -n '$first' ] && [ -n '$more' ] && [ '$more' -gt 0 ] && grep -q '^confirmation pass, again' '$tmp/plan.out'"
+expect "the plans: fewer pairs than all ($planned of 120), said on the terminal" sh -c "[ '$planned' -gt 0 ] && [ '$planned' -lt 120 ]"
+expect "p2p_bw.csv: both plans' pairs, both directions, every row ok" \
 	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\" && \$17 != \"\"' '$r/p2p_bw.csv' | wc -l) -eq \$((2 * $planned)) ]"
-# every pair inside a rack is planned (4 racks of 4: 24)
-expect "every pair inside a rack in the plan (24)" sh -c "[ \$(awk -F, 'FNR == NR { if (FNR > 1) rack[\$1] = \$2; next }
+# every pair inside a rack is measured (4 racks of 4: 24), the second plan adding what the first
+# (on half leaves) left out
+expect "every pair inside a rack in the plans (24)" sh -c "[ \$(awk -F, 'FNR == NR { if (FNR > 1) rack[\$1] = \$2; next }
 	FNR > 1 && rack[\$4] == rack[\$5] && \$4 < \$5' $TRUTH '$r/p2p_bw.csv' | wc -l) -eq 24 ]"
 rack2=$(awk -F, 'NR > 1 && $2 == "leaf2" { print $1 }' $TRUTH | sort | paste -sd' ' -)
 cut -d, -f1,2,4,5,8 "$r/suspects.csv" | sed 's/^/#   /'
@@ -89,10 +104,25 @@ expect "the bisection: every other group it took up cleared, no node named" sh -
 	[ \$(awk -F, '\$4 == \"verdict\"' '$r/loaded_bisect.csv' | wc -l) -ge 1 ] && [ -s '$r/p2p_bisect.csv' ]"
 expect "the loaded pass after the isolated findings were decided and written (nothing of it judged)" sh -c \
 	"awk '/^  suspects: 2 / { s = NR } /^loaded pass:/ { l = NR } END { exit !(s && l && s < l) }' '$tmp/plan.out'"
-# offline: the planned bandwidth read back with p2p.csv, and the same findings as candidates
+# offline: the planned bandwidth read back with p2p.csv, and the same findings as candidates.
+# `topo DIR` maps the first figures, as the run's first map did: on this machine they split
+# the leaves now and then on their own (two pairs of a leaf 0.6 us faster than its other
+# four, at 9 us, every time: the pair offsets of 16 endpoints sharing 2 cores), which the
+# run's confirmed map undoes and an offline map cannot. Then its uplink finding names the
+# half of rack 2 that its map calls a leaf: checked as that
 "$FP" topo "$r" -o "$tmp/topo" > "$tmp/topo.out" 2>&1
-expect "fabprobe topo offline: p2p_bw.csv read back (each tier's bandwidth median in tiers.csv)" sh -c \
-	"[ \$(awk -F, 'NR > 1 && \$6 != \"\"' '$tmp/topo/tiers.csv' | wc -l) -eq 3 ]"
-expect "fabprobe topo offline: low_bw_uplink $grp and low_bw_node node07, nothing else" sh -c \
-	"[ \"\$(awk -F, 'NR > 1 { print \$1, \$2 }' '$tmp/topo/suspects.csv' | sort | paste -sd, -)\" = 'low_bw_node node07,low_bw_uplink $grp' ]"
+otiers=$(awk -F, 'NR > 1' "$tmp/topo/tiers.csv" | wc -l)
+expect "fabprobe topo offline: p2p_bw.csv read back (each of its $otiers tiers' bandwidth median in tiers.csv)" sh -c \
+	"[ $otiers -ge 3 ] && [ \$(awk -F, 'NR > 1 && \$6 != \"\"' '$tmp/topo/tiers.csv' | wc -l) -eq $otiers ]"
+if [ "$otiers" -eq 3 ]; then
+	expect "fabprobe topo offline: low_bw_uplink $grp and low_bw_node node07, nothing else" sh -c \
+		"[ \"\$(awk -F, 'NR > 1 { print \$1, \$2 }' '$tmp/topo/suspects.csv' | sort | paste -sd, -)\" = 'low_bw_node node07,low_bw_uplink $grp' ]"
+else
+	echo "# offline: the first figures split the leaves ($otiers tiers): $(awk -F, 'NR > 1 { printf "%s %s; ", $1, $2 }' "$tmp/topo/suspects.csv")"
+	ogrp=$(awk -F, '$1 == "low_bw_uplink" { print $2 }' "$tmp/topo/suspects.csv")
+	expect "fabprobe topo offline, leaves split: low_bw_node node07, one low_bw_uplink on nodes of rack 2 (${ogrp:-none}), no other bandwidth finding" sh -c \
+		"grep -q '^low_bw_node,node07,' '$tmp/topo/suspects.csv' && [ \$(echo '$ogrp' | wc -w) -eq 1 ] &&
+		[ -z \"\$(awk -F, 'FNR == NR { if (FNR > 1) rack[\$1] = \$2; next } FNR > 1 && \$3 == \"$ogrp\" && rack[\$1] != \"leaf2\"' $TRUTH '$tmp/topo/topology.csv')\" ] &&
+		[ \$(awk -F, 'NR > 1 && \$1 ~ /^low_bw_/' '$tmp/topo/suspects.csv' | wc -l) -eq 2 ]"
+fi
 exit $((FAILED > 0))

@@ -132,10 +132,37 @@ static void test_plan_check_fails(void)
 	free(g);
 }
 
+/* two maps the same tree only when every tier partitions the nodes alike, whatever the numbers:
+ * a leaf split in two, two leaves joined, one node moved, a tier more, all told apart */
+static void test_same_tree(void)
+{
+	/* 8 nodes, leaves {0,1,2,3} {4,5,6,7} (names dealt: 0 4 1 5 ...), one top */
+	int a[2 * 8] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int renamed[2 * 8] = { 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int split[2 * 8] = { 0, 1, 2, 1, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int moved[2 * 8] = { 0, 1, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int joined[2 * 8] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	/* three tiers: the split leaves, the true leaves as their parents, one top */
+	int deeper[3 * 8] = { 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int bad[2 * 8] = { 0, 1, 0, 1, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	CHECK(plan_same_tree(a, 2, a, 2, 8));
+	CHECK(plan_same_tree(a, 2, renamed, 2, 8));
+	CHECK(!plan_same_tree(a, 2, split, 2, 8));
+	CHECK(!plan_same_tree(split, 2, a, 2, 8));
+	CHECK(!plan_same_tree(a, 2, moved, 2, 8));
+	CHECK(!plan_same_tree(a, 2, joined, 2, 8));
+	CHECK(!plan_same_tree(joined, 2, a, 2, 8));
+	CHECK(!plan_same_tree(deeper, 3, a, 2, 8));
+	CHECK(!plan_same_tree(a, 2, bad, 2, 8)); /* a group number out of range is no group */
+	CHECK(plan_same_tree(NULL, 1, NULL, 1, 0));
+}
+
 int main(void)
 {
 	RUN(test_plan_1k_4k);
 	RUN(test_plan_edges);
 	RUN(test_plan_check_fails);
+	RUN(test_same_tree);
 	CHECK_EXIT();
 }

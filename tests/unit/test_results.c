@@ -237,6 +237,40 @@ static void test_links_never_followed(void)
 	CHECK_EQ(hidden_entries(sub), 0);
 }
 
+/* a later pass of the run continues its file: created when no pass did (fresh, the header
+ * the caller's), else written from its end (not fresh), the earlier rows kept; a link at the
+ * name is never followed, nor a FIFO opened */
+static void test_append(void)
+{
+	char sub[256], path[300], text[128];
+	int fresh = -1;
+	FILE *f;
+
+	hostile_dir(sub, sizeof sub, "append");
+	CHECK((f = results_append(sub, "p2p_bw.csv", &fresh)) != NULL);
+	CHECK_EQ(fresh, 1);
+	if (f) {
+		fputs("h\n1\n", f);
+		CHECK_EQ(results_close(f, sub, "p2p_bw.csv"), 0);
+	}
+	CHECK((f = results_append(sub, "p2p_bw.csv", &fresh)) != NULL);
+	CHECK_EQ(fresh, 0);
+	if (f) {
+		fputs("2\n3", f); /* a row never ended: not written */
+		results_close(f, sub, "p2p_bw.csv");
+	}
+	slurp("append/p2p_bw.csv", text, sizeof text);
+	CHECK_STR(text, "h\n1\n2\n");
+	snprintf(path, sizeof path, "%s/link.csv", sub);
+	CHECK(symlink("../victim", path) == 0);
+	CHECK(results_append(sub, "link.csv", &fresh) == NULL);
+	slurp("victim", text, sizeof text);
+	CHECK_STR(text, "victim\n");
+	snprintf(path, sizeof path, "%s/fifo.csv", sub);
+	CHECK(mkfifo(path, 0666) == 0);
+	CHECK(results_append(sub, "fifo.csv", &fresh) == NULL); /* no writer waited for */
+}
+
 static void test_planted_tmp_names(void)
 {
 	char sub[256], path[300], text[64];
@@ -317,6 +351,7 @@ int main(void)
 	RUN(test_run_state);
 	RUN(test_links_never_followed);
 	RUN(test_planted_tmp_names);
+	RUN(test_append);
 	RUN(test_full_disk_keeps_target);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

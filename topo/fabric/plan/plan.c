@@ -650,3 +650,33 @@ double plan_memory_bytes(int n, int npaths, long long plan_pairs)
 	return (double)npaths * 4 * sizeof(float) * cells + sizeof(float) * cells +
 	       (double)plan_pairs * sizeof(struct sched_pair) * 2;
 }
+
+int plan_same_tree(const int *g1, int t1, const int *g2, int t2, int n)
+{
+	int same = t1 == t2 && n >= 0 && (n == 0 || (g1 && g2));
+	int *to = same && n > 0 ? malloc(sizeof *to * 2 * (size_t)n) : NULL, *from = to ? to + n : NULL;
+
+	if (same && n > 0 && !to)
+		return 0; /* out of memory: not known to be the same */
+	for (int t = 0; same && t < t1; t++) {
+		const int *a = g1 + (size_t)t * n, *b = g2 + (size_t)t * n;
+
+		for (int i = 0; i < n; i++)
+			to[i] = from[i] = -1;
+		/* a bijection between the groups: a's group i maps to one group of b, and back */
+		for (int i = 0; same && i < n; i++) {
+			int x = a[i], y = b[i];
+
+			if (x < 0 || y < 0 || x >= n || y >= n)
+				same = x == y;
+			else if (to[x] < 0 && from[y] < 0) {
+				to[x] = y;
+				from[y] = x;
+			} else {
+				same = to[x] == y && from[y] == x;
+			}
+		}
+	}
+	free(to);
+	return same;
+}

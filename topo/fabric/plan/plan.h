@@ -57,6 +57,11 @@ void plan_free(struct plan *p);
 int plan_check(const struct plan *p, const int *group, int ntiers, int n, const struct plan_opts *o, char *why,
 	       size_t len);
 
+/* Whether two maps of the same n nodes (groups tier-major, as plan_bandwidth's) have the same
+ * tree: as many tiers, and at every tier the same partition of the nodes, whatever the groups'
+ * numbers. A plan made from one map covers the other only then. Pure. */
+int plan_same_tree(const int *g1, int t1, const int *g2, int t2, int n);
+
 /* What one step costs (s): a pair's measurement, and the engine's own work per step (its
  * agreement, the gather of the records to rank 0 and their rows), a + b x n endpoints. */
 struct plan_costs {
