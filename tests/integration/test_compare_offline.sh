@@ -125,6 +125,12 @@ mkdir -p "$tmp/duprow" && cp "$tmp/base/topology.csv" "$tmp/base/p2p.csv" "$tmp/
 refused "compare with a row twice in BASE/p2p.csv names file and both lines" \
 	"duprow/p2p.csv:114: path tcp:eth0, node01/eth0 -> node02/eth0, 8 B is listed twice (first on line 2)" \
 	$FP compare "$tmp/duprow" "$tmp/base" -o "$tmp/cmp-duprow"
+# …and one in p2p.csv and again in p2p_bw.csv (a planned run's bandwidth) names the second
+# file, and the first (it said p2p.csv for both)
+mkdir -p "$tmp/dupbw" && cp "$tmp/base/topology.csv" "$tmp/base/p2p.csv" "$tmp/dupbw/" && sed -n '1p;2p' "$tmp/base/p2p.csv" > "$tmp/dupbw/p2p_bw.csv"
+refused "compare with a row in BASE/p2p.csv and again in p2p_bw.csv names both files" \
+	"dupbw/p2p_bw.csv:2: path tcp:eth0, node01/eth0 -> node02/eth0, 8 B is listed twice (first on line 2 of p2p.csv)" \
+	$FP compare "$tmp/dupbw" "$tmp/base" -o "$tmp/cmp-dupbw"
 # two ranks of one host share the host pair: not a repeated row; matched rank by rank
 { head -1 "$tmp/base/p2p.csv"; for r in 0 1; do for s in 0 1; do [ $r = $s ] || echo "x,mpi,,n1,n1,rank$r,rank$s,,8,300,1.$r,1.$r,1.$r,2,,,,,,ok,"; done; done; } > "$tmp/ranks.csv"
 mkdir -p "$tmp/ranks1" "$tmp/ranks2" && cp "$tmp/ranks.csv" "$tmp/ranks1/p2p.csv" && cp "$tmp/ranks.csv" "$tmp/ranks2/p2p.csv"

@@ -283,7 +283,7 @@ static int p2p_part(struct rundir *rd, const char *name, struct rd_p2p **rows, s
 		}
 		if ((rc = p2p_row(rd, &in, &(*rows)[*n])))
 			break;
-		++*n;
+		(*rows)[(*n)++].file = name;
 	}
 	if (rc == FP_ERUNTIME)
 		snprintf(err, RUNDIR_ERR_MAX, "%.500s: out of memory", path);
@@ -305,7 +305,8 @@ static int cmp_key(const struct rundir *rd, const struct rd_p2p *a, const struct
 }
 
 /* The sort of the rows: by key (cmp_key), then by endpoint (several ranks of one host share a
- * key: matched in the order of their devices), then by line (a row repeated: its first first). */
+ * key: matched in the order of their devices), then by file (p2p.csv before p2p_bw.csv) and
+ * line (a row repeated: its first first). */
 static int cmp_p2p(const void *a, const void *b, void *rd)
 {
 	const struct rd_p2p *x = a, *y = b;
@@ -316,10 +317,12 @@ static int cmp_p2p(const void *a, const void *b, void *rd)
 		c = r[x->src_dev] < r[y->src_dev] ? -1 : 1;
 	if (!c && x->dst_dev != y->dst_dev)
 		c = r[x->dst_dev] < r[y->dst_dev] ? -1 : 1;
+	if (!c && x->file != y->file)
+		c = strcmp(x->file, y->file);
 	return c ? c : x->line - y->line;
 }
 
-/* A row given twice in p2p.csv (path, both endpoints, size) is refused, as every reader here
+/* A row given twice in p2p.csv and p2p_bw.csv (path, both endpoints, size) is refused, as every reader here
  * refuses a repeated key: which of the two would a comparison take? (The second was left over
  * as "gone".) The rows are sorted. 0, or FP_EUSAGE with err. */
 static int p2p_unique(const struct rundir *rd, char *err)
@@ -330,10 +333,10 @@ static int p2p_unique(const struct rundir *rd, char *err)
 
 		if (cmp_key(rd, x, y) || x->src_dev != y->src_dev || x->dst_dev != y->dst_dev)
 			continue;
-		snprintf(err, RUNDIR_ERR_MAX, "%.300s/p2p.csv:%d: path %.40s, %.60s%s%.30s -> %.60s%s%.30s, %lld B is "
-			 "listed twice (first on line %d)", rd->dir, y->line, s[y->path], s[y->src],
+		snprintf(err, RUNDIR_ERR_MAX, "%.300s/%s:%d: path %.40s, %.60s%s%.30s -> %.60s%s%.30s, %lld B is "
+			 "listed twice (first on line %d%s%s)", rd->dir, y->file, y->line, s[y->path], s[y->src],
 			 *s[y->src_dev] ? "/" : "", s[y->src_dev], s[y->dst], *s[y->dst_dev] ? "/" : "", s[y->dst_dev],
-			 y->size, x->line);
+			 y->size, x->line, x->file == y->file ? "" : " of ", x->file == y->file ? "" : x->file);
 		return FP_EUSAGE;
 	}
 	return 0;

@@ -26,6 +26,7 @@ struct rd_p2p {
 	float line_rate;                   /* Gbit/s, NAN unknown */
 	int ok;                            /* status "ok" */
 	int line;                          /* where in its file the row starts */
+	const char *file;                  /* …that file's name (p2p.csv, p2p_bw.csv, a retest file) */
 };
 
 /* One collectives.csv row. */
