@@ -20,7 +20,8 @@ static int run_map_step(struct world *w, struct run_out *ro, struct run_state *s
 	int mrc = 0;
 
 	(void)ro;
-	if (w->rank == 0 && (st->res.npaths == 0 || (mrc = run_maps_first(&st->mp, &st->res, w->labels, NULL, st->c->test_split_leaves))))
+	if (w->rank == 0 && (st->res.npaths == 0 ||
+			     (mrc = run_maps_first(&st->mp, &st->res, w->labels, NULL, st->c->test_split_leaves))))
 		mrc = mrc ? mrc : FP_ERUNTIME;
 	if (mpi_allreduce_sleepy(&mrc, MPI_MIN, MPI_COMM_WORLD) || mrc)
 		return st->mrc = FP_ERUNTIME;
