@@ -73,16 +73,19 @@ done
 
 # captured runs of the emulated cluster (tests/fixtures/topo/emulated/README): the racks, and
 # the spines, recovered from real, noisy minimum latencies
-same_groups() { # TOPOLOGY.CSV COLUMN TRUTH.CSV COLUMN
-	[ "$(awk -F, -v c="$2" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$1" | sort)" = \
-	  "$(awk -F, -v c="$4" 'NR > 1 { g[$c] = g[$c] " " $1 } END { for (k in g) print g[k] }' "$3" | sort)" ]
+same_groups() { # TOPOLOGY.CSV COLUMN TRUTH.CSV COLUMN: each group as its sorted hosts
+	[ "$(awk -F, -v c="$2" 'NR > 1 { print $c, $1 }' "$1" | sort | awk '$1 != p { if (NR > 1) print l; l = ""; p = $1 } { l = l " " $2 } END { print l }' | sort)" = \
+	  "$(awk -F, -v c="$4" 'NR > 1 { print $c, $1 }' "$3" | sort | awk '$1 != p { if (NR > 1) print l; l = ""; p = $1 } { l = l " " $2 } END { print l }' | sort)" ]
 }
 E=tests/fixtures/topo/emulated
 for f in $E/*.p2p.csv; do
 	r=$(basename "$f" .p2p.csv)
-	case $r in p*) t=$E/truth-332.csv ;; d*) t=$E/truth-332-degraded.csv ;; s*) t=$E/truth-2222-spines2.csv ;; esac
+	case $r in
+	p*) t=$E/truth-332.csv ;; d*) t=$E/truth-332-degraded.csv ;; s*) t=$E/truth-2222-spines2.csv ;;
+	x*) t=$E/truth-4444-spines2.csv ;;
+	esac
 	./fabprobe topo "$f" -o "$tmp/emu-$r" > "$tmp/emu-$r.txt" 2>&1
-	if [ "${r#s}" != "$r" ]; then
+	if [ "${r#[sx]}" != "$r" ]; then
 		expect "emulated cluster, captured run $r: leaves and spines recovered, 3 tiers" sh -c \
 			"grep -q 'latency map: 3 tiers' '$tmp/emu-$r.txt' && $(declare -f same_groups); same_groups '$tmp/emu-$r/topology.csv' 3 '$t' 2 && same_groups '$tmp/emu-$r/topology.csv' 4 '$t' 3"
 	else
@@ -90,6 +93,8 @@ for f in $E/*.p2p.csv; do
 			"grep -q 'latency map: 2 tiers' '$tmp/emu-$r.txt' && $(declare -f same_groups); same_groups '$tmp/emu-$r/topology.csv' 3 '$t' 2"
 	fi
 done
+expect "emulated cluster, captured run x1 (in-leaf minima on two levels, 9.1 and 10.5 us): no suspect" \
+	sh -c "[ \$(wc -l < '$tmp/emu-x1/suspects.csv') -eq 1 ]"
 expect "emulated cluster, the degraded node05 named as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/emu-d1/suspects.csv"
 # a partial re-measurement (c1, README): the redraw takes the first map's noise as its floor,
 # as run's confirmation does, and the racks stand; without the floor, it invents a tier

@@ -480,17 +480,19 @@ static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *
 
 /* The tier as a model of its pairs (docs/latency-map.md, "A tier is a model of its pairs"):
  * each pair the tier joins lies at its level W, each pair between a group and its nearest at
- * their mean b, both within the pair noise. Then a pair falls on the wrong side of the midway
- * (W + b) / 2 with the chance Phi(-(b - W) / (2 sigma)) and no more. A switch tier is a block
- * structure; pair offsets that follow no switch (ECMP paths of two lengths, a host's spells)
- * split a leaf only into groups whose pairs cross the midway far more often than that: the
- * tier is refused. The test counts the pairs, or a sample of about FIT_SAMPLE of them (every
+ * their mean b, both within the pair noise. Then a pair between groups falls on the wrong side
+ * of the midway (W + b) / 2 with the chance Phi(-(b - W) / (2 sigma)) and no more; a pair the
+ * tier joins is held to the lowest b of any group (pairs there are between groups, says the
+ * tier, wherever they are), so one fast pair cannot split a leaf that its siblings' pairs,
+ * at the same level, keep whole. A switch tier is a block structure; pair offsets that follow
+ * no switch (ECMP paths of two lengths, a host's spells) split a leaf only into groups whose
+ * pairs cross the midway far more often than that: the tier is refused. The test counts the pairs, or a sample of about FIT_SAMPLE of them (every
  * stride-th of each row) on large fabrics, once per tier judged. Returns 1 when the tier's
  * pairs fit it, 0 when not, -1 when out of memory (no tier stands untested). */
 static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 {
 	const struct infer_ctx *c = e->c;
-	double w = j->ws / j->wc, m = 0, bad = 0, expect = 0, var = 0;
+	double w = j->ws / j->wc, m = 0, bad = 0, expect = 0, var = 0, bmin = INFINITY, pw;
 	int n = e->n, g = j->g, *gn = malloc(sizeof *gn * (size_t)n);
 	int stride = (int)(tri(n, 0) / FIT_SAMPLE + 1); /* a sample of every stride-th pair */
 	double *bn = malloc(sizeof *bn * (size_t)g), *pn = malloc(sizeof *pn * (size_t)g);
@@ -506,24 +508,28 @@ static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 	for (int k = 0; k < g; k++) { /* per group: its nearest's mean and the chance of a cross */
 		bn[k] = j->alive[k] && j->near[k] >= 0 ? mean_between(e, k, j->near[k]) : INFINITY;
 		pn[k] = isfinite(bn[k]) && bn[k] > w ? 0.5 * erfc((bn[k] - w) / (2 * c->sigma) / sqrt(2)) : -1;
+		if (pn[k] >= 0 && bn[k] < bmin)
+			bmin = bn[k];
 	}
+	pw = isfinite(bmin) ? 0.5 * erfc((bmin - w) / (2 * c->sigma) / sqrt(2)) : -1;
 	for (int x = 1; x < n; x++) {
 		const float *row = c->d + tri(x, 0);
 
 		for (int y = x % stride; y < x; y += stride) {
 			int gx = gn[x], gy = gn[y], k;
 			float d = row[y];
+			double p;
 
 			if (gx == gy)
 				k = e->unit[x] != e->unit[y] ? gx : -1;
 			else
 				k = j->near[gx] == gy ? gx : j->near[gy] == gx ? gy : -1;
-			if (k < 0 || pn[k] < 0 || isnan(d) || e->comp[x] != e->comp[y])
+			if (k < 0 || isnan(d) || e->comp[x] != e->comp[y] || (p = gx == gy ? pw : pn[k]) < 0)
 				continue;
 			m++;
-			expect += pn[k];
-			var += pn[k] * (1 - pn[k]);
-			bad += gx == gy ? d > (w + bn[k]) / 2 : d < (w + bn[k]) / 2;
+			expect += p;
+			var += p * (1 - p);
+			bad += gx == gy ? d > (w + bmin) / 2 : d < (w + bn[k]) / 2;
 		}
 	}
 	free(gn);
