@@ -65,6 +65,8 @@ struct p2p_run {
 	int nstep_rec;
 	struct sched_pair *next;  /* an adaptive plan: the next step's pairs (nep / 2 + 1) */
 	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
+	MPI_Request step_req;    /* the step's barrier: every endpoint done with its pairs */
+	int step_posted;         /* …posted by this endpoint (step_post) */
 };
 
 /* A direction's latency figures from the pass with the lowest minimum (--lat-passes). */
@@ -267,8 +269,47 @@ static int bw_warmup(struct p2p_run *run, const struct transport_ops *tr, struct
 	return 0;
 }
 
+/* This endpoint is done with the step's measurements: its part of the step's barrier, once. */
+static int step_post(struct p2p_run *run)
+{
+	if (run->step_posted)
+		return 0;
+	run->step_posted = 1;
+	return MPI_RC(MPI_Ibarrier(run->w->epcomm, &run->step_req));
+}
+
+/* A directed plan's stream, timed: it goes on streaming, untimed, until every endpoint of the
+ * step is done (the step's barrier), so that a stream whose timed windows end first still
+ * loads the uplinks the others are timed across (warm-ups converge after different numbers of
+ * windows: without it the last streams of a step ran half alone and read above their share).
+ * The sender decides and tells the receiver before each window; it stops two windows short of
+ * the pair's deadline. What fails here fails no figure: they are taken. */
+static void bw_hold(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
+		    size_t size, double deadline)
+{
+	int more = 1, done = 0, win = (int)run->o->window;
+	double last = 0;
+
+	if (step_post(run))
+		return;
+	for (;;) {
+		double t = clock_now();
+
+		if (sender && MPI_Test(&run->step_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			done = 1;
+		if (sender)
+			more = !done && t + 2 * last < deadline;
+		if (warmup_tell(run, c, sender, &more, deadline) || !more)
+			return;
+		if (sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline))
+			return;
+		last = clock_now() - t;
+	}
+}
+
+/* hold: a directed plan's last size (bw_hold) */
 static int bw_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
-		      size_t size, double deadline, struct p2p_rec *rec)
+		      size_t size, double deadline, int hold, struct p2p_rec *rec)
 {
 	const struct p2p_opts *o = run->o;
 	int rc, win = (int)o->window;
@@ -297,6 +338,8 @@ static int bw_measure(struct p2p_run *run, const struct transport_ops *tr, struc
 		rec->bw_min = wf.min;
 		rec->bw_max = wf.max;
 	}
+	if (hold)
+		bw_hold(run, tr, c, sender, size, deadline);
 	return 0;
 }
 
@@ -362,6 +405,10 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 		if (rc)
 			status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
 	}
+	int last_bw = -1;
+
+	for (int s = 0; s < o->nsizes; s++)
+		last_bw = o->sizes[s].bw ? s : last_bw;
 	for (int d = 0; d < run->ndirs; d++) {
 		int src = d ? hi : lo;
 
@@ -378,7 +425,8 @@ static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *
 			if (z->lat)
 				rc = lat_measure(run, tr, c, src == me, z->bytes, deadline, r);
 			if (!rc && z->bw && !run->lat_only)
-				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline, r);
+				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline,
+						run->plan && run->plan->directed && s == last_bw, r);
 			if (rc) {
 				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
 				if (rc == FP_ETIMEDOUT)
@@ -625,9 +673,9 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 		 * records of 1.4 KiB a step on 8 nodes, each served by its progress engine inside the
 		 * timed loop), a tail on rank 0's pairs only. The barrier's own messages are empty,
 		 * at most one a round to each endpoint, alike for all. */
-		if ((rc = MPI_RC(MPI_Ibarrier(w->epcomm, &req))) ||
-		    (rc = mpi_wait_sleepy(&req, clock_now() + 3 * run->timeout + 30)))
+		if ((rc = step_post(run)) || (rc = mpi_wait_sleepy(&run->step_req, clock_now() + 3 * run->timeout + 30)))
 			return rc; /* a rank is hung: the caller ends the job */
+		run->step_posted = 0;
 		tb = clock_now();
 		if ((rc = MPI_RC(MPI_Igather(run->mine, run->nrec * (int)sizeof *run->mine, MPI_BYTE, run->all,
 					     run->nrec * (int)sizeof *run->mine, MPI_BYTE, 0, w->epcomm, &req))))

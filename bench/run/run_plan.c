@@ -190,14 +190,16 @@ static int planned_keep(struct run_planned *was, const int *group, int ntiers, i
 /* Each path's plan into ints: npaths, then per path npairs, nsteps, step_first[0..nsteps],
  * the pairs (a, b), the pairs already measured left out; said on the terminal. Again (after
  * the confirmation): only the paths whose confirmed map is not the tree planned before, each
- * other path with no pair; *len 0 when no path has one. NULL when out of memory. */
+ * other path with no pair; *len 0 when every path's confirmed map is its planned tree. A path
+ * whose new plan was measured already has no pair either, but the plan is sent: the
+ * candidates are made again and confirmed again all the same. NULL when out of memory. */
 static int *plans_pack(struct run_state *st, const struct run_out *ro, int again, int *len, double *est)
 {
 	const struct run_opts *c = st->c;
 	struct plan pl[P2P_PATHS_MAX];
 	const struct infer_result *map[P2P_PATHS_MAX];
 	size_t need = 1;
-	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0, total = 0;
+	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0, differs = 0;
 
 	memset(pl, 0, sizeof pl);
 	int *flat = np > 0 ? calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat) : NULL;
@@ -207,6 +209,8 @@ static int *plans_pack(struct run_state *st, const struct run_out *ro, int again
 	for (int i = 0; i < np && rc == 0; i++) {
 		const struct infer_result *r = map[i] = plan_map(st, i, again);
 		int n = st->mp.p[i].m->n;
+
+		differs += r != NULL;
 
 		/* a path the map could not be made for: every pair, as one group */
 		if (r)
@@ -270,7 +274,6 @@ static int *plans_pack(struct run_state *st, const struct run_out *ro, int again
 				buf = NULL;
 				break;
 			}
-			total += kept;
 			for (int t = 0; t < p->ntiers; t++)
 				all += p->all_pairs[t];
 			across = kept - inside;
@@ -287,7 +290,7 @@ static int *plans_pack(struct run_state *st, const struct run_out *ro, int again
 			       steps, isteps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
 			       c->plan.groups, c->plan.uplink_streams, c->plan.uplink_streams == 1 ? "" : "s");
 		}
-		*len = again && total == 0 ? 0 : k;
+		*len = again && !differs ? 0 : k;
 	}
 	for (int i = 0; i < np; i++)
 		plan_free(&pl[i]);
@@ -404,7 +407,7 @@ static int plan_pass(struct world *w, struct run_out *ro, struct run_state *st, 
 	if ((rc = run_plan_measure(w, ro, st->c, &buf, &len, est, "p2p_bw.csv", "bandwidth plan:", &pl, &got, &prc)) ==
 	    FP_ETIMEDOUT)
 		goto out;
-	if (rc == 0 && pl.npaths == 0) /* again, and nothing to plan: every plan covered its map */
+	if (rc == 0 && pl.npaths == 0) /* again, and every confirmed map is the tree planned */
 		goto out;
 	if (rc == 0 && prc >= 0 && w->rank == 0 && plans_merge(st, &got, w->labels, again))
 		rc = FP_ERUNTIME;

@@ -51,11 +51,13 @@ expect "…3 tiers (leaf, spine, core)" [ "$(awk -F, 'NR > 1' "$r/tiers.csv" | w
 expect "…spines exact" same_groups "$r/topology.csv" 4 $TRUTH 3
 expect "latency: all 120 pairs in p2p.csv, both directions (240 rows), no bandwidth there" \
 	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\"' '$r/p2p.csv' | wc -l) -eq 240 ] && ! awk -F, 'NR > 1 && \$17 != \"\"' '$r/p2p.csv' | grep -q ."
-first=$(sed -n 's/^run: bandwidth plan for tcp:eth0 from its map (4 tiers): \([0-9]*\) of its 120 pairs.*/\1/p' "$tmp/plan.out")
+# (4 tiers, or 5 where a half leaf's one pair read at the machine's other latency level: the
+# hook's halves of 2 have no other pair to show it is noise)
+first=$(sed -n 's/^run: bandwidth plan for tcp:eth0 from its map ([45] tiers): \([0-9]*\) of its 120 pairs.*/\1/p' "$tmp/plan.out")
 more=$(sed -n 's/^run: bandwidth plan for tcp:eth0 again, from its confirmed map.* (3 tiers): \([0-9]*\) more of its 120 pairs.*/\1/p' "$tmp/plan.out")
 planned=$((${first:-0} + ${more:-0}))
 grep '^run: bandwidth plan for' "$tmp/plan.out" | sed 's/^/# /'
-expect "the first plan from the split map (4 tiers: ${first:-none} pairs), again from the confirmed one (3 tiers: ${more:-none} more)" \
+expect "the first plan from the split map (4 or 5 tiers: ${first:-none} pairs), again from the confirmed one (3 tiers: ${more:-none} more)" \
 	sh -c "[ -n '$first' ] && [ -n '$more' ] && [ '$more' -gt 0 ] && grep -q '^confirmation pass, again' '$tmp/plan.out'"
 expect "the plans: fewer pairs than all ($planned of 120), said on the terminal" sh -c "[ '$planned' -gt 0 ] && [ '$planned' -lt 120 ]"
 expect "p2p_bw.csv: both plans' pairs, both directions, every row ok" \

@@ -337,6 +337,51 @@ static void test_uplink_confirmed(void)
 	}
 }
 
+/* A node at half the rate across racks (a tenth inside its own) where one rack's uplink runs at
+ * a third: the tier's median across racks is the slow uplink's, so against it the node's pairs
+ * read at par. The rule judges it against the median without the uplink's pairs (0.5); what
+ * the confirmation says of it is the rule's figure on the confirmed data, not a ratio to that
+ * median (the emulated cluster's node07: "held ... re-tested alone 100%"). */
+static void test_low_bw_node_behind_slow_uplink(void)
+{
+	static const int racks[] = { 4, 4, 4 };
+	struct infer_result r1, r2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
+	unsigned char re[NMAX * NMAX];
+	int s = 0; /* node01, rack 0 */
+
+	fab_build(&f, racks, 3, 0.05, 0.05);
+	for (int i = 0; i < f.n; i++)
+		for (int j = 0; j < f.n; j++) {
+			float *b = &f.bw[i * f.n + j];
+
+			if (i == j)
+				continue;
+			if ((f.rack[i] == 1) != (f.rack[j] == 1))
+				*b = 0.08f;
+			if (i == s || j == s)
+				*b = fminf(*b, 0.12f);
+		}
+	g = f;
+	m1 = jm(&f), m2 = jm(&g);
+	map(&f, &r1);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	const struct suspect *x = find_kind(&c, SUSPECT_LOW_BW_NODE);
+	CHECK(count_kind(&c, SUSPECT_LOW_BW_NODE) == 1 && x && x->a == s && x->value < 0.7);
+	CHECK_EQ(count_kind(&c, SUSPECT_LOW_BW_UPLINK), 1);
+	memset(re, 1, sizeof re); /* every pair re-measured, the same figures */
+	map(&g, &r2);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	x = find_kind(&held, SUSPECT_LOW_BW_NODE);
+	const struct suspect *y = find_kind(&after, SUSPECT_LOW_BW_NODE);
+	CHECK(x && y && x->state == SUSP_HELD && x->a == s);
+	CHECK(x && y && x->value2 < 0.7 && x->value2 == y->value && x->expected2 == y->expected);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
+	infer_result_free(&r1), infer_result_free(&r2);
+}
+
 /* node06->node05 read min 62.7, p50 5155, p99 14825 us (a rank spinning beside it); another
  * pair has the p99 tail alone. Re-measured: the first is clean, the second persists. */
 static void test_jitter(void)
@@ -517,6 +562,7 @@ int main(void)
 	RUN(test_slow_node_holds);
 	RUN(test_node_decided_on_its_peers);
 	RUN(test_uplink_confirmed);
+	RUN(test_low_bw_node_behind_slow_uplink);
 	RUN(test_jitter);
 	RUN(test_jitter_floor);
 	RUN(test_jitter_against_controls);

@@ -628,8 +628,15 @@ int susp_decide(const struct susp_list *first, const struct susp_list *after, co
 			s.state = SUSP_NOT_RETESTED;
 		else
 			s.state = again >= 0 ? SUSP_HELD : SUSP_NOT_HELD;
-		if (again >= 0 && s.state == SUSP_HELD)
-			s.tier = after->s[again].tier;
+		if (again >= 0 && s.state == SUSP_HELD) {
+			/* held: the figures the rule found it by, on the confirmed data (susp_value's
+			 * are a plain ratio to the tier's median, which a slow uplink can make read
+			 * at par for a node at half rate) */
+			const struct suspect *a = &after->s[again];
+
+			s.tier = a->tier;
+			s.value2 = a->value, s.expected2 = a->expected, s.extra2 = a->extra;
+		}
 		if ((rc = list_add(s.state == SUSP_HELD ? held : rest, &s)))
 			return rc;
 	}
