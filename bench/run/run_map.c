@@ -367,11 +367,12 @@ static void overlay(struct run_path_map *p, const struct p2p_matrices *c, const 
 			 * confirmation re-measures (a node's, an uplink's, the tier boundaries') stood
 			 * apart from the rest as a tier (3 runs of 4 on 16 nodes, where the first figures
 			 * drew every map exact). So the minimum changes only where a latency candidate is
-			 * decided on it (the lower of the two: a slow spell cannot lower it); elsewhere
-			 * the map is drawn from the first pass's minima, measured alike. */
+			 * decided on it (the lower of the two: a slow spell cannot lower it) or where the
+			 * first pass has none; elsewhere the map is drawn from the first pass's minima,
+			 * measured alike. */
 			if (shift && p->m->lat_min[x] > 0 && c->lat_min[x] > 0)
 				shift[ns++] = fabs((double)c->lat_min[x] - p->m->lat_min[x]) / p->m->lat_min[x];
-			if (behind_latency(&p->first, s, t))
+			if (isnan(p->m->lat_min[x]) || behind_latency(&p->first, s, t))
 				p->m->lat_min[x] = fminf(p->m->lat_min[x], c->lat_min[x]);
 			p->m->lat_p50[x] = c->lat_p50[x];
 			p->m->lat_p99[x] = c->lat_p99[x];

@@ -486,9 +486,10 @@ static int rests_on_one_node(const struct tier_eval *e, const struct tier_test *
  * tier, wherever they are), so one fast pair cannot split a leaf that its siblings' pairs,
  * at the same level, keep whole. A switch tier is a block structure; pair offsets that follow
  * no switch (ECMP paths of two lengths, a host's spells) split a leaf only into groups whose
- * pairs cross the midway far more often than that: the tier is refused. The test counts the pairs, or a sample of about FIT_SAMPLE of them (every
- * stride-th of each row) on large fabrics, once per tier judged. Returns 1 when the tier's
- * pairs fit it, 0 when not, -1 when out of memory (no tier stands untested). */
+ * pairs cross the midway far more often than that: the tier is refused. The test counts the
+ * pairs, or a sample of about FIT_SAMPLE of them (every stride-th of each row) on large
+ * fabrics, once per tier judged. Returns 1 when the tier's pairs fit it, 0 when not, -1 when
+ * out of memory (no tier stands untested). */
 static int tier_fits(const struct tier_eval *e, const struct tier_test *j)
 {
 	const struct infer_ctx *c = e->c;
