@@ -210,6 +210,7 @@ int cmd_topo(int argc, char **argv)
 	}
 	infer_opts_default(&io);
 	io.noise_us = o.noise_us;
+	io.lat_again = m.lat_hi;
 	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
 		matrix_free(&m);
 		checks_opts_free(&jo);

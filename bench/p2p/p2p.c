@@ -69,10 +69,11 @@ struct p2p_run {
 	int step_posted;         /* …posted by this endpoint (step_post) */
 };
 
-/* A direction's latency figures from the pass with the lowest minimum (--lat-passes). */
+/* A direction's latency figures from the pass with the lowest minimum (--lat-passes), and the
+ * highest minimum of any pass (hi). */
 struct lat_best {
 	int64_t iters;
-	double min, avg, p50, p99;
+	double min, avg, p50, p99, hi;
 };
 
 /* ---------------------------------------------------------------- estimates */
@@ -347,13 +348,14 @@ static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
 {
 	*r = (struct p2p_rec){ .src = src, .dst = dst, .size_idx = size_idx, .status = P2P_OK,
 			       .lat_iters = -1, .bw_iters = -1, .lat_min = NAN, .lat_avg = NAN,
-			       .lat_p50 = NAN, .lat_p99 = NAN, .bw_GBps = NAN, .bw_total = NAN,
+			       .lat_p50 = NAN, .lat_p99 = NAN, .lat_min_hi = NAN, .bw_GBps = NAN, .bw_total = NAN,
 			       .bw_min = NAN, .bw_max = NAN, .bw_warm = -1, .bw_converged = -1 };
 }
 
-/* Keep, per direction and latency size, the figures of the pass with the lowest minimum: into
- * run->best after an earlier pass, from it into run->mine after the last one. Only the side
- * that timed the ping-pongs holds figures; the other's stay NAN, on both passes alike. */
+/* Keep, per direction and latency size, the figures of the pass with the lowest minimum, and
+ * the highest minimum of all passes: into run->best after an earlier pass, from it into
+ * run->mine after the last one. Only the side that timed the ping-pongs holds figures; the
+ * other's stay NAN, on both passes alike. */
 static void lat_keep_best(struct p2p_run *run, int peer)
 {
 	for (int i = 0; i < run->nrec; i++) {
@@ -363,14 +365,21 @@ static void lat_keep_best(struct p2p_run *run, int peer)
 
 		if (r->status != P2P_OK || isnan(r->lat_min)) {
 			continue;
-		} else if (run->lat_only && (!have || r->lat_min < b->min)) {
-			*b = (struct lat_best){ r->lat_iters, r->lat_min, r->lat_avg, r->lat_p50, r->lat_p99 };
-		} else if (!run->lat_only && have && b->min < r->lat_min) {
-			r->lat_iters = b->iters;
-			r->lat_min = b->min;
-			r->lat_avg = b->avg;
-			r->lat_p50 = b->p50;
-			r->lat_p99 = b->p99;
+		} else if (run->lat_only) {
+			double hi = have && b->hi > r->lat_min ? b->hi : r->lat_min;
+
+			if (!have || r->lat_min < b->min)
+				*b = (struct lat_best){ r->lat_iters, r->lat_min, r->lat_avg, r->lat_p50, r->lat_p99, hi };
+			b->hi = hi;
+		} else if (have) {
+			r->lat_min_hi = b->hi > r->lat_min ? b->hi : r->lat_min;
+			if (b->min < r->lat_min) {
+				r->lat_iters = b->iters;
+				r->lat_min = b->min;
+				r->lat_avg = b->avg;
+				r->lat_p50 = b->p50;
+				r->lat_p99 = b->p99;
+			}
 		}
 	}
 }

@@ -70,6 +70,7 @@ struct p2p_rec {
 	int32_t status;
 	int64_t lat_iters, bw_iters;
 	double lat_min, lat_avg, lat_p50, lat_p99; /* µs, half round trip */
+	double lat_min_hi;      /* the highest pass's minimum (--lat-passes > 1), else NAN */
 	double bw_GBps;                 /* median window rate */
 	double bw_total, bw_min, bw_max; /* total bytes / total time; slowest, fastest window */
 	int32_t bw_warm;                /* warm-up windows run */
@@ -90,6 +91,7 @@ struct p2p_matrices {
 	float *lat_min;  /* the minimum: the least noisy, what the latency map uses */
 	float *lat_p50;  /* what latency_<path>.csv shows */
 	float *lat_p99;
+	float *lat_hi;   /* the highest latency pass's minimum (NAN: one pass): the map's repeat noise */
 	float *bw;       /* median window rate */
 	int ok, failed;  /* directions, at the last size */
 	double line_rate_Gbps; /* the slowest usable endpoint's port; NAN when any is unknown */

@@ -69,7 +69,7 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 		.src_dev = sp->dev, .dst_dev = dp->dev,
 		.size_B = (int64_t)z->bytes,
 		.lat_iters = ok && z->lat ? r->lat_iters : -1,
-		.lat_us_min = NAN, .lat_us_avg = NAN, .lat_us_p50 = NAN, .lat_us_p99 = NAN,
+		.lat_us_min = NAN, .lat_us_avg = NAN, .lat_us_p50 = NAN, .lat_us_p99 = NAN, .lat_us_min_hi = NAN,
 		.bw_windows = ok && z->bw ? r->bw_iters : -1,
 		.window = ok && z->bw ? po->opts->window : -1,
 		.bw_GBps = NAN, .bw_Gbps = NAN, .pct_line_rate = NAN,
@@ -86,6 +86,7 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 		row.lat_us_avg = r->lat_avg;
 		row.lat_us_p50 = r->lat_p50;
 		row.lat_us_p99 = r->lat_p99;
+		row.lat_us_min_hi = r->lat_min_hi;
 	}
 	if (ok && z->bw) {
 		row.bw_GBps = r->bw_GBps;
@@ -111,14 +112,15 @@ int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n)
 	m->lat_min = malloc(sizeof *m->lat_min * cells);
 	m->lat_p50 = malloc(sizeof *m->lat_p50 * cells);
 	m->lat_p99 = malloc(sizeof *m->lat_p99 * cells);
+	m->lat_hi = malloc(sizeof *m->lat_hi * cells);
 	m->bw = malloc(sizeof *m->bw * cells);
-	if (!m->lat_min || !m->lat_p50 || !m->lat_p99 || !m->bw) {
+	if (!m->lat_min || !m->lat_p50 || !m->lat_p99 || !m->lat_hi || !m->bw) {
 		LOG_ERROR("out of memory for the matrices of %d endpoints", n);
 		p2p_matrices_free(m);
 		return FP_ERUNTIME;
 	}
 	for (size_t i = 0; i < cells; i++)
-		m->lat_min[i] = m->lat_p50[i] = m->lat_p99[i] = m->bw[i] = NAN;
+		m->lat_min[i] = m->lat_p50[i] = m->lat_p99[i] = m->lat_hi[i] = m->bw[i] = NAN;
 	return 0;
 }
 
@@ -127,8 +129,9 @@ void p2p_matrices_free(struct p2p_matrices *m)
 	free(m->lat_min);
 	free(m->lat_p50);
 	free(m->lat_p99);
+	free(m->lat_hi);
 	free(m->bw);
-	m->lat_min = m->lat_p50 = m->lat_p99 = m->bw = NULL;
+	m->lat_min = m->lat_p50 = m->lat_p99 = m->lat_hi = m->bw = NULL;
 }
 
 void p2p_result_free(struct p2p_result *r)
@@ -150,8 +153,14 @@ void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const st
 	int ok = r->status == P2P_OK, first_lat, last_bw;
 
 	matrix_sizes(o, &first_lat, &last_bw);
-	/* a pair measured again (the confirmation's rounds) keeps its best figure of each */
+	/* a pair measured again (the confirmation's rounds) keeps its best figure of each, and the
+	 * highest minimum of every measurement as lat_hi */
 	if (ok && r->size_idx == first_lat) {
+		float had = m->lat_min[cell];
+
+		m->lat_hi[cell] = best(m->lat_hi[cell], (float)r->lat_min_hi, 1);
+		if (!isnan(had))
+			m->lat_hi[cell] = best(m->lat_hi[cell], best(had, (float)r->lat_min, 1), 1);
 		m->lat_p50[cell] = best(m->lat_p50[cell], (float)r->lat_p50, 0);
 		m->lat_min[cell] = best(m->lat_min[cell], (float)r->lat_min, 0);
 		m->lat_p99[cell] = best(m->lat_p99[cell], (float)r->lat_p99, 0);

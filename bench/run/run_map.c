@@ -112,6 +112,7 @@ int run_maps_first(struct run_maps *mp, struct p2p_result *res, const char *cons
 
 		p->m = &res->path[i];
 		io.noise_us = noise_us ? noise_us[i] : 0;
+		io.lat_again = p->m->lat_hi;
 		if (infer_tiers(p->m->lat_min, p->m->bw, p->m->n, labels, &io, &p->r1) ||
 		    (test_split && split_leaves(p, labels, &io)))
 			return FP_ERUNTIME;
@@ -430,6 +431,8 @@ static int decide(struct run_maps *mp, const struct run_confirm_opts *cf, const 
 			 * measured again, alone and longer, reads a lower minimum; without this floor a
 			 * node whose pairs were not among them stood out against them) */
 			struct infer_opts io2 = io;
+
+			io2.lat_again = p->m->lat_hi;
 
 			if (p->have_r1 && p->r1.noise_us > io2.noise_us)
 				io2.noise_us = p->r1.noise_us;

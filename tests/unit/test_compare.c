@@ -257,6 +257,84 @@ static void test_tolerance_from_noise(void)
 	CHECK(cmp_classify(3, NAN, 1, 0.1, &chg) == CMP_WORSE);
 }
 
+/* A one-tier latency run of 12 nodes at 10.5 us (0.5% noise), pair n02-n05 at lat25 (both
+ * directions). */
+static void lat_run(const char *name, char *dir, double lat25)
+{
+	FILE *f = open_run(name, "p2p.csv", dir);
+
+	for (int i = 0; i < 12; i++)
+		for (int j = 0; j < 12; j++) {
+			char a[16], b[16];
+			int odd = (i == 2 && j == 5) || (i == 5 && j == 2);
+			double lat = odd ? lat25 : 10.5 * exp(0.005 * gauss());
+
+			if (i == j)
+				continue;
+			snprintf(a, sizeof a, "n%02d", i);
+			snprintf(b, sizeof b, "n%02d", j);
+			fprintf(f, "r,mpi,ethernet,%s,%s,eth0,eth0,10.0,8,100,%.3f,%.3f,%.3f,%.3f,,,,,,ok,\n", a, b, lat,
+				lat, lat, lat * 2);
+		}
+	fclose(f);
+}
+
+struct item25 {
+	int cls, others;  /* n02->n05's latency minimum's class; the items of other pairs not same */
+	char note[256];
+};
+
+static void item_25(void *ctx, const struct cmp_item *it)
+{
+	struct item25 *r = ctx;
+	int pair = (!strcmp(it->src, "n02") && !strcmp(it->dst, "n05")) || (!strcmp(it->src, "n05") && !strcmp(it->dst, "n02"));
+
+	if (pair && !strcmp(it->src, "n02") && !strcmp(it->metric, "lat_us_min")) {
+		r->cls = it->cls;
+		snprintf(r->note, sizeof r->note, "%s", it->note);
+	} else if (!pair && it->cls != CMP_SAME) {
+		r->others++;
+	}
+}
+
+static struct item25 compare_25(const char *da, const char *db)
+{
+	struct rundir a, b;
+	struct cmp_skip sk;
+	struct cmp_opts o = { 0 };
+	struct item25 r = { .cls = -1 };
+	char err[RUNDIR_ERR_MAX];
+
+	CHECK(rundir_load(da, &a, err) == 0 && rundir_load(db, &b, err) == 0);
+	CHECK(cmp_p2p(&a, &b, &o, item_25, &r, &sk) == 0);
+	rundir_free(&a);
+	rundir_free(&b);
+	return r;
+}
+
+/* A pair fast in BASE (a spell of the host: 9.0 us among 10.5) and at its tier's level in NEW
+ * is not worse (+17%, beyond the 5% floor and the pairs' 0.5% noise): it is back among its
+ * peers. Beyond its tier's level by more than the tolerance, it is worse. */
+static void test_back_to_tier(void)
+{
+	char da[256], db[256];
+	struct item25 r;
+
+	rng = 0x51ab1e;
+	lat_run("back-a", da, 9.0);
+	lat_run("back-b", db, 10.55);
+	r = compare_25(da, db);
+	CHECK(r.cls == CMP_SAME && strstr(r.note, "back at its tier's median") && r.others == 0);
+	lat_run("back-c", db, 12.5); /* +19% on its tier's level: a regression */
+	r = compare_25(da, db);
+	CHECK(r.cls == CMP_WORSE && r.others == 0);
+	/* a pair at its tier's level in BASE that rose 17% is worse: the rule is no blanket */
+	lat_run("back-d", da, 10.5);
+	lat_run("back-e", db, 12.3);
+	r = compare_25(da, db);
+	CHECK(r.cls == CMP_WORSE);
+}
+
 /* ---------------------------------------------------------------- groups */
 
 static void expect_changes(const int *ga, const int *gb, int n, const int *want)
@@ -426,6 +504,7 @@ int main(void)
 	RUN(test_pair_matching);
 	RUN(test_noise_estimate);
 	RUN(test_tolerance_from_noise);
+	RUN(test_back_to_tier);
 	RUN(test_group_matching);
 	RUN(test_map);
 	RUN(test_tier_names);

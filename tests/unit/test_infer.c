@@ -627,6 +627,63 @@ static void test_slow_uplink(void)
 		}
 }
 
+/* Leaves of 4 (16 nodes, 2 spines: 10.5, 60, 160 us, 0.5% noise) in which two disjoint pairs
+ * of every leaf read 9.0 us: a spell of a shared host during their measurement, as on the
+ * emulated cluster. One pass alone cannot tell them from switches of 2 and splits the leaves.
+ * The second latency pass (lat_again) read them at the leaf's 10.5: that disagreement is the
+ * repeat noise, and the map then keeps the leaves whole, naming nothing. When the second pass
+ * agrees (the fast pairs reproduce), the floor stays low and the split stands as before. */
+static void test_repeat_noise(void)
+{
+	static const int racks[] = { 4, 4, 4, 4 };
+	static const double lv[] = { 10.5, 60, 160 };
+	struct infer_opts o;
+	struct infer_result r;
+	float *again;
+	int n;
+
+	lognormal = 1;
+	rng = 0x7e9ea7;
+	build(&t, racks, 4, 2, lv, 0.005);
+	n = t.n;
+	again = malloc(sizeof *again * (size_t)n * n);
+	for (size_t x = 0; x < (size_t)n * n; x++)
+		again[x] = t.lat[x] * 1.002f;
+	for (int leaf = 0; leaf < 4; leaf++) {
+		int m[4], k = 0;
+
+		for (int i = 0; i < n && k < 4; i++)
+			if (t.leaf[i] == leaf)
+				m[k++] = i;
+		for (int q = 0; q < 4; q += 2)
+			for (int d = 0; d < 2; d++) {
+				size_t x = d ? (size_t)m[q] * n + m[q + 1] : (size_t)m[q + 1] * n + m[q];
+
+				t.lat[x] = (float)(9.0 * exp(0.005 * gauss()));
+				again[x] = 10.5f;
+			}
+	}
+	r = run(&t, 0); /* one pass: the defect */
+	CHECK(r.ntiers == 4 || !same_partition(&r, 0, t.leaf));
+	CHECK(isnan(r.noise_repeat));
+	infer_result_free(&r);
+	infer_opts_default(&o);
+	o.lat_again = again;
+	CHECK(infer_tiers(t.lat, NULL, n, t.names, &o, &r) == 0);
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	CHECK(r.nsuspects == 0);
+	CHECK(r.noise_repeat > 0.05 && r.noise_repeat_n >= 16 && r.noise >= r.noise_repeat);
+	infer_result_free(&r);
+	for (size_t x = 0; x < (size_t)n * n; x++) /* the second pass agrees */
+		again[x] = t.lat[x] * 1.002f;
+	CHECK(infer_tiers(t.lat, NULL, n, t.names, &o, &r) == 0);
+	CHECK(r.noise_repeat < 0.01);
+	CHECK(r.ntiers == 4 || !same_partition(&r, 0, t.leaf));
+	free(again);
+	lognormal = 0;
+	done(&t, &r);
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -646,5 +703,6 @@ int main(void)
 	RUN(test_boundary_pairs);
 	RUN(test_ring_model);
 	RUN(test_slow_uplink);
+	RUN(test_repeat_noise);
 	CHECK_EXIT();
 }

@@ -225,8 +225,12 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	const char **names = malloc(sizeof *names * (size_t)(t->n + 1));
 	char err[EMIT_ERR_MAX];
 
-	fprintf(f, "\nlatency map: %d tier%s (pair noise %.1f%%, %.2f us at the lowest tier)\n", r->ntiers,
+	fprintf(f, "\nlatency map: %d tier%s (pair noise %.1f%%, %.2f us at the lowest tier", r->ntiers,
 		r->ntiers == 1 ? "" : "s", 100 * r->noise, r->noise_us);
+	if (isfinite(r->noise_repeat))
+		fprintf(f, "; the latency passes disagree by %.1f%% on %lld nearest directions", 100 * r->noise_repeat,
+			r->noise_repeat_n);
+	fputs(")\n", f);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 

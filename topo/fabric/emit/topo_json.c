@@ -120,6 +120,11 @@ void topo_json_map(FILE *f, const struct emit_topo *t, double line_rate_Gbps, in
 		fprintf(f, "%.4f", r->noise);
 	else
 		fputs("null", f);
+	fputs(", \"noise_repeat\": ", f);
+	if (isfinite(r->noise_repeat))
+		fprintf(f, "%.4f", r->noise_repeat);
+	else
+		fputs("null", f);
 	fprintf(f, ",\n%s \"tier\": [\n", pad);
 	for (int k = 0; k < r->ntiers; k++) {
 		tier_json(f, t, k, line_rate_Gbps, pad);

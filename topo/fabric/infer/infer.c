@@ -372,6 +372,8 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 		r->sep_within[t] = ti.sep_within[t];
 	}
 	r->noise = c->sigma;
+	r->noise_repeat = c->rep_sigma;
+	r->noise_repeat_n = c->rep_n;
 	r->noise_us = c->sigma * (isfinite(m.level[0]) ? m.level[0] : 0);
 	memcpy(r->offset_us, m.off, sizeof *r->offset_us * (size_t)c->n);
 	if ((rc = order_nodes(r, names)) || (rc = infer_suspects(c, &m, bw, r)))
@@ -385,7 +387,7 @@ out:
 int infer_tiers(const float *lat, const float *bw, int n, const char *const *names,
 		const struct infer_opts *o, struct infer_result *r)
 {
-	struct infer_ctx c = { .n = n, .lat = lat, .o = o };
+	struct infer_ctx c = { .n = n, .lat = lat, .o = o, .rep_sigma = NAN };
 	size_t np = tri(n, 0);
 	int rc = FP_ERUNTIME;
 

@@ -5,7 +5,8 @@
  * group per connected part of the measurements. No decision rests on one pair:
  *   1. symmetrise; work on log latency (relative noise has one spread at every tier);
  *   2. pair noise sigma from the rows of nearest neighbours (two nodes on one leaf see
- *      everybody else alike); per-node offsets (µs) from several neighbours' rows;
+ *      everybody else alike), and never below what a second measurement of their pairs
+ *      disagrees by (lat_again); per-node offsets (µs) from several neighbours' rows;
  *   3. average linkage (UPGMA, nearest-neighbour chain, O(N²)) over measured pairs only;
  *   4. tier boundaries among the gaps of the merge heights, each judged with the pairs behind
  *      both sides; each cut refined by moving every node (then every group of the tier below)
@@ -29,6 +30,10 @@ struct infer_opts {
 	double rel_noise; /* pair noise assumed before the pairs say otherwise, relative (default 0.03) */
 	double sep_z;     /* a group must stand this many standard errors from its nearest (default 5) */
 	double sep_step;  /* …and this many pair sigmas above its tier's level (default 1.5) */
+	/* the same directions measured again at another time (n x n µs: the highest latency pass's
+	 * minimum, NAN = none), or NULL: how far the two disagree on each node's nearest pairs is
+	 * the least noise the map works with (repeat noise, step 2) */
+	const float *lat_again;
 };
 
 void infer_opts_default(struct infer_opts *o);
@@ -64,6 +69,8 @@ struct infer_result {
 	int structure;              /* 0: no tier boundary stands above the noise (ntiers == 1) */
 	double noise;               /* pair noise sigma, relative (log units) */
 	double noise_us;            /* the same at the lowest tier's level, µs */
+	double noise_repeat;        /* the repeat noise (infer_opts.lat_again), relative; NAN: none */
+	long long noise_repeat_n;   /* the directions it rests on */
 	double *offset_us;          /* per node, relative to the median node (a slow node > 0) */
 	int *order;                 /* node indices in depth-first tree order */
 	struct infer_suspect *suspects;

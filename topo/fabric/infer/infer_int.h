@@ -28,6 +28,8 @@ struct infer_ctx {
 	float *spread;               /* µs per node: its row's median less its least latency; then n more:
 				      * that least latency (µs) */
 	double sigma;                /* pair noise, log units */
+	double rep_sigma;            /* the repeat noise: sigma's floor (NAN: none) */
+	long long rep_n;             /* the directions it rests on */
 	float *rows;                 /* INFER_BLOCK x n: a block of full rows of d */
 };
 

@@ -452,7 +452,58 @@ double infer_noise(const struct infer_ctx *c, const double *est, const double *n
 			s += nu[q] * est[q] * est[q];
 			w += nu[q];
 		}
-	return fmax(fmax(fl, 1e-6), sqrt(s / w));
+	return fmax(fmax(fmax(fl, 1e-6), sqrt(s / w)), isnan(c->rep_sigma) ? 0 : c->rep_sigma);
+}
+
+/* The repeat noise: over every node's NEAR_K nearest candidates (its own leaf's pairs, where
+ * the lowest tier is decided), the part of each direction's deviation from the node's nearest
+ * level (the median of those candidates' latencies) that its second measurement (the highest
+ * latency pass's minimum) did not repeat: min(ln(again / lat), |ln(lat / level)|). A pair a
+ * fast spell of the host caught stands below its neighbours and read at their level again:
+ * it counts. A pair the second pass caught in a slow spell stands at its neighbours' level: it
+ * does not (the map takes the lower minimum), nor does a pair that stands apart both times (a
+ * switch of its own). Two measurements differ by sqrt(2) sigma; the 90th percentile is taken,
+ * so that spells that move a tenth of the pairs or more count. NAN with fewer than REPEAT_MIN
+ * directions. 0 or FP_ERUNTIME. */
+#define REPEAT_MIN 10
+static int near_repeat(struct infer_ctx *c, const struct near *nb)
+{
+	int n = c->n;
+	const float *hi = c->o->lat_again;
+	float *r = hi ? malloc(sizeof *r * ((size_t)n * NEAR_K + 1)) : NULL;
+	size_t k = 0;
+
+	c->rep_sigma = NAN;
+	c->rep_n = 0;
+	if (hi && !r)
+		return FP_ERUNTIME;
+	for (int i = 0; r && i < n; i++) {
+		float v[NEAR_K];
+		int m = 0;
+
+		for (int q = 0; q < NEAR_K; q++) {
+			int j = nb->j[(size_t)i * NEAR_K + q];
+
+			if (j >= 0 && c->lat[(size_t)i * n + j] > 0)
+				v[m++] = c->lat[(size_t)i * n + j];
+		}
+		if (m < 2)
+			continue;
+		double level = infer_median(v, (size_t)m);
+		for (int q = 0; q < NEAR_K; q++) {
+			int j = nb->j[(size_t)i * NEAR_K + q];
+			size_t at = (size_t)i * n + (size_t)j;
+
+			if (j >= 0 && c->lat[at] > 0 && hi[at] >= c->lat[at] && isfinite(hi[at]))
+				r[k++] = fminf(logf(hi[at] / c->lat[at]), fabsf((float)log(c->lat[at] / level)));
+		}
+	}
+	if (k >= REPEAT_MIN) {
+		c->rep_sigma = infer_select(r, k, (size_t)ceil(0.9 * (double)k) - 1) / (1.645 * M_SQRT2);
+		c->rep_n = (long long)k;
+	}
+	free(r);
+	return 0;
 }
 
 int infer_near(struct infer_ctx *c, double *sigma, double *nu)
@@ -468,7 +519,7 @@ int infer_near(struct infer_ctx *c, double *sigma, double *nu)
 	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
 	if (buf && per && part && nb.j && nb.v && nb.dus && nb.mad && nb.se && !near_cols(c, &nb) &&
-	    !near_find(c, &nb)) {
+	    !near_find(c, &nb) && !near_repeat(c, &nb)) {
 		*sigma = near_noise(c, &nb, buf, per, nu);
 		c->sigma = infer_noise(c, sigma, nu, 1);
 		near_diffs(c, &nb, buf);

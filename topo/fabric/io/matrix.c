@@ -259,6 +259,7 @@ void matrix_free(struct matrix *m)
 	free(m->names);
 	free(m->lat);
 	free(m->bw);
+	free(m->lat_hi);
 	memset(m, 0, sizeof *m);
 }
 
@@ -397,13 +398,14 @@ static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t
 	m->names = calloc(neps, sizeof *m->names);
 	m->lat = malloc(sizeof *m->lat * neps * neps);
 	m->bw = malloc(sizeof *m->bw * neps * neps);
-	if (!m->names || !m->lat || !m->bw) {
+	m->lat_hi = malloc(sizeof *m->lat_hi * neps * neps);
+	if (!m->names || !m->lat || !m->bw || !m->lat_hi) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: out of memory for %zu endpoints", file, neps);
 		return FP_ERUNTIME;
 	}
 	m->n = (int)neps;
 	for (size_t i = 0; i < neps * neps; i++)
-		m->lat[i] = m->bw[i] = NAN;
+		m->lat[i] = m->bw[i] = m->lat_hi[i] = NAN;
 	for (size_t i = 0; i < neps; i++) {
 		size_t len = strlen(eps[i].host) + strlen(eps[i].dev) + 2;
 
@@ -440,8 +442,10 @@ static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep
 			}
 		}
 		size_t c = (size_t)(hit[0] - eps) * n + (size_t)(hit[1] - eps);
-		if (row.size_B == lat_size && !isnan(row.lat_us_min))
+		if (row.size_B == lat_size && !isnan(row.lat_us_min)) {
 			m->lat[c] = (float)row.lat_us_min;
+			m->lat_hi[c] = (float)row.lat_us_min_hi;
+		}
 		if (row.size_B == bw_size && !isnan(row.bw_GBps))
 			m->bw[c] = (float)row.bw_GBps;
 	}
@@ -478,6 +482,13 @@ static int read_p2p(const char *file, const char *path, int need_lat, struct mat
 	if (bw_size < 0) {
 		free(m->bw);
 		m->bw = NULL;
+	}
+	size_t k = 0, cells = (size_t)m->n * (size_t)m->n;
+	while (k < cells && isnan(m->lat_hi[k]))
+		k++;
+	if (k == cells) { /* one latency pass, or a file from before the column */
+		free(m->lat_hi);
+		m->lat_hi = NULL;
 	}
 out:
 	ep_free(eps, neps);

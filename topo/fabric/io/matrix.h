@@ -10,6 +10,7 @@ struct matrix {
 	char **names;  /* n */
 	float *lat;    /* n x n µs, NAN = missing */
 	float *bw;     /* n x n GB/s or NULL */
+	float *lat_hi; /* n x n µs, the highest latency pass's minimum (p2p.csv's lat_us_min_hi), or NULL */
 	char path[64]; /* the path the matrices are of */
 };
 

@@ -33,6 +33,7 @@ const struct csv_col p2p_csv_cols[P2P_NCOLS] = {
 	COL(P2P_COL_BW_MAX, "bw_GBps_max", CSV_F64, bw_GBps_max, 4),
 	COL(P2P_COL_BW_WARMUP_WINDOWS, "bw_warmup_windows", CSV_I64, bw_warmup_windows, 0),
 	COL(P2P_COL_BW_WARMUP, "bw_warmup", CSV_STR, bw_warmup, 0),
+	COL(P2P_COL_LAT_MIN_HI, "lat_us_min_hi", CSV_F64, lat_us_min_hi, 3),
 };
 
 void p2p_csv_header(FILE *f)
@@ -49,11 +50,11 @@ void p2p_csv_write(FILE *f, const struct p2p_row *row)
 
 /* p2p_csv_in's columns, in its order: its strings, then size_B, then its figures */
 enum { IN_PATH, IN_KIND, IN_SRC, IN_DST, IN_SDEV, IN_DDEV, IN_STATUS, IN_SIZE, IN_LINE_RATE, IN_LMIN, IN_LP50,
-       IN_LP99, IN_BW };
+       IN_LP99, IN_BW, IN_LMIN_HI };
 static const int in_col[P2P_CSV_IN_NCOLS] = {
 	P2P_COL_PATH,	 P2P_COL_KIND,	    P2P_COL_SRC_HOST, P2P_COL_DST_HOST, P2P_COL_SRC_DEV,
 	P2P_COL_DST_DEV, P2P_COL_STATUS,    P2P_COL_SIZE,     P2P_COL_LINE_RATE, P2P_COL_LAT_MIN,
-	P2P_COL_LAT_P50, P2P_COL_LAT_P99,   P2P_COL_BW_GBPS,
+	P2P_COL_LAT_P50, P2P_COL_LAT_P99,   P2P_COL_BW_GBPS,  P2P_COL_LAT_MIN_HI,
 };
 /* what every reader needs */
 #define NEED_ALWAYS                                                                                  \
@@ -107,7 +108,8 @@ static int in_fault(const struct p2p_csv_reader *p, int i, const char *why, char
  * else csv_read_number's. 0 or FP_EUSAGE. */
 static int in_numbers(const struct p2p_csv_reader *p, struct p2p_csv_in *row, char *err)
 {
-	double *fig[] = { &row->line_rate_Gbps, &row->lat_us_min, &row->lat_us_p50, &row->lat_us_p99, &row->bw_GBps };
+	double *fig[] = { &row->line_rate_Gbps, &row->lat_us_min, &row->lat_us_p50, &row->lat_us_p99, &row->bw_GBps,
+			  &row->lat_us_min_hi };
 	const char *s = in_cell(p, IN_SIZE), *q = s;
 	long long v = 0;
 	int rc;
@@ -117,7 +119,7 @@ static int in_numbers(const struct p2p_csv_reader *p, struct p2p_csv_in *row, ch
 	if (*q || q == s || v < 1 || v > SIZE_MAX_B)
 		return in_fault(p, IN_SIZE, "is not a whole number in 1..1e15", err);
 	row->size_B = v;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 6; k++)
 		if ((rc = csv_read_number(in_cell(p, IN_LINE_RATE + k), fig[k])))
 			return in_fault(p, IN_LINE_RATE + k, csv_read_number_why(rc), err);
 	return 0;

@@ -24,19 +24,22 @@ struct p2p_row {
 	double bw_GBps_total, bw_GBps_min, bw_GBps_max; /* total bytes / total time; window spread */
 	int64_t bw_warmup_windows;
 	const char *bw_warmup;                          /* "converged", "not converged", NULL */
+	double lat_us_min_hi; /* the highest of the latency passes' minima (NAN: one pass) */
 };
 
 /* Column indices, in file order. Columns added later go at the end, so that readers by
  * position (awk in scripts) keep working. bw_GBps is the median window rate after a warm-up
  * that converged (bench/p2p/window.h); bw_GBps_total is total bytes over total time (as
- * osu_bw reports); bw_GBps_min/max the slowest and fastest timed window. */
+ * osu_bw reports); bw_GBps_min/max the slowest and fastest timed window. lat_us_min is the
+ * lowest of the latency passes' minima (--lat-passes), lat_us_min_hi the highest: how far two
+ * measurements of one direction at different times disagree, the map's repeat noise. */
 enum p2p_col {
 	P2P_COL_RUN_ID, P2P_COL_PATH, P2P_COL_KIND, P2P_COL_SRC_HOST, P2P_COL_DST_HOST,
 	P2P_COL_SRC_DEV, P2P_COL_DST_DEV, P2P_COL_LINE_RATE, P2P_COL_SIZE, P2P_COL_LAT_ITERS,
 	P2P_COL_LAT_MIN, P2P_COL_LAT_AVG, P2P_COL_LAT_P50, P2P_COL_LAT_P99, P2P_COL_BW_WINDOWS,
 	P2P_COL_WINDOW, P2P_COL_BW_GBPS, P2P_COL_BW_GBITS, P2P_COL_PCT_LINE_RATE, P2P_COL_STATUS,
 	P2P_COL_NOTE, P2P_COL_BW_TOTAL, P2P_COL_BW_MIN, P2P_COL_BW_MAX, P2P_COL_BW_WARMUP_WINDOWS,
-	P2P_COL_BW_WARMUP, P2P_NCOLS
+	P2P_COL_BW_WARMUP, P2P_COL_LAT_MIN_HI, P2P_NCOLS
 };
 
 extern const struct csv_col p2p_csv_cols[P2P_NCOLS];
@@ -52,12 +55,13 @@ struct p2p_csv_in {
 	const char *path, *kind, *src_host, *dst_host, *src_dev, *dst_dev, *status;
 	long long size_B;                                  /* 1 … 1e15 */
 	double line_rate_Gbps, lat_us_min, lat_us_p50, lat_us_p99, bw_GBps;
+	double lat_us_min_hi;                              /* NAN: one pass, or an older file */
 	int ok;                                            /* status is "ok" */
 	int line;                                          /* the line the row starts on */
 };
 
 /* the columns p2p_csv_in holds, in its order */
-#define P2P_CSV_IN_NCOLS 13
+#define P2P_CSV_IN_NCOLS 14
 
 /* A p2p.csv (or p2p_retest.csv, p2p_confirm.csv: the same columns) read row by row; nothing
  * but the row read is held, so a file of millions of rows costs one row's memory. */

@@ -17,7 +17,9 @@
  * spread at one time; two runs of an unchanged fabric also differ by a node's or a route's
  * few percent (3.5% on one emulated pair after the cluster was rebuilt), which is below what
  * anyone acts on. Retests (p2p_retest.csv) confirm: a pair counts as
- * worse only when its best measurement still is. */
+ * worse only when its best measurement still is. A pair that stood better than its tier's
+ * median in BASE and now is no worse than that median (within the tolerance) is the same: it
+ * is back among its peers, not a regression anyone would act on. */
 #ifndef FP_COMPARE_H
 #define FP_COMPARE_H
 
@@ -72,6 +74,7 @@ struct cmp_noise_key {
 	int metric, tier;
 	double sigma;                   /* ln units */
 	int n;                          /* pairs behind it */
+	double median;                  /* the tier's median figure (ln units; NAN for pooled keys) */
 };
 struct cmp_noise {
 	struct cmp_noise_key *k;
@@ -80,6 +83,8 @@ struct cmp_noise {
 int cmp_noise_build(const struct rundir *rd, struct cmp_noise *nz);
 /* sigma for that key: the tier's, the path's pooled one, or CMP_SIGMA_DEFAULT */
 double cmp_noise_get(const struct cmp_noise *nz, int path, long long size, int metric, int tier);
+/* the tier's median figure for that key (not ln), NAN when the tier has too few pairs */
+double cmp_noise_level(const struct cmp_noise *nz, int path, long long size, int metric, int tier);
 void cmp_noise_free(struct cmp_noise *nz);
 /* sigma from n residuals (ln units; reordered): p90(|r|) / 1.645, at least CMP_SIGMA_FLOOR;
  * NAN when n < 5. */

@@ -91,9 +91,9 @@ static double node_effect(const struct node_dev *nd, int n, int node, double sig
 	return fabs(e) > 3 * sigma_core ? e : 0;
 }
 
-/* Residuals of one group of observations (in place): deviation from the group's median,
- * less whichever clear node offset (or none) explains it best. */
-static int residuals(struct obs *o, int n, double *tmp, struct node_dev *nd)
+/* Residuals of one group of observations (in place): deviation from the group's median
+ * (returned, ln), less whichever clear node offset (or none) explains it best. */
+static double residuals(struct obs *o, int n, double *tmp, struct node_dev *nd)
 {
 	double med, core;
 
@@ -117,7 +117,7 @@ static int residuals(struct obs *o, int n, double *tmp, struct node_dev *nd)
 			r = o[i].lv - ed;
 		o[i].lv = r;
 	}
-	return 0;
+	return med;
 }
 
 /* The observations of a run: every ok row's metrics, ln, with the pair's tier. */
@@ -140,14 +140,14 @@ static struct obs *observations(const struct rundir *rd, int *count)
 	return o;
 }
 
-static int key_add(struct cmp_noise *nz, const struct obs *o, double sigma, int n)
+static int key_add(struct cmp_noise *nz, const struct obs *o, double sigma, int n, double median)
 {
 	struct cmp_noise_key *q = realloc(nz->k, sizeof *q * (size_t)(nz->n + 1));
 
 	if (!q)
 		return FP_ERUNTIME;
 	nz->k = q;
-	q[nz->n++] = (struct cmp_noise_key){ o->path, o->size, o->metric, o->tier, sigma, n };
+	q[nz->n++] = (struct cmp_noise_key){ o->path, o->size, o->metric, o->tier, sigma, n, median };
 	return 0;
 }
 
@@ -175,10 +175,12 @@ int cmp_noise_build(const struct rundir *rd, struct cmp_noise *nz)
 
 			while (u < j && o[u].tier == o[t].tier)
 				u++;
-			residuals(o + t, u - t, tmp, nd);
+			double med = residuals(o + t, u - t, tmp, nd), s;
+
 			for (int k = t; k < u; k++)
 				tmp[k - t] = o[k].lv;
-			rc = key_add(nz, &o[t], cmp_sigma(tmp, u - t), u - t);
+			s = cmp_sigma(tmp, u - t);
+			rc = key_add(nz, &o[t], s, u - t, isnan(s) ? NAN : med);
 			t = u;
 		}
 		for (int k = first; k < j; k++)
@@ -186,7 +188,7 @@ int cmp_noise_build(const struct rundir *rd, struct cmp_noise *nz)
 		struct obs pooled = o[first];
 		pooled.tier = -2;
 		if (rc == 0)
-			rc = key_add(nz, &pooled, cmp_sigma(tmp, j - first), j - first);
+			rc = key_add(nz, &pooled, cmp_sigma(tmp, j - first), j - first, NAN);
 		i = j;
 	}
 out:
@@ -213,6 +215,17 @@ double cmp_noise_get(const struct cmp_noise *nz, int path, long long size, int m
 			pooled = k->sigma;
 	}
 	return isnan(pooled) ? CMP_SIGMA_DEFAULT : pooled;
+}
+
+double cmp_noise_level(const struct cmp_noise *nz, int path, long long size, int metric, int tier)
+{
+	for (int i = 0; i < nz->n; i++) {
+		const struct cmp_noise_key *k = &nz->k[i];
+
+		if (k->path == path && k->size == size && k->metric == metric && k->tier == tier)
+			return exp(k->median);
+	}
+	return NAN;
 }
 
 void cmp_noise_free(struct cmp_noise *nz)
