@@ -647,7 +647,7 @@ double plan_memory_bytes(int n, int npaths, long long plan_pairs)
 {
 	double cells = (double)n * n;
 
-	return (double)npaths * 4 * sizeof(float) * cells + sizeof(float) * cells +
+	return (double)npaths * 5 * sizeof(float) * cells + sizeof(float) * cells +
 	       (double)plan_pairs * sizeof(struct sched_pair) * 2;
 }
 

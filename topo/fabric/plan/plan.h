@@ -74,8 +74,8 @@ struct plan_costs {
 /* The phases' predicted wall time (s): phase 1, latency, all pairs in the circle method's
  * rounds (every pair of a round at once); phase 2, the plan's bandwidth steps. */
 void plan_predict(const struct plan *p, const struct plan_costs *c, double *lat_s, double *bw_s);
-/* Rank 0's memory (bytes) for a run over n endpoints and npaths paths: four float matrices per
- * path (latency min, p50, p99, bandwidth), the map's working set (n^2 floats at most) and the
+/* Rank 0's memory (bytes) for a run over n endpoints and npaths paths: five float matrices per
+ * path (latency min, p50, p99, the highest pass's minimum, bandwidth), the map's working set (n^2 floats at most) and the
  * plan (pairs), the records of one step. */
 double plan_memory_bytes(int n, int npaths, long long plan_pairs);
 
