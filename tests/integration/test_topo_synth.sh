@@ -103,7 +103,7 @@ done
 for r in x3 x4; do
 	./fabprobe topo $E/$r.p2p.csv --path mpi -o "$tmp/emu-$r-mpi" > "$tmp/emu-$r-mpi.txt" 2>&1
 	expect "emulated cluster, captured run $r, path mpi: leaves and spines recovered, 3 tiers, no suspect, the repeat noise said" sh -c \
-		"grep -q 'latency map: 3 tiers (.*; the latency passes disagree by [0-9.]*% on [0-9]* nearest directions)' '$tmp/emu-$r-mpi.txt' &&
+		"grep -q 'latency map: 3 tiers (.*; the latency passes disagree by [0-9.]*% on [0-9]* leaf directions)' '$tmp/emu-$r-mpi.txt' &&
 		 [ \$(wc -l < '$tmp/emu-$r-mpi/suspects.csv') -eq 1 ] && $(declare -f same_groups);
 		 same_groups '$tmp/emu-$r-mpi/topology.csv' 3 $E/truth-4444-spines2.csv 2 && same_groups '$tmp/emu-$r-mpi/topology.csv' 4 $E/truth-4444-spines2.csv 3"
 	awk -F, 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lat_us_min_hi") c = i } NR > 1 { $c = "" } { print }' \

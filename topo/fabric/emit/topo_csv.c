@@ -228,7 +228,7 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 	fprintf(f, "\nlatency map: %d tier%s (pair noise %.1f%%, %.2f us at the lowest tier", r->ntiers,
 		r->ntiers == 1 ? "" : "s", 100 * r->noise, r->noise_us);
 	if (isfinite(r->noise_repeat))
-		fprintf(f, "; the latency passes disagree by %.1f%% on %lld nearest directions", 100 * r->noise_repeat,
+		fprintf(f, "; the latency passes disagree by %.1f%% on %lld leaf directions", 100 * r->noise_repeat,
 			r->noise_repeat_n);
 	fputs(")\n", f);
 	for (int k = 0; k < r->ntiers; k++) {

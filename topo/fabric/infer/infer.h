@@ -31,7 +31,7 @@ struct infer_opts {
 	double sep_z;     /* a group must stand this many standard errors from its nearest (default 5) */
 	double sep_step;  /* …and this many pair sigmas above its tier's level (default 1.5) */
 	/* the same directions measured again at another time (n x n µs: the highest latency pass's
-	 * minimum, NAN = none), or NULL: how far the two disagree on each node's nearest pairs is
+	 * minimum, NAN = none), or NULL: how far the two disagree on each node's leaf pairs is
 	 * the least noise the map works with (repeat noise, step 2) */
 	const float *lat_again;
 };

@@ -455,22 +455,26 @@ double infer_noise(const struct infer_ctx *c, const double *est, const double *n
 	return fmax(fmax(fmax(fl, 1e-6), sqrt(s / w)), isnan(c->rep_sigma) ? 0 : c->rep_sigma);
 }
 
-/* The repeat noise: over every node's NEAR_K nearest candidates (its own leaf's pairs, where
- * the lowest tier is decided), the part of each direction's deviation from the node's nearest
- * level (the median of those candidates' latencies) that its second measurement (the highest
- * latency pass's minimum) did not repeat: min(ln(again / lat), |ln(lat / level)|). A pair a
- * fast spell of the host caught stands below its neighbours and read at their level again:
- * it counts. A pair the second pass caught in a slow spell stands at its neighbours' level: it
- * does not (the map takes the lower minimum), nor does a pair that stands apart both times (a
- * switch of its own). Two measurements differ by sqrt(2) sigma; the 90th percentile is taken,
- * so that spells that move a tenth of the pairs or more count. NAN with fewer than REPEAT_MIN
- * directions. 0 or FP_ERUNTIME. */
+/* The repeat noise. Per node, its directions within REPEAT_SPAN of its least latency (its
+ * leaf's pairs, where the lowest tier is decided; at most REPEAT_ROW of them, in index
+ * order): the part of each one's deviation from their median (the node's nearest level) that
+ * its second measurement (the highest latency pass's minimum) did not repeat,
+ * min(ln(again / lat), |ln(lat / level)|). A pair a fast spell of the host caught stands below
+ * its neighbours and read at their level again: it counts. A pair the second pass caught in a
+ * slow spell stands at its neighbours' level: it does not (the map takes the lower minimum),
+ * nor does a pair that stands apart both times (a switch of its own, a longer cable). Two
+ * measurements differ by sqrt(2) sigma; the 90th percentile is taken, so that spells that
+ * move a tenth of the pairs or more count. NAN with fewer than REPEAT_MIN directions. Not
+ * the node's nearest few alone: chosen for their low latency, their deviations read small.
+ * 0 or FP_ERUNTIME. */
 #define REPEAT_MIN 10
-static int near_repeat(struct infer_ctx *c, const struct near *nb)
+#define REPEAT_SPAN 1.5f
+#define REPEAT_ROW 32
+static int near_repeat(struct infer_ctx *c)
 {
 	int n = c->n;
 	const float *hi = c->o->lat_again;
-	float *r = hi ? malloc(sizeof *r * ((size_t)n * NEAR_K + 1)) : NULL;
+	float *r = hi ? malloc(sizeof *r * ((size_t)n * REPEAT_ROW + 1)) : NULL;
 	size_t k = 0;
 
 	c->rep_sigma = NAN;
@@ -478,24 +482,26 @@ static int near_repeat(struct infer_ctx *c, const struct near *nb)
 	if (hi && !r)
 		return FP_ERUNTIME;
 	for (int i = 0; r && i < n; i++) {
-		float v[NEAR_K];
-		int m = 0;
+		const float *row = c->lat + (size_t)i * n, *again = hi + (size_t)i * n;
+		float lo = INFINITY, v[REPEAT_ROW];
+		int at[REPEAT_ROW], m = 0;
 
-		for (int q = 0; q < NEAR_K; q++) {
-			int j = nb->j[(size_t)i * NEAR_K + q];
-
-			if (j >= 0 && c->lat[(size_t)i * n + j] > 0)
-				v[m++] = c->lat[(size_t)i * n + j];
-		}
+		for (int j = 0; j < n; j++)
+			if (j != i && row[j] > 0)
+				lo = minf(lo, row[j]);
+		for (int j = 0; j < n && m < REPEAT_ROW && isfinite(lo); j++)
+			if (j != i && row[j] > 0 && row[j] <= REPEAT_SPAN * lo) {
+				at[m] = j;
+				v[m++] = row[j];
+			}
 		if (m < 2)
 			continue;
 		double level = infer_median(v, (size_t)m);
-		for (int q = 0; q < NEAR_K; q++) {
-			int j = nb->j[(size_t)i * NEAR_K + q];
-			size_t at = (size_t)i * n + (size_t)j;
+		for (int q = 0; q < m; q++) {
+			float x = row[at[q]], y = again[at[q]];
 
-			if (j >= 0 && c->lat[at] > 0 && hi[at] >= c->lat[at] && isfinite(hi[at]))
-				r[k++] = fminf(logf(hi[at] / c->lat[at]), fabsf((float)log(c->lat[at] / level)));
+			if (y >= x && isfinite(y))
+				r[k++] = fminf(logf(y / x), fabsf((float)log(x / level)));
 		}
 	}
 	if (k >= REPEAT_MIN) {
@@ -519,7 +525,7 @@ int infer_near(struct infer_ctx *c, double *sigma, double *nu)
 	nb.dus = malloc(sizeof *nb.dus * (size_t)n * NEAR_K);
 	nb.mad = malloc(sizeof *nb.mad * (size_t)n * NEAR_K);
 	if (buf && per && part && nb.j && nb.v && nb.dus && nb.mad && nb.se && !near_cols(c, &nb) &&
-	    !near_find(c, &nb) && !near_repeat(c, &nb)) {
+	    !near_find(c, &nb) && !near_repeat(c)) {
 		*sigma = near_noise(c, &nb, buf, per, nu);
 		c->sigma = infer_noise(c, sigma, nu, 1);
 		near_diffs(c, &nb, buf);
