@@ -613,10 +613,13 @@ static int leaves_differ(const struct infer_result *a, const struct infer_result
 	return count;
 }
 
-/* two maps whose leaf groups each stand this far above their pairs' noise are both sure: where
- * they differ, the paths are different networks (on the emulated cluster's two networks they
- * stand 65 and 158 sigmas apart; two maps that sure of one network would draw the same groups) */
-#define MAPS_SURE_SIGMAS 10.0
+/* two maps whose leaf groups each stand this many standard errors from their nearest (three
+ * times the bar a tier must pass, infer_opts.sep_z) are both sure: where they differ, the
+ * paths are different networks (two maps that sure of one network would draw the same
+ * groups). Standard errors, not noise sigmas: the evidence grows with the pairs behind it,
+ * while a noisy host's sigma (the emulated cluster's leaf pairs: 6-18% some runs) leaves a
+ * leaf at twice the spine's latency only 5-9 sigmas above it. */
+#define MAPS_SURE_Z 15.0
 
 static void maps_compare(const struct run_maps *mp, const char *const *labels)
 {
@@ -633,12 +636,11 @@ static void maps_compare(const struct run_maps *mp, const char *const *labels)
 		if (!d && map_of(c)->ntiers == map_of(p)->ntiers)
 			printf("maps: %s and %s agree (same leaf groups, %d tier%s)\n", p->m->path, c->m->path,
 			       map_of(p)->ntiers, map_of(p)->ntiers == 1 ? "" : "s");
-		else if (x->ntiers > 1 && y->ntiers > 1 && x->sep_step[0] >= MAPS_SURE_SIGMAS &&
-			 y->sep_step[0] >= MAPS_SURE_SIGMAS)
+		else if (x->ntiers > 1 && y->ntiers > 1 && x->sep_z[0] >= MAPS_SURE_Z && y->sep_z[0] >= MAPS_SURE_Z)
 			/* both beyond doubt: not one network seen twice, badly */
 			printf("maps: %s and %s are different networks: %d and %d leaf groups, each map's standing "
-			       "%.0f and %.0f noise sigmas apart; %d node%s grouped otherwise (%s first)\n",
-			       p->m->path, c->m->path, x->ngroups[0], y->ngroups[0], x->sep_step[0], y->sep_step[0], d,
+			       "z >= %.0f and %.0f apart; %d node%s grouped otherwise (%s first)\n",
+			       p->m->path, c->m->path, x->ngroups[0], y->ngroups[0], x->sep_z[0], y->sep_z[0], d,
 			       d == 1 ? "" : "s", ex >= 0 ? labels[ex] : "none");
 		else
 			printf("maps DISAGREE: %s has %d tier%s and %d leaf group%s, %s %d and %d; %d node%s in "
