@@ -119,16 +119,18 @@ expect "fabprobe topo offline: p2p_bw.csv read back (each of its $otiers tiers' 
 # A link candidate offline on a pair that the run re-measured alone (p2p_confirm.csv: the
 # confirmation cleared it, the offline map cannot re-test) is left out of the comparison and
 # said: one in-leaf direction of the re-plan's pairs read 0.56 GB/s among 1.19, once.
+# offline_findings KEEP: the offline suspects as "kind hosts": KEEP 1 all but such links,
+# KEEP 0 those links alone
 offline_findings() {
-	awk -F, 'FNR == NR { if (FNR > 1) { re[$4 " " $5] = 1; re[$5 " " $4] = 1 } next }
-		FNR > 1 && !($1 ~ /_link$/ && re[$2]) { print $1, $2 }' "$r/p2p_confirm.csv" "$tmp/topo/suspects.csv" | sort | paste -sd, -
+	awk -F, -v keep="$1" 'FNR == NR { if (FNR > 1) { re[$4 " " $5] = 1; re[$5 " " $4] = 1 } next }
+		FNR > 1 && !($1 ~ /_link$/ && re[$2]) == keep { print $1, $2 }' "$r/p2p_confirm.csv" "$tmp/topo/suspects.csv" |
+		sort | paste -sd, -
 }
 if [ "$otiers" -eq 3 ]; then
-	cleared=$(awk -F, 'FNR == NR { if (FNR > 1) re[$4 " " $5] = 1; next } FNR > 1 && $1 ~ /_link$/ && re[$2] { printf "%s %s; ", $1, $2 }' \
-		"$r/p2p_confirm.csv" "$tmp/topo/suspects.csv")
+	cleared=$(offline_findings 0)
 	[ -z "$cleared" ] || echo "# offline link candidates the run re-measured alone and cleared: $cleared"
 	expect "fabprobe topo offline: low_bw_uplink $grp and low_bw_node node07, nothing else (but links the run cleared)" sh -c \
-		"$(declare -f offline_findings); r='$r' tmp='$tmp'; [ \"\$(offline_findings)\" = 'low_bw_node node07,low_bw_uplink $grp' ]"
+		"$(declare -f offline_findings); r='$r' tmp='$tmp'; [ \"\$(offline_findings 1)\" = 'low_bw_node node07,low_bw_uplink $grp' ]"
 else
 	echo "# offline: the first figures split the leaves ($otiers tiers): $(awk -F, 'NR > 1 { printf "%s %s; ", $1, $2 }' "$tmp/topo/suspects.csv")"
 	ogrp=$(awk -F, '$1 == "low_bw_uplink" { print $2 }' "$tmp/topo/suspects.csv")

@@ -474,14 +474,16 @@ static int near_repeat(struct infer_ctx *c)
 {
 	int n = c->n;
 	const float *hi = c->o->lat_again;
-	float *r = hi ? malloc(sizeof *r * ((size_t)n * REPEAT_ROW + 1)) : NULL;
+	float *r = hi ? malloc(sizeof *r * ((size_t)n * REPEAT_ROW + 1)) : NULL; /* NULL: nothing to do */
 	size_t k = 0;
 
 	c->rep_sigma = NAN;
 	c->rep_n = 0;
-	if (hi && !r)
+	if (!hi)
+		return 0;
+	if (!r)
 		return FP_ERUNTIME;
-	for (int i = 0; r && i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		const float *row = c->lat + (size_t)i * n, *again = hi + (size_t)i * n;
 		float lo = INFINITY, v[REPEAT_ROW];
 		int at[REPEAT_ROW], m = 0;

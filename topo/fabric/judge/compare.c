@@ -196,14 +196,15 @@ static void p2p_items(const struct p2p_ctx *c, const struct rd_p2p *x, const str
 		} else {
 			double sa = cmp_noise_get(&c->na, x->path, x->size, m, ta);
 			double sb = cmp_noise_get(&c->nb, y->path, y->size, m, tb);
-			double tol = tol_of(c->o, sa, sb), now = best_of(it.after, it.retest, hb), pct;
-			double level = ta == tb ? cmp_noise_level(&c->na, x->path, x->size, m, ta) : NAN;
+			double tol = tol_of(c->o, sa, sb), now = best_of(it.after, it.retest, hb), pct, level = NAN;
 
 			it.cls = cmp_classify(it.before, now, hb, tol, &it.change_pct);
 			it.tol_pct = tol_pct(tol, it.change_pct);
 			/* better than its tier's median before, and no worse than that median now: back
 			 * among its peers (a spell of the host that made it fast in BASE), not worse */
-			int back = it.cls == CMP_WORSE && isfinite(level) && x->ok && y->ok &&
+			if (it.cls == CMP_WORSE && ta == tb)
+				level = cmp_noise_level(&c->na, x->path, x->size, m, ta);
+			int back = isfinite(level) && x->ok && y->ok &&
 				   cmp_classify(level, it.before, hb, 0, &pct) == CMP_BETTER &&
 				   cmp_classify(level, now, hb, tol, &pct) != CMP_WORSE;
 			if (back)
