@@ -132,6 +132,7 @@ static inline void fuzz_map(const struct matrix *m)
 		return;
 	devnull = fopen("/dev/null", "w");
 	infer_opts_default(&io);
+	io.lat_again = m->lat_hi; /* the repeat noise, from a file's lat_us_min_hi */
 	if (!devnull || infer_tiers(m->lat, m->bw, m->n, (const char *const *)m->names, &io, &r))
 		abort();
 	struct emit_topo t = { .n = m->n, .hosts = (const char *const *)m->names, .tree = &r, .slots = 2,
