@@ -136,7 +136,8 @@ static void expect_expand(const char *expr, const char *want)
 
 static void test_expand_fixed_cases(void)
 {
-	static const char *bad[] = { "a[1-", "a[3-1]", "a]", "", "a,,b", "a[1-2]]", "a[x]", "a[1--2]", "a[[1]]", "a b" };
+	static const char *bad[] = { "a[1-", "a[3-1]", "a]", "", "a,,b", "a[1-2]]", "a[x]", "a[1--2]", "a[[1]]", "a b", "a[]",
+				     "a[1]b[]" };
 	char **v = NULL;
 	int n = 0;
 
@@ -155,6 +156,49 @@ static void test_expand_fixed_cases(void)
 	}
 	CHECK(hostlist_expand("n[1-2000000]", &v, &n, err, sizeof err) == FP_EUSAGE);
 	CHECK(strstr(err, "more than") != NULL);
+}
+
+/* the cap is counted before anything is expanded: hostlist_count says how many names an
+ * expression expands to; one of exactly max names is read with a budget of max, refused with
+ * max - 1 (nested brackets, several ranges each, a
+ * second term); one of 10^12 names is refused as over the cap */
+static void test_expand_cap_counted(void)
+{
+	char expr[256], **v = NULL;
+	int n = 0, bad = 0;
+
+	for (int k = 0; k < 200; k++) {
+		int len = 0, want;
+
+		for (int b = 0, nb = 1 + (int)rnd(3); b < nb; b++) {
+			len += snprintf(expr + len, sizeof expr - (size_t)len, "r%d[", b);
+			for (int r = 0, nr = 1 + (int)rnd(3); r < nr; r++) {
+				int lo = (int)rnd(50);
+
+				len += snprintf(expr + len, sizeof expr - (size_t)len, "%s%d-%d", r ? "," : "", lo, lo + (int)rnd(9));
+			}
+			len += snprintf(expr + len, sizeof expr - (size_t)len, "]");
+		}
+		if (k % 2)
+			len += snprintf(expr + len, sizeof expr - (size_t)len, ",x[1-%d]", 1 + (int)rnd(20));
+		if (hostlist_expand(expr, &v, &want, err, sizeof err)) {
+			bad++;
+			continue;
+		}
+		hostlist_free(v, want);
+		bad += hostlist_count(expr, HOSTLIST_MAX) != want || hostlist_count(expr, want - 1) != want;
+		bad += hostlist_expand_max(expr, want, &v, &n, err, sizeof err) != 0 || n != want;
+		hostlist_free(v, n);
+		bad += hostlist_expand_max(expr, want - 1, &v, &n, err, sizeof err) != FP_EUSAGE || v || n ||
+		       !strstr(err, "more than");
+		if (bad)
+			printf("#   %s (%d names)\n", expr, want);
+	}
+	CHECK(bad == 0);
+	CHECK(hostlist_expand("a[1-999999]b[1-999999]", &v, &n, err, sizeof err) == FP_EUSAGE && !v && !n);
+	CHECK(strstr(err, "more than") != NULL);
+	CHECK(hostlist_count("a[1-999999]b[1-999999]", HOSTLIST_MAX) == HOSTLIST_MAX + 1);
+	CHECK(hostlist_count("a[1-2]b[]", HOSTLIST_MAX) == -1 && hostlist_count("a,,b", 9) == -1);
 }
 
 /* compress then expand: the same set, 300 random sets */
@@ -197,6 +241,7 @@ int main(void)
 	RUN(test_fixed_cases);
 	RUN(test_unrepresentable_refused);
 	RUN(test_expand_fixed_cases);
+	RUN(test_expand_cap_counted);
 	RUN(test_expand_round_trip);
 	RUN(test_round_trip_scontrol);
 	CHECK_EXIT();

@@ -217,7 +217,7 @@ static int expand_term(const char *t, size_t len, const char *pre, struct names 
 		return names_add(s, pre, t, len);
 	}
 	close = memchr(open, ']', len - (size_t)(open - t));
-	if (!close || memchr(open + 1, '[', (size_t)(close - open - 1)))
+	if (!close || close == open + 1 || memchr(open + 1, '[', (size_t)(close - open - 1)))
 		goto bad;
 	if (!(head = malloc(strlen(pre) + len + 24)))
 		return FP_ERUNTIME;
@@ -250,6 +250,61 @@ bad:
 	return FP_EUSAGE;
 }
 
+/* The number of names the term t (as expand_term takes it) expands to, capped at cap + 1 (a
+ * term past the cap need not be counted further); -1 when t is malformed (expand_term then
+ * says why). Linear in len: a bracket's suffix is counted once, for all its values. */
+static long long count_term(const char *t, size_t len, long long cap)
+{
+	const char *open = memchr(t, '[', len), *close;
+	long long values = 0, rest;
+
+	if (!open)
+		return memchr(t, ']', len) ? -1 : 1;
+	close = memchr(open, ']', len - (size_t)(open - t));
+	if (!close || close == open + 1 || memchr(open + 1, '[', (size_t)(close - open - 1)))
+		return -1;
+	for (const char *r = open + 1; r < close;) {
+		const char *end = memchr(r, ',', (size_t)(close - r));
+		unsigned long long lo, hi;
+		int w;
+
+		if (!end)
+			end = close;
+		if (range_parse(r, (size_t)(end - r), &lo, &hi, &w))
+			return -1;
+		values = hi - lo >= (unsigned long long)cap ? cap + 1 : values + (long long)(hi - lo) + 1;
+		if (values > cap)
+			values = cap + 1;
+		r = end + 1;
+	}
+	if ((rest = count_term(close + 1, len - (size_t)(close + 1 - t), cap)) <= 0)
+		return rest;
+	return values > (cap + 1) / rest ? cap + 1 : values * rest;
+}
+
+long long hostlist_count(const char *expr, long long cap)
+{
+	long long total = 0;
+
+	for (const char *p = expr;;) {
+		const char *q = p;
+		int depth = 0;
+		long long c;
+
+		while (*q && (depth || *q != ',')) {
+			depth += (*q == '[') - (*q == ']');
+			q++;
+		}
+		if (q == p || strcspn(p, " \t\n\r") < (size_t)(q - p) || (c = count_term(p, (size_t)(q - p), cap)) < 0)
+			return -1;
+		if ((total += c) > cap)
+			return cap + 1;
+		if (!*q)
+			return total;
+		p = q + 1;
+	}
+}
+
 int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t errlen)
 {
 	return hostlist_expand_max(expr, HOSTLIST_MAX, out, n, err, errlen);
@@ -263,6 +318,12 @@ int hostlist_expand_max(const char *expr, int max, char ***out, int *n, char *er
 
 	*out = NULL;
 	*n = 0;
+	/* counted first: an expression of millions of names is refused before any is made (a
+	 * malformed one is expanded up to its fault, which says what it is) */
+	if (hostlist_count(expr, s.max) > s.max) {
+		snprintf(err, errlen, "hostlist: more than %d names", s.max);
+		return FP_EUSAGE;
+	}
 	while (rc == 0) {
 		const char *q = p;
 		int depth = 0;

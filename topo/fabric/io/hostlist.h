@@ -22,6 +22,9 @@ int hostlist_expand(const char *expr, char ***out, int *n, char *err, size_t err
 /* hostlist_expand with at most max names (max <= HOSTLIST_MAX): a reader's budget over a whole
  * file. Past it: FP_EUSAGE, err "hostlist: more than MAX names", nothing expanded kept. */
 int hostlist_expand_max(const char *expr, int max, char ***out, int *n, char *err, size_t errlen);
+/* The number of names expr expands to, without expanding it: at most cap + 1 (more is not
+ * counted); -1 when it is malformed. Linear in its length. */
+long long hostlist_count(const char *expr, long long cap);
 void hostlist_free(char **names, int n);
 
 #endif
