@@ -77,13 +77,28 @@ expect "control: without a topology, srun -N 2 lands on two racks ($pair)" \
 # fabprobe run under srun, each task with a fully qualified host name (Open MPI keeps it as the
 # processor name with orte_keep_fqdn_hostnames) while Slurm's node names are short; node05's
 # link slowed, and its eth0 taken down and up (task 4) before the link counters' second read
-HEAD timeout 300 srun -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
-	unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
-	./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 -o "$tmp/run" > "$tmp/run.out" 2>&1
+# --wait (fabprobe.sbatch has it too): in about 1 job in 8 here one task segfaults in fabprobe's
+# first collective, inside Open MPI 4.1's TCP BTL (srun only; stacks of the others showed them
+# waiting in that MPI_Allreduce, of world_create); without --wait they wait there until the
+# bound. Such a run, which made no results directory, is said and run once more.
+srun_run() {
+	rm -rf "$tmp/run"
+	HEAD timeout 150 srun --wait=30 -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1 \
+		unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
+		./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 -o "$tmp/run" > "$tmp/run.out" 2>&1
+}
+srun_run
 rc=$?
+if [ $rc -gt 1 ] && [ ! -e "$tmp/run/meta.json" ]; then
+	echo "# srun ./fabprobe run ended $rc before fabprobe made its results; again once:"
+	grep -v '^ *node[0-9]* ' "$tmp/run.out" | head -n 8 | sed 's/^/#   /'
+	sleep 2
+	srun_run
+	rc=$?
+fi
 # killed by the bound (124): how far it got, so that a slow run and a hung one read apart
 if [ $rc -eq 124 ]; then
-	echo "# srun ./fabprobe run killed after 300 s; its last lines, and the rows it wrote:"
+	echo "# srun ./fabprobe run killed after 150 s; its last lines, and the rows it wrote:"
 	tail -n 8 "$tmp/run.out" | sed 's/^/#   /'
 	for f in "$tmp"/run/*.csv; do [ -f "$f" ] && echo "#   $(basename "$f"): $(($(wc -l < "$f") - 1)) rows"; done
 fi
