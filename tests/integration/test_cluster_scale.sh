@@ -49,6 +49,8 @@ expect "run --plan map: exit 1, a verdict of FAIL ($(grep -m 1 '^verdict' "$tmp/
 expect "the map of the latency of every pair: racks exact" same_groups "$r/topology.csv" 3 $TRUTH 2
 expect "…3 tiers (leaf, spine, core)" [ "$(awk -F, 'NR > 1' "$r/tiers.csv" | wc -l)" -eq 3 ]
 expect "…spines exact" same_groups "$r/topology.csv" 4 $TRUTH 3
+expect "…topology.conf: a core over both spines, each spine over its leaves" sh -c \
+	"grep -qx 'SwitchName=core00 Switches=spine\\[00-01\\]' '$r/topology.conf' && [ \$(grep -c '^SwitchName=spine0[01] Switches=leaf' '$r/topology.conf') -eq 2 ]"
 expect "latency: all 120 pairs in p2p.csv, both directions (240 rows), no bandwidth there" \
 	sh -c "[ \$(awk -F, 'NR > 1 && \$20 == \"ok\"' '$r/p2p.csv' | wc -l) -eq 240 ] && ! awk -F, 'NR > 1 && \$17 != \"\"' '$r/p2p.csv' | grep -q ."
 # (4 tiers, or 5 where a half leaf's one pair read at the machine's other latency level: the
