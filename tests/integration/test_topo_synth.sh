@@ -82,7 +82,7 @@ for f in $E/*.p2p.csv; do
 	r=$(basename "$f" .p2p.csv)
 	case $r in
 	p*) t=$E/truth-332.csv ;; d*) t=$E/truth-332-degraded.csv ;; s*) t=$E/truth-2222-spines2.csv ;;
-	x*) t=$E/truth-4444-spines2.csv ;;
+	x*) t=$E/truth-4444-spines2.csv ;; e*) t=$E/truth-66-eth1.csv ;;
 	esac
 	./fabprobe topo "$f" -o "$tmp/emu-$r" > "$tmp/emu-$r.txt" 2>&1
 	if [ "${r#[sx]}" != "$r" ]; then
@@ -109,9 +109,23 @@ for r in x3 x4; do
 	awk -F, 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lat_us_min_hi") c = i } NR > 1 { $c = "" } { print }' \
 		$E/$r.p2p.csv > "$tmp/$r-one-pass.csv"
 	./fabprobe topo "$tmp/$r-one-pass.csv" --path mpi -o "$tmp/emu-$r-one" > "$tmp/emu-$r-one.txt" 2>&1
-	expect "emulated cluster, captured run $r, path mpi, without lat_us_min_hi: the racks split (what the repeat noise prevents)" sh -c \
-		"grep -q 'latency map: 4 tiers' '$tmp/emu-$r-one.txt'"
 done
+expect "emulated cluster, captured run x3, path mpi, without lat_us_min_hi: the racks split (what the repeat noise prevents)" sh -c \
+	"grep -q 'latency map: 4 tiers' '$tmp/emu-x3-one.txt'"
+# x4 without the column: its first map left 4 nodes alone on leaves whose pairs to their
+# nearest group read near the leaf level, not at the spine's where the map joined them: their
+# offsets (lone_offset), and the map chosen again places them: exact, the repeat noise or not
+expect "emulated cluster, captured run x4, path mpi, without lat_us_min_hi: lone nodes placed with their nearest group, exact" sh -c \
+	"grep -q 'latency map: 3 tiers' '$tmp/emu-x4-one.txt' && $(declare -f same_groups); same_groups '$tmp/emu-x4-one/topology.csv' 3 $E/truth-4444-spines2.csv 2"
+# e1 (README): the demo's compute fabric, racks 6,6, one pass; the rows said 2.4%, the leaves'
+# own pairs spread 5%: the lowest tier's spread is the second round's floor, and the leaf of 6
+# stays whole (without it, split in halves of 3: 3 tiers)
+expect "emulated cluster, captured run e1 (leaves of 6, in-leaf minima 22-33 us): no suspect, the noise of the leaves' pairs" sh -c \
+	"[ \$(wc -l < '$tmp/emu-e1/suspects.csv') -eq 1 ] && grep -q 'latency map: 2 tiers (pair noise [4-9]\.' '$tmp/emu-e1.txt'"
+# e2: one node's pairs to its 5 leaf mates 26 us, theirs 23, across the spine 47: no leaf of its
+# own (its 5 pairs were 5 fast_link suspects where the map joined it at the spine)
+expect "emulated cluster, captured run e2 (a node 12% slower to its leaf mates alone): no suspect" \
+	sh -c "[ \$(wc -l < '$tmp/emu-e2/suspects.csv') -eq 1 ]"
 expect "emulated cluster, the degraded node05 named as a low-bandwidth node" grep -q '^low_bw_node,node05,' "$tmp/emu-d1/suspects.csv"
 # a partial re-measurement (c1, README): the redraw takes the first map's noise as its floor,
 # as run's confirmation does, and the racks stand; without the floor, it invents a tier

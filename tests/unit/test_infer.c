@@ -684,6 +684,44 @@ static void test_repeat_noise(void)
 	done(&t, &r);
 }
 
+/* A node slower to its leaf mates alone (its pairs across the spine as everybody's): alone on a
+ * leaf of its own, the map would join it to its mates only at the spine and call its pairs fast
+ * links. Its pairs lie nearer the leaf's level than the spine's: it is placed with its mates.
+ * And the additive noise of a leaf (pairs at 23.5 us, +-1.2 us) beside relative noise across
+ * the spine: the leaf's own spread is the noise the map works with. 8 draws. */
+static void test_lone_node_offset(void)
+{
+	static const int racks[] = { 6, 6 };
+	static const double lv[] = { 23.5, 47, 47 };
+	int exact = 0, quiet = 0, noisy = 0;
+
+	lognormal = 1;
+	rng = 0x51a7e;
+	for (int k = 0; k < 8; k++) {
+		build(&t, racks, 2, 0, lv, 0.015);
+		int n = t.n, a = 0;
+
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (i != j && t.leaf[i] == t.leaf[j])
+					t.lat[(size_t)i * n + j] += (float)(1.2 * gauss());
+		for (int j = 0; j < n; j++) /* node 0: +2.2 us (9%) to its leaf mates, both ways */
+			if (j != a && t.leaf[j] == t.leaf[a]) {
+				t.lat[(size_t)a * n + j] += 2.2f;
+				t.lat[(size_t)j * n + a] += 2.2f;
+			}
+		struct infer_result r = run(&t, 0);
+		exact += r.ntiers == 2 && same_partition(&r, 0, t.leaf);
+		quiet += r.nsuspects == 0;
+		noisy += r.noise > 0.0275; /* the rows alone said 1.9-2.5% */
+		done(&t, &r);
+	}
+	CHECK(exact == 8);
+	CHECK(quiet == 8);
+	CHECK(noisy == 8);
+	lognormal = 0;
+}
+
 int main(void)
 {
 	RUN(test_two_tiers_332_emulated_levels);
@@ -704,5 +742,6 @@ int main(void)
 	RUN(test_ring_model);
 	RUN(test_slow_uplink);
 	RUN(test_repeat_noise);
+	RUN(test_lone_node_offset);
 	CHECK_EXIT();
 }

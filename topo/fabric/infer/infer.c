@@ -336,6 +336,9 @@ static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer
 		est[1] = m->sigma;
 		nu[1] = m->dof;
 		c->sigma = infer_noise(c, est, nu, 2);
+		/* the lowest tier's pairs are where the tiers above it are told from the noise */
+		if (isfinite(m->sigma0) && m->sigma0 > c->sigma)
+			c->sigma = m->sigma0;
 		rc = tiers_and_model(c, &tree, ti, m, 1);
 		/* a tier the second round finds and the first did not rests on offsets fitted under
 		 * tiers without it: a node's offset that soaks up a few fast pairs lets them stand as

@@ -14,7 +14,8 @@
  *      z >= sep_z noise units (and sep_step sigmas) above the tier's own level from its
  *      nearest group — groups that do not are joined to it;
  *   5. fit the tier model (tier level + node offset + node offset, in µs) and choose the tiers
- *      again (4, on the same tree) with its offsets; nodes far off the model are slow nodes,
+ *      again (4, on the same tree) with its offsets and its noise (never below the spread of
+ *      the lowest tier's own pairs); nodes far off the model are slow nodes,
  *      pairs far off it slow links.
  * Memory: the caller's matrix plus N²/2 floats (N² when cells are missing, during step 3);
  * time O(N²) but for sorting the N-1 merges. The design is written up in docs/latency-map.md. */

@@ -9,6 +9,7 @@
 
 #define FIT_ROUNDS 2
 #define FIT_PAIRS ((size_t)2 << 20) /* pairs a fit walks at most */
+#define SIGMA0_MIN 10      /* lowest-tier pairs its own spread needs */
 #define HUBER 2.0          /* pairs beyond HUBER sigmas weigh less (robust to slow links) */
 #define SAMPLE_MAX 65536   /* residuals sampled for the spread */
 #define HIST_BINS (1 << 18) /* value bins (see bin_of) for exact medians in two passes */
@@ -26,9 +27,10 @@ struct fit_acc {
 	int T;
 	double a[INFER_TIERS_MAX], b[INFER_TIERS_MAX]; /* per tier: weighted residual, weight */
 	double *p, *q, *rt;                             /* per node: same over 1/model², per tier */
-	float *sample;
-	int ns;
-	long long np;   /* pairs measured */
+	float *sample, *sample0; /* |log residual| of all pairs; of the lowest tier's (T > 1) */
+	int ns, ns0;
+	size_t stride0;
+	long long np, np0; /* pairs measured; of them at the lowest tier */
 };
 
 /* One walk of the pairs: residuals of the model as it stands. Past FIT_PAIRS pairs, only
@@ -44,8 +46,8 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 	memset(f->p, 0, sizeof *f->p * (size_t)n);
 	memset(f->q, 0, sizeof *f->q * (size_t)n);
 	memset(f->rt, 0, sizeof *f->rt * (size_t)n * T);
-	f->ns = 0;
-	f->np = 0;
+	f->ns = f->ns0 = 0;
+	f->np = f->np0 = 0;
 	for (int i = 1; i < n; i++) {
 		const float *row = c->d + tri(i, 0);
 
@@ -61,6 +63,8 @@ static void fit_pass(const struct infer_ctx *c, const int *group, struct infer_m
 			f->np++;
 			if (k % stride == 0 && f->ns < SAMPLE_MAX)
 				f->sample[f->ns++] = fabsf(logf((float)(s / mod)));
+			if (t == 0 && T > 1 && f->np0++ % f->stride0 == 0 && f->ns0 < SAMPLE_MAX)
+				f->sample0[f->ns0++] = fabsf(logf((float)(s / mod)));
 			f->a[t] += w * e;
 			f->b[t] += w;
 			f->p[i] += wm * e;
@@ -129,12 +133,16 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 	f.q = malloc(sizeof *f.q * (size_t)n + 1);
 	f.rt = malloc(sizeof *f.rt * (size_t)n * T + 1);
 	f.sample = malloc(sizeof *f.sample * SAMPLE_MAX);
-	if (!buf || !f.p || !f.q || !f.rt || !f.sample) {
+	f.sample0 = malloc(sizeof *f.sample0 * SAMPLE_MAX);
+	f.stride0 = T > 1 && ti->wcnt[0] > 0 ?
+		(size_t)(ti->wcnt[0] / ((double)tri(n, 0) / FIT_PAIRS + 1) / SAMPLE_MAX) + 1 : 1;
+	if (!buf || !f.p || !f.q || !f.rt || !f.sample || !f.sample0) {
 		free(buf);
 		free(f.p);
 		free(f.q);
 		free(f.rt);
 		free(f.sample);
+		free(f.sample0);
 		return FP_ERUNTIME;
 	}
 	if (!warm || m->ntiers != T)
@@ -150,6 +158,11 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 	double np = (double)f.np, dof = np - n - T;
 	m->sigma = dof >= 1 ? m->sigma * sqrt(np / dof) : 0;
 	m->dof = dof >= 1 ? dof : 0;
+	/* the lowest tier's own spread, with the same allowance: where the noise is additive (a
+	 * host's jitter), the low latency of a leaf's pairs reads it larger than the pairs across
+	 * a spine do, and the leaf is where that noise is judged (NAN: too few pairs to say) */
+	m->sigma0 = f.ns0 >= SIGMA0_MIN && dof >= 1 ?
+		infer_select(f.sample0, (size_t)f.ns0, (size_t)f.ns0 / 2) / 0.6745 * sqrt(np / dof) : NAN;
 	/* an offset's standard error: the pairs' relative noise over its summed weights 1/model² */
 	for (int i = 0; i < n; i++)
 		m->se[i] = f.q[i] > 0 ? (float)(fmax(m->sigma, c->sigma) / sqrt(f.q[i])) : INFINITY;
@@ -158,6 +171,7 @@ int infer_model_fit(const struct infer_ctx *c, const struct infer_tiers *ti, str
 	free(f.q);
 	free(f.rt);
 	free(f.sample);
+	free(f.sample0);
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct infer_model {
 	float *se;                     /* their standard errors */
 	double sigma;                  /* spread of the pairs around the model, log units */
 	double dof;                    /* pairs less parameters: what sigma rests on */
+	double sigma0;                 /* the same over the lowest tier's pairs alone (NAN: few) */
 };
 
 /* Fit the model to the pairs in c->d (built with c->off) under the tiers ti; warm: start from

@@ -43,6 +43,7 @@ struct tier_eval {
 	int *gsize;           /* per group: units */
 	float *gg, *gc;       /* g²: sums and counts of d between groups, within = twice */
 	double *s, *sc;       /* per group: one unit's sums and counts */
+	const unsigned char *join; /* per node (NULL: none): alone at tier 0, joins its nearest group */
 };
 
 struct tier_verdict {
@@ -197,6 +198,11 @@ static void place(struct tier_eval *e, int u, double theta, int *fresh)
 	 * the one of the higher group joins. A node whose group is itself and one other rests
 	 * there on one pair: it joins a group it meets at that group's level, on more pairs (two
 	 * nodes of two switches, their one pair fast by noise or a shorter cable, are no switch) */
+	if (e->join && !e->uu && e->join[u]) { /* its being alone is its offset (lone_offset) */
+		if (e->gsize[own] == 1 && best >= 0)
+			e->newg[u] = best;
+		return;
+	}
 	int clearly = best >= 0 && !(aown <= abest + MOVE_Z * e->c->sigma * sqrt(1 / e->sc[own] + 1 / e->sc[best]));
 	int one_pair = !e->uu && e->gsize[own] == 2 && best >= 0 && e->sc[best] > 2 * e->sc[own];
 	if (best >= 0 && abest < theta && (e->gsize[own] == 1 || clearly || one_pair) &&
@@ -824,10 +830,92 @@ out:
 	return rc;
 }
 
+/* A node alone at tier 0 whose pairs to its nearest group (of 2 or more, on 2 pairs or more)
+ * lie nearer tier 0's level than the level of the tier at which the map joins them: no switch
+ * of its own, or those pairs would meet at a tier between (refused: it rested on this node's
+ * pairs alone, which are its offset). Seen on the emulated cluster: a node whose pairs to its
+ * 5 leaf mates read 26 us where theirs read 23 stood alone, and its 5 pairs at 26 us, modelled
+ * at the spine's 47, were named fast links. Marks them in join; returns how many, or -1. */
+static int lone_offset(const struct infer_ctx *c, const struct infer_tiers *ti, unsigned char *join)
+{
+	int n = c->n, T = ti->ntiers, marked = 0;
+	const int *g0 = ti->group;
+	int *size = calloc((size_t)n + 1, sizeof *size), *rep = malloc(sizeof *rep * ((size_t)n + 1));
+	double *sum = malloc(sizeof *sum * ((size_t)n + 1)), *cnt = malloc(sizeof *cnt * ((size_t)n + 1));
+	double lev[INFER_TIERS_MAX], rs = c->dsum, rc = c->npairs;
+
+	if (!size || !rep || !sum || !cnt) {
+		marked = -1;
+		goto out;
+	}
+	for (int t = 0; t + 1 < T; t++) {
+		lev[t] = ti->wcnt[t] > 0 ? ti->wsum[t] / ti->wcnt[t] : NAN;
+		rs -= ti->wsum[t];
+		rc -= ti->wcnt[t];
+	}
+	lev[T - 1] = rc > 0 ? rs / rc : NAN;
+	for (int i = 0; i < n; i++) {
+		size[g0[i]]++; /* group numbers are below n */
+		rep[g0[i]] = i;
+	}
+	for (int a = 0; a < n && T > 1; a++) {
+		int best = -1, tj;
+
+		if (size[g0[a]] != 1)
+			continue;
+		for (int k = 0; k < n; k++)
+			sum[k] = cnt[k] = 0;
+		for (int j = 0; j < n; j++) {
+			float d = j != a && size[g0[j]] > 1 ? ctx_d(c, a, j) : NAN;
+
+			if (!isnan(d)) {
+				sum[g0[j]] += d;
+				cnt[g0[j]] += 1;
+			}
+		}
+		for (int k = 0; k < n; k++)
+			if (cnt[k] >= 2 && (best < 0 || sum[k] / cnt[k] < sum[best] / cnt[best]))
+				best = k;
+		if (best < 0 || (tj = infer_pair_tier(ti->group, T, n, a, rep[best])) < 1 || tj >= T)
+			continue;
+		if (sum[best] / cnt[best] < (lev[0] + lev[tj]) / 2) {
+			join[a] = 1;
+			marked++;
+		}
+	}
+out:
+	free(size);
+	free(rep);
+	free(sum);
+	free(cnt);
+	return marked;
+}
+
+static int tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti,
+			const unsigned char *join);
+
+/* The tiers; chosen once more, with the nodes lone_offset marks placed with their nearest
+ * group at tier 0, when it marks any. */
 int infer_tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti)
 {
+	unsigned char *join;
+	int rc, k;
+
+	if ((rc = tiers_choose(c, t, ti, NULL)) || ti->ntiers < 2)
+		return rc;
+	if (!(join = calloc((size_t)c->n + 1, 1)))
+		return FP_ERUNTIME;
+	k = lone_offset(c, ti, join);
+	rc = k < 0 ? FP_ERUNTIME : k > 0 ? tiers_choose(c, t, ti, join) : 0;
+	free(join);
+	return rc;
+}
+
+static int tiers_choose(const struct infer_ctx *c, const struct infer_tree *t, struct infer_tiers *ti,
+			const unsigned char *join)
+{
 	int n = c->n, nm = t->nm, ncd = 0, p_lo = 0, rc = FP_ERUNTIME;
-	struct tier_eval e = { .c = c, .t = t, .n = n, .nm = nm };
+	struct tier_eval e = { .c = c, .t = t, .n = n, .nm = nm, .join = join };
 	struct cand *cd = malloc(sizeof *cd * (size_t)(nm + 1));
 	double band = -INFINITY;
 
