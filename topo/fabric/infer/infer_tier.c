@@ -10,7 +10,9 @@
  * judged: every group must stand sep_z standard errors and sep_step pair sigmas above W from
  * its nearest group; the weakest group that does not is joined to its nearest, until all do.
  * The tier is kept when it still groups some units (at tier 0: at least half the nodes) and
- * splits some connected part. */
+ * splits some connected part. Then two nodes alone whose pair says they share a switch are
+ * joined (pair_lone), and a node alone whose pairs say it is its leaf's offset, not a switch of
+ * its own, has the tiers chosen again with it placed in that leaf (lone_offset). */
 #include <stdlib.h>
 #include <string.h>
 
