@@ -93,6 +93,7 @@ struct p2p_matrices {
 	float *lat_p99;
 	float *lat_hi;   /* the highest latency pass's minimum (NAN: one pass): the map's repeat noise */
 	float *bw;       /* median window rate */
+	long lat_iters_min; /* the fewest timed ping-pongs behind a latency cell (0: none yet) */
 	int ok, failed;  /* directions, at the last size */
 	double line_rate_Gbps; /* the slowest usable endpoint's port; NAN when any is unknown */
 	char kind[TR_KIND_MAX];  /* the first usable endpoint's link kind ("" unknown) */

@@ -164,6 +164,8 @@ void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const st
 		m->lat_p50[cell] = best(m->lat_p50[cell], (float)r->lat_p50, 0);
 		m->lat_min[cell] = best(m->lat_min[cell], (float)r->lat_min, 0);
 		m->lat_p99[cell] = best(m->lat_p99[cell], (float)r->lat_p99, 0);
+		if (r->lat_iters > 0 && (m->lat_iters_min == 0 || r->lat_iters < m->lat_iters_min))
+			m->lat_iters_min = r->lat_iters;
 	}
 	if (ok && r->size_idx == last_bw)
 		m->bw[cell] = best(m->bw[cell], (float)r->bw_GBps, 1);

@@ -19,7 +19,7 @@
 
 static struct susp_matrices jm_of(const struct p2p_matrices *m)
 {
-	return (struct susp_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL };
+	return (struct susp_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL, m->lat_iters_min };
 }
 
 static const struct infer_result *map_of(const struct run_path_map *p)

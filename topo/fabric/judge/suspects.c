@@ -9,7 +9,7 @@
 
 void susp_opts_default(struct susp_opts *o)
 {
-	*o = (struct susp_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1 };
+	*o = (struct susp_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1, .tail_samples = 500 };
 }
 
 const char *susp_kind_name(int kind)
@@ -232,11 +232,12 @@ static int direction_jittery(const struct susp_matrices *m, const struct susp_op
 {
 	int n = m->n;
 	float mn = cell(m->lat_min, n, i, j), p50 = cell(m->lat_p50, n, i, j), p99 = cell(m->lat_p99, n, i, j);
+	int tail = m->lat_samples <= 0 || m->lat_samples >= o->tail_samples;
 
 	if (isnan(mn) || isnan(p50) || isnan(p99))
 		return 0;
 	return (p50 >= o->p50_ratio * mn && p50 - mn > ref->x50[t] ? SUSP_JITTER_P50 : 0) |
-	       (p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t] ? SUSP_JITTER_P99 : 0);
+	       (tail && p99 >= o->p99_ratio * p50 && p99 - p50 > ref->x99[t] ? SUSP_JITTER_P99 : 0);
 }
 
 static int jittery_links(const struct infer_result *r, const struct susp_matrices *m, const struct susp_opts *o,

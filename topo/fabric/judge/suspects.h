@@ -36,12 +36,17 @@ struct susp_matrices {
 	/* n x n or NULL: the pairs that show what a tier's jitter is (control pairs re-measured
 	 * alongside the candidates, under the same load); NULL, or none in a tier: all its pairs */
 	const unsigned char *ref;
+	/* the fewest timed latency samples behind a direction's p99 (0: not known) */
+	long lat_samples;
 };
 
 struct susp_opts {
 	/* jitter: p50 >= p50_ratio x min and p50 - min > excess x (the tier's median of p50 - min,
 	 * at least floor_frac x the tier's latency); the same for p99 over p50 with p99_ratio */
 	double p50_ratio, p99_ratio, excess, floor_frac;
+	/* the p99 rule judges only matrices whose p99 rests on this many samples at least (500: 5
+	 * beyond the p99; of 50 the p99 is the largest one, a single preemption of the host) */
+	long tail_samples;
 };
 void susp_opts_default(struct susp_opts *o);
 
