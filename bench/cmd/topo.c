@@ -174,7 +174,7 @@ static int topo_checks(const struct checks_opts *jo, const char *input, const ch
 
 	rc = rundir_load(from_input ? input : dir, &rd, err);
 	if (rc == 0 && from_input && strcmp(input, dir))
-		rc = rundir_load_topology(&rd, dir, err);
+		rc = rundir_load_topology(&rd, dir, NULL, err);
 	if (rc) {
 		escape_term_line(stderr, "fabprobe topo: %s", err);
 		return rc;

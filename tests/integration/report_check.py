@@ -4,7 +4,7 @@ Each check prints "ok - name" or "not ok - name: why" (counted by tests/run.sh).
 
 report_check.py dom DUMP.html RESULTS-DIR N PATHS NAME [METRICS]   the DOM Chromium built: script ran,
     nothing external, one heat map per path and metric with N x N cells (or an N x N image),
-    the suspects table = suspects.csv, no element or handler a host name could have injected
+    the suspects tables = suspects_<path>.csv (else suspects.csv), no element or handler a host name could have injected
 report_check.py pixels SHOT.png DUMP.html RESULTS-DIR NAME   the screenshot: not blank, and
     in the latency map cells inside a leaf block differ from those outside as latencies do
 """
@@ -169,13 +169,15 @@ def dom(dump, rdir, n, paths, name, metrics=("latency", "bandwidth")):
                     ww, hh, rows = png_rgb(png) if n <= 600 else (w, h, None)
                     ok, why = (w, h) == (n, n) and (ww, hh) == (n, n), "%dx%d" % (w, h)
                 check("%s: %s %s map is one %d x %d PNG that decodes" % (name, p, m, n, n), ok, why)
-    # suspects table = suspects.csv
-    sus = read_csv(rdir + "/suspects.csv")
-    if sus is not None:
-        want = sorted((r["kind"], r["hosts"]) for r in sus)
-        got = sorted((r[0], r[1]) for r in d.rows[1:] if len(r) > 1)
-        check("%s: the suspects table lists suspects.csv's %d suspects" % (name, len(want)), want[:500] == got,
-              "table %s vs file %s" % (got[:4], want[:4]))
+    # suspects tables = each path's suspects_<path>.csv where run wrote one per path, else suspects.csv
+    own = sorted(f for f in os.listdir(rdir) if f.startswith("suspects_") and f.endswith(".csv"))
+    files = own or ["suspects.csv"]
+    sus = [read_csv(rdir + "/" + f) for f in files]
+    if all(x is not None for x in sus):
+        want = sorted((r["kind"], r["hosts"]) for x in sus for r in x[:500])
+        got = sorted((r[0], r[1]) for r in d.rows if len(r) > 1 and r[:2] != ["kind", "hosts"])
+        check("%s: the suspects tables list %s's %d suspects" % (name, " ".join(files), len(want)), want == got,
+              "tables %s vs files %s" % (got[:4], want[:4]))
     return d
 
 

@@ -52,6 +52,83 @@ else
 	notok "synthetic 1024-node results" "$(tail -2 "$tmp/s1024.topo.out" 2>/dev/null)"
 fi
 
+# ---- a run with two networks: a map per path (topology_<path>.csv, suspects_<path>.csv), as
+# run writes them. mpi's leaves are the odd and the even hosts, tcp:eth0's groups of 4 in name
+# order, and only tcp:eth0's map has a suspect (h06, 6 us slow): each path's heat maps show its own
+# leaves and marks, the banner names the suspect on its path, the tiers and suspects per path
+python3 - "$tmp/two" <<'PY'
+import math, os, random, sys
+d = sys.argv[1]
+os.makedirs(d)
+rnd = random.Random(3)
+hosts = ["h%02d" % (i + 1) for i in range(12)]
+def write(name, same, slow=None):
+    with open(os.path.join(d, name), "w") as f:
+        f.write("host," + ",".join(hosts) + "\n")
+        for i in range(12):
+            row = []
+            for j in range(12):
+                v = (20.0 if same(i, j) else 45.0) * math.exp(rnd.gauss(0, 0.01))
+                row.append("" if i == j else "%.3f" % (v + (6.0 if slow in (i, j) else 0)))
+            f.write(hosts[i] + "," + ",".join(row) + "\n")
+write("mpi.csv", lambda i, j: i % 2 == j % 2)
+write("tcp.csv", lambda i, j: i // 4 == j // 4, slow=5)
+PY
+$FP topo "$tmp/two/mpi.csv" -o "$tmp/two/m" > "$tmp/two/m.out" 2>&1 &&
+	$FP topo "$tmp/two/tcp.csv" -o "$tmp/two/t" > "$tmp/two/t.out" 2>&1
+expect "two networks: topo draws both maps (2 leaves on mpi, 3 on tcp:eth0 with its slow node)" sh -c \
+	"grep -q '^slow_node,h06,' '$tmp/two/t/suspects.csv' && [ \$(grep -c , '$tmp/two/m/suspects.csv') -eq 1 ]"
+mkdir -p "$tmp/two/run"
+for p in mpi:m tcp_eth0:t; do
+	for f in topology tiers suspects; do cp "$tmp/two/${p#*:}/$f.csv" "$tmp/two/run/${f}_${p%%:*}.csv"; done
+done
+for f in topology tiers suspects; do cp "$tmp/two/m/$f.csv" "$tmp/two/run/$f.csv"; done # the compute path's copies
+cp "$tmp/two/mpi.csv" "$tmp/two/run/latency_mpi.csv"
+cp "$tmp/two/tcp.csv" "$tmp/two/run/latency_tcp_eth0.csv"
+python3 - "$tmp/two/run" <<'PY'
+import json, sys
+d = sys.argv[1]
+hosts = ["h%02d" % (i + 1) for i in range(12)]
+lat = {}
+for path, f in (("mpi", "latency_mpi.csv"), ("tcp:eth0", "latency_tcp_eth0.csv")):
+    rows = [l.rstrip("\n").split(",") for l in open(d + "/" + f)]
+    lat[path] = {(r[0], rows[0][j]): r[j] for r in rows[1:] for j in range(1, len(r)) if r[j]}
+cols = ("run_id,path,kind,src_host,dst_host,src_dev,dst_dev,line_rate_Gbps,size_B,lat_iters,lat_us_min,lat_us_avg,"
+        "lat_us_p50,lat_us_p99,bw_windows,window,bw_GBps,bw_Gbps,pct_line_rate,status,note")
+with open(d + "/p2p.csv", "w") as f:
+    f.write(cols + "\n")
+    for path in lat:
+        for (a, b), v in sorted(lat[path].items()):
+            f.write("two,%s,ethernet,%s,%s,,,,8,1000,%s,%s,%s,%s,,,,,,ok,\n" % (path, a, b, v, v, v, v))
+            bw = 1.2 if float(v) < 30 else 0.12
+            f.write("two,%s,ethernet,%s,%s,,,,1048576,,,,,,20,8,%g,%g,,ok,\n" % (path, a, b, bw, bw * 8))
+json.dump({"tool": "fabprobe", "run_id": "two", "command": "run", "exit_code": 1, "status": "failed",
+           "nodes": 12, "hosts": hosts}, open(d + "/meta.json", "w"))
+PY
+$FP report "$tmp/two/run" > "$tmp/two/report.out" 2>&1
+expect "two networks: report exit 0" [ $? -eq 0 ]
+page=$tmp/two/run/report.html
+grep -o '<div class="banner.*</ul></div>' "$page" > "$tmp/two/banner" 2> /dev/null
+expect "two networks: the banner names tcp:eth0's suspect, on its path, and mpi's map as clean" sh -c \
+	"grep -q '<strong>latency map over tcp:eth0: 1 suspect (suspects_tcp_eth0.csv): slow_node h06</strong>' '$tmp/two/banner' &&
+	 grep -q '<li>latency map over mpi: no suspects</li>' '$tmp/two/banner'"
+# each path's latency heat map: its own leaf blocks, in its own tree order; marks only on tcp:eth0
+fig() { awk -v p="$1" '/<h3>Path /{on = index($0, "<h3>Path " p "</h3>") > 0} on' "$page" | awk '/<figure>/{n++} n == 1'; }
+blocks() { fig "$1" | grep -o '<rect class="b0"' | wc -l; }
+expect "two networks: mpi's latency map outlines its 2 leaves, tcp:eth0's its 3" [ "$(blocks mpi) $(blocks tcp:eth0)" = "2 3" ]
+expect "two networks: tcp:eth0's map marks its suspect, mpi's none" \
+	[ "$(fig tcp:eth0 | grep -c 'suspect mark') $(fig mpi | grep -c 'suspect mark')" = "1 0" ]
+order=$(fig tcp:eth0 | grep -o '<text[^>]*>h[0-9]*</text>' | head -n 12 | sed 's/<[^>]*>//g' | paste -sd' ' -)
+expect "two networks: tcp:eth0's hosts in its own tree order, groups of 4 ($order)" \
+	[ "$order" = "h01 h02 h03 h04 h05 h06 h07 h08 h09 h10 h11 h12" ]
+order=$(fig mpi | grep -o '<text[^>]*>h[0-9]*</text>' | head -n 12 | sed 's/<[^>]*>//g' | paste -sd' ' -)
+expect "two networks: mpi's hosts in its own tree order, odd then even ($order)" \
+	[ "$order" = "h01 h03 h05 h07 h09 h11 h02 h04 h06 h08 h10 h12" ]
+expect "two networks: tiers and suspects per path" sh -c \
+	"[ \$(grep -c '<h3>Path mpi</h3>' '$page') -eq 3 ] && [ \$(grep -c '<h3>Path tcp:eth0</h3>' '$page') -eq 3 ] &&
+	 grep -q '1 suspect from the latency map (suspects_tcp_eth0.csv)' '$page'"
+report_browser two "$tmp/two/run" 12 mpi,tcp:eth0
+
 # ---- hostile names, broken files: the page shows what it can, names what it cannot, escapes all
 mkdir -p "$tmp/bad"
 python3 - "$tmp/bad" <<'PY'

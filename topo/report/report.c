@@ -131,7 +131,7 @@ struct finding {
 
 struct verdict {
 	int n;
-	struct finding f[RPT_PATHS_MAX + 8];
+	struct finding f[2 * RPT_PATHS_MAX + 8];
 };
 
 static void find(struct verdict *v, int bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -145,6 +145,35 @@ static void find(struct verdict *v, int bad, const char *fmt, ...)
 	vsnprintf(v->f[v->n].text, sizeof v->f[v->n].text, fmt, ap);
 	va_end(ap);
 	v->f[v->n++].bad = bad;
+}
+
+/* a latency map's suspects (path NULL: the run's one map), the first few named */
+static void map_finding(struct verdict *v, const struct rpt_map *m, const char *path, int one_node)
+{
+	const struct rtab *t = &m->suspects;
+	int ck = rtab_col(t, "kind"), ch = rtab_col(t, "hosts");
+	long k = t->total_rows;
+	char named[200] = "", on[160] = "";
+
+	if (!m->have_suspects)
+		return;
+	for (int i = 0; i < t->nrows && i < 3 && ck >= 0 && ch >= 0; i++) {
+		size_t l = strlen(named);
+
+		snprintf(named + l, sizeof named - l, "%s%.40s %.60s", i ? ", " : ": ", rtab_get(t, i, ck), rtab_get(t, i, ch));
+	}
+	if (k > 3 && ck >= 0 && ch >= 0) {
+		size_t l = strlen(named);
+
+		snprintf(named + l, sizeof named - l, " and %ld more", k - 3);
+	}
+	if (path)
+		snprintf(on, sizeof on, " over %.120s", path);
+	if (!k)
+		find(v, 0, "latency map%s: no suspects", on);
+	else
+		find(v, !one_node, "latency map%s: %ld suspect%s (suspects%s.csv)%s%s", on, k, k == 1 ? "" : "s", m->suffix,
+		     named, one_node ? "; one node: informative, not a verdict" : "");
 }
 
 /* what the files say, one line per stage */
@@ -181,10 +210,14 @@ static void findings(struct rpt *r, struct verdict *v)
 			find(v, 0, "collectives: all %d results correct", t.nrows);
 		rtab_free(&t);
 	}
-	if (r->have_suspects)
-		find(v, r->suspects.total_rows > 0 && !one_node, r->suspects.total_rows ? "latency map: %ld suspect%s "
-		     "(suspects.csv)%s" : "latency map: no suspects", r->suspects.total_rows,
-		     r->suspects.total_rows == 1 ? "" : "s", one_node ? "; one node: informative, not a verdict" : "");
+	if (!rpt_maps_per_path(r))
+		map_finding(v, &r->map, NULL, one_node);
+	for (int i = 0; i < r->npaths; i++) {
+		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
+
+		if (m)
+			map_finding(v, m, r->paths[i].name, one_node);
+	}
 }
 
 static void banner(struct rpt *r, FILE *f)

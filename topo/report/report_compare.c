@@ -150,13 +150,13 @@ static int change_map(struct rpt *r, const struct cmap *m, int idx)
 	struct rpt_ix ix = { 0 };
 
 	if (n <= 0 || !(order = malloc(sizeof *order * (size_t)n)) || !(shown = malloc(sizeof *shown * (size_t)n)) ||
-	    !(v = malloc(sizeof *v * (size_t)n * (size_t)n)) || rpt_display_order(r, n, h, order))
+	    !(v = malloc(sizeof *v * (size_t)n * (size_t)n)) || rpt_display_order(&r->map, n, h, order))
 		goto out;
 	for (int k = 0; k < n; k++)
 		shown[k] = h[order[k]];
 	for (size_t k = 0; k < (size_t)n * n; k++)
 		v[k] = NAN;
-	if (rpt_ix_build(&ix, shown, n) || rpt_blocks(r, n, shown, &blocks, &nb))
+	if (rpt_ix_build(&ix, shown, n) || rpt_blocks(&r->map, n, shown, &blocks, &nb))
 		goto out;
 	for (int k = 0; k < m->n; k++)
 		v[(size_t)rpt_ix_find(&ix, m->c[k].src) * n + rpt_ix_find(&ix, m->c[k].dst)] = m->c[k].worse;

@@ -27,8 +27,22 @@ struct rpt_size {
 	float *lat, *bw;
 };
 
+/* One latency map: run draws one per path (topology_<path>.csv, tiers_<path>.csv,
+ * suspects_<path>.csv); topology.csv, tiers.csv and suspects.csv hold the compute path's, and
+ * are what topo writes. */
+struct rpt_map {
+	char suffix[136];        /* "_tcp_eth0" (the path's files), or "" (topology.csv...) */
+	struct rundir rd;        /* its topology, read by the judges' loader */
+	struct rpt_topo topo;    /* its hosts and groups, pointing into rd */
+	int have_topo;
+	struct rtab suspects;
+	int have_suspects;
+};
+
 struct rpt_path {
 	char name[128];
+	struct rpt_map *map;         /* its own map (rpt_path_map), read when first asked for */
+	int map_tried;
 	long rows, ok, timeout, error, skipped;
 	int nsizes;
 	struct rpt_size size[RPT_SIZES_MAX];
@@ -41,11 +55,7 @@ struct rpt {
 	struct rjson meta, coll_meta;
 	int have_meta, have_coll_meta;
 	int have_summary;          /* summary.json is there: the page links it */
-	struct rundir topo_rd;       /* topology.csv, read by the judges' loader */
-	struct rpt_topo topo;        /* its hosts and groups, pointing into topo_rd */
-	int have_topo;
-	struct rtab suspects;
-	int have_suspects;
+	struct rpt_map map;          /* topology.csv, suspects.csv: the compute path's map */
 	struct rpt_path *paths;      /* from p2p.csv */
 	int npaths, have_p2p;
 	int found;                   /* fabprobe files seen */
@@ -68,6 +78,12 @@ void rpt_section(FILE *f, const char *id, const char *title);
 /* report_load.c: meta.json, coll_meta.json, topology.csv, suspects.csv, p2p.csv */
 void rpt_load(struct rpt *r);
 void rpt_unload(struct rpt *r);
+/* the file-name part of a path as fabprobe writes it: ':' and '/' become '_' (tcp_eth0) */
+void rpt_path_key(const char *path, char *out, size_t len);
+/* The map of a path of p2p.csv: its own files where the run wrote them, else NULL */
+const struct rpt_map *rpt_path_map(struct rpt *r, const char *path);
+/* Whether the run wrote a map per path (then topology.csv is one of them, the compute path's) */
+int rpt_maps_per_path(struct rpt *r);
 
 /* the sections, in page order */
 void rpt_maps(struct rpt *r);
@@ -79,12 +95,12 @@ void rpt_links(struct rpt *r);
 void rpt_inventory(struct rpt *r);
 void rpt_compare(struct rpt *r);
 
-/* shared by maps and compare: hosts ordered as in topology.csv (then the others, as given);
+/* shared by maps and compare: hosts ordered as in map m's topology (then the others, as given);
  * order[k] = index into names of display position k. Returns 0 or FP_ERUNTIME. */
-int rpt_display_order(const struct rpt *r, int n, char *const *names, int *order);
-/* switch groups over the display order: *blocks malloc'd; 0 or FP_ERUNTIME */
+int rpt_display_order(const struct rpt_map *m, int n, char *const *names, int *order);
+/* map m's switch groups over the display order: *blocks malloc'd; 0 or FP_ERUNTIME */
 struct hm_block;
-int rpt_blocks(const struct rpt *r, int n, const char *const *shown, struct hm_block **blocks, int *nblocks);
+int rpt_blocks(const struct rpt_map *m, int n, const char *const *shown, struct hm_block **blocks, int *nblocks);
 
 /* a sorted name index for look-ups */
 struct rpt_ix {

@@ -1,6 +1,6 @@
-/* report_load.c — the files every section leans on: meta.json, coll_meta.json, topology.csv,
- * suspects.csv, and p2p.csv's rows summarised per path and size; name look-ups and the
- * display order of hosts. */
+/* report_load.c — the files every section leans on: meta.json, coll_meta.json, the latency
+ * maps (topology.csv, suspects.csv, and each path's own), and p2p.csv's rows summarised per path
+ * and size; name look-ups and the display order of hosts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +76,7 @@ void rpt_ix_free(struct rpt_ix *ix)
 	memset(ix, 0, sizeof *ix);
 }
 
-int rpt_display_order(const struct rpt *r, int n, char *const *names, int *order)
+int rpt_display_order(const struct rpt_map *m, int n, char *const *names, int *order)
 {
 	struct rpt_ix ix;
 	char *used = calloc((size_t)(n ? n : 1), 1);
@@ -86,8 +86,8 @@ int rpt_display_order(const struct rpt *r, int n, char *const *names, int *order
 		free(used);
 		return FP_ERUNTIME;
 	}
-	for (int t = 0; r->have_topo && t < r->topo.n; t++) {
-		int i = rpt_ix_find(&ix, r->topo.host[t]);
+	for (int t = 0; m->have_topo && t < m->topo.n; t++) {
+		int i = rpt_ix_find(&ix, m->topo.host[t]);
 
 		if (i >= 0 && !used[i]) {
 			used[i] = 1;
@@ -102,24 +102,25 @@ int rpt_display_order(const struct rpt *r, int n, char *const *names, int *order
 	return 0;
 }
 
-int rpt_blocks(const struct rpt *r, int n, const char *const *shown, struct hm_block **blocks, int *nblocks)
+int rpt_blocks(const struct rpt_map *m, int n, const char *const *shown, struct hm_block **blocks, int *nblocks)
 {
+	const struct rpt_topo *tp = &m->topo;
 	struct rpt_ix ix;
 	int cap = 0;
 
 	*blocks = NULL;
 	*nblocks = 0;
-	if (!r->have_topo || !r->topo.ntiers)
+	if (!m->have_topo || !tp->ntiers)
 		return 0;
-	if (rpt_ix_build(&ix, (const char *const *)r->topo.host, r->topo.n))
+	if (rpt_ix_build(&ix, (const char *const *)tp->host, tp->n))
 		return FP_ERUNTIME;
-	for (int t = 0; t < r->topo.ntiers; t++)
+	for (int t = 0; t < tp->ntiers; t++)
 		for (int s = 0; s < n;) {
 			int h = rpt_ix_find(&ix, shown[s]), e = s + 1;
-			const char *g = h >= 0 ? r->topo.group[(size_t)t * r->topo.n + h] : NULL;
+			const char *g = h >= 0 ? tp->group[(size_t)t * tp->n + h] : NULL;
 
 			while (g && e < n && (h = rpt_ix_find(&ix, shown[e])) >= 0 &&
-			       !strcmp(r->topo.group[(size_t)t * r->topo.n + h], g))
+			       !strcmp(tp->group[(size_t)t * tp->n + h], g))
 				e++;
 			if (g && *g) {
 				if (*nblocks == cap) {
@@ -166,40 +167,105 @@ static void loader_note(struct rpt *r, const char *err, const char *costs)
 	rpt_note(r, "%s: %s", err, costs);
 }
 
-/* topology.csv as the judges read it (fabric/io/rundir.h): hosts in the file's order and their
- * group at every tier, pointing into r->topo_rd. 0, or -1 after a note. */
-static int topo_load(struct rpt *r)
+/* A map's topology as the judges read it (fabric/io/rundir.h): hosts in the file's order and
+ * their group at every tier, pointing into m->rd. 0; -1 after a note (quiet: no note when the
+ * file is absent, as a path's own map may be). */
+static int topo_load(struct rpt *r, struct rpt_map *m, int quiet)
 {
 	static const char costs[] = "hosts in file order, no switch groups or tree";
-	struct rundir *rd = &r->topo_rd;
-	const struct rd_topo *t = &rd->topo;
-	struct rpt_topo *p = &r->topo;
-	char path[4096], err[RUNDIR_ERR_MAX];
+	const struct rd_topo *t = &m->rd.topo;
+	struct rpt_topo *p = &m->topo;
+	char name[160], path[4096], err[RUNDIR_ERR_MAX];
 
-	rpt_file(r, "topology.csv", path, sizeof path);
-	if (rundir_load_files(r->dir, RD_FILE_TOPO, rd, err)) {
+	snprintf(name, sizeof name, "topology%s.csv", m->suffix);
+	rpt_file(r, name, path, sizeof path);
+	if (rundir_load_files(r->dir, 0, &m->rd, err) || rundir_load_topology(&m->rd, r->dir, name, err)) {
 		r->found += access(path, F_OK) == 0;
 		loader_note(r, err, costs);
 		return -1;
 	}
-	if (!rd->has_topo) {
-		rpt_note(r, "topology.csv: not in this directory: %s", costs);
+	if (!m->rd.has_topo) {
+		if (!quiet)
+			rpt_note(r, "%s: not in this directory: %s", name, costs);
 		return -1;
 	}
 	r->found++;
 	p->host = calloc((size_t)t->n + 1, sizeof *p->host);
 	p->group = calloc((size_t)(t->n + 1) * (size_t)(t->ntiers + 1), sizeof *p->group);
 	if (!p->host || !p->group) {
-		rpt_note(r, "topology.csv: out of memory: %s", costs);
+		rpt_note(r, "%s: out of memory: %s", name, costs);
 		return -1;
 	}
 	p->n = t->n;
 	p->ntiers = t->ntiers;
 	for (int i = 0; i < t->n; i++) {
-		p->host[i] = rundir_str(rd, t->host[i]);
+		p->host[i] = rundir_str(&m->rd, t->host[i]);
 		for (int k = 0; k < t->ntiers; k++)
-			p->group[(size_t)k * t->n + i] = rundir_str(rd, t->group[(size_t)k * t->n + i]);
+			p->group[(size_t)k * t->n + i] = rundir_str(&m->rd, t->group[(size_t)k * t->n + i]);
 	}
+	return 0;
+}
+
+/* the map whose files end in m->suffix: its topology and suspects */
+static void map_load(struct rpt *r, struct rpt_map *m, int quiet)
+{
+	char name[160], path[4096];
+
+	m->have_topo = topo_load(r, m, quiet) == 0;
+	snprintf(name, sizeof name, "suspects%s.csv", m->suffix);
+	rpt_file(r, name, path, sizeof path);
+	quiet = quiet && access(path, F_OK); /* a file that is there but unreadable is said */
+	m->have_suspects = rpt_table_load(r, name, 1 << 20, &m->suspects, quiet ? NULL : "no suspects table or marks") == 0;
+}
+
+static void map_free(struct rpt_map *m)
+{
+	free(m->topo.host);
+	free(m->topo.group);
+	rundir_free(&m->rd);
+	rtab_free(&m->suspects);
+}
+
+void rpt_path_key(const char *path, char *out, size_t len)
+{
+	snprintf(out, len, "%s", path);
+	for (char *p = out; *p; p++)
+		if (*p == ':' || *p == '/')
+			*p = '_';
+}
+
+const struct rpt_map *rpt_path_map(struct rpt *r, const char *path)
+{
+	struct rpt_path *p = NULL;
+
+	for (int i = 0; i < r->npaths && !p; i++)
+		if (!strcmp(r->paths[i].name, path))
+			p = &r->paths[i];
+	if (!p)
+		return NULL;
+	if (!p->map_tried) {
+		char key[128];
+
+		p->map_tried = 1;
+		if (!(p->map = calloc(1, sizeof *p->map)))
+			return NULL;
+		rpt_path_key(path, key, sizeof key);
+		snprintf(p->map->suffix, sizeof p->map->suffix, "_%s", key);
+		map_load(r, p->map, 1);
+		if (!p->map->have_topo && !p->map->have_suspects) {
+			map_free(p->map);
+			free(p->map);
+			p->map = NULL;
+		}
+	}
+	return p->map;
+}
+
+int rpt_maps_per_path(struct rpt *r)
+{
+	for (int i = 0; i < r->npaths; i++)
+		if (rpt_path_map(r, r->paths[i].name))
+			return 1;
 	return 0;
 }
 
@@ -330,8 +396,7 @@ void rpt_load(struct rpt *r)
 		r->have_summary = lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 	}
 	r->have_coll_meta = coll_meta_load(r);
-	r->have_topo = topo_load(r) == 0;
-	r->have_suspects = rpt_table_load(r, "suspects.csv", 1 << 20, &r->suspects, "no suspects table or marks") == 0;
+	map_load(r, &r->map, 0);
 	p2p_load(r);
 }
 
@@ -339,14 +404,16 @@ void rpt_unload(struct rpt *r)
 {
 	rjson_free(&r->meta);
 	rjson_free(&r->coll_meta);
-	free(r->topo.host);
-	free(r->topo.group);
-	rundir_free(&r->topo_rd);
-	rtab_free(&r->suspects);
-	for (int i = 0; r->paths && i < r->npaths; i++)
+	map_free(&r->map);
+	for (int i = 0; r->paths && i < r->npaths; i++) {
 		for (int k = 0; k < r->paths[i].nsizes; k++) {
 			free(r->paths[i].size[k].lat);
 			free(r->paths[i].size[k].bw);
 		}
+		if (r->paths[i].map) {
+			map_free(r->paths[i].map);
+			free(r->paths[i].map);
+		}
+	}
 	free(r->paths);
 }

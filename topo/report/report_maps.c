@@ -1,6 +1,7 @@
-/* report_maps.c — per path, the latency and bandwidth heat maps: hosts in the inferred tree
- * order (topology.csv), switch groups outlined, suspects (suspects.csv) marked. Matrices come
- * from latency_<path>.csv / bandwidth_<path>.csv, or from p2p.csv when those are missing. */
+/* report_maps.c — per path, the latency and bandwidth heat maps: hosts in the tree order of
+ * the path's own map (topology_<path>.csv; else topology.csv), its switch groups outlined, its
+ * suspects (suspects_<path>.csv; else suspects.csv) marked. Matrices come from
+ * latency_<path>.csv / bandwidth_<path>.csv, or from p2p.csv when those are missing. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -19,15 +20,6 @@ struct src {
 	char name[128];  /* the path: tcp:eth0 */
 	int in_p2p;
 };
-
-/* the file name part of a path, as p2p writes it: ':' and '/' become '_' */
-static void path_key(const char *path, char *out, size_t len)
-{
-	snprintf(out, len, "%s", path);
-	for (char *p = out; *p; p++)
-		if (*p == ':' || *p == '/')
-			*p = '_';
-}
 
 static int src_add(struct src *s, int *n, const char *key, const char *name, int in_p2p)
 {
@@ -65,7 +57,7 @@ static int sources(const struct rpt *r, struct src *s)
 	for (int i = 0; i < r->npaths; i++) {
 		char key[128];
 
-		path_key(r->paths[i].name, key, sizeof key);
+		rpt_path_key(r->paths[i].name, key, sizeof key);
 		src_add(s, &n, key, r->paths[i].name, 1);
 	}
 	while (d && (e = readdir(d))) {
@@ -128,20 +120,22 @@ static int add_mark(struct hm_mark **m, int *n, int *cap, int i, int j, const ch
 
 #define MARKS_MAX 20000
 
-static int marks_for(const struct rpt *r, const char *path, int first, const char *metric,
+/* the marks of map mp's suspects on path's heat map: all of them when mp is the path's own map
+ * (own), else those whose path column names it, or with no such column the first path's */
+static int marks_for(const struct rpt_map *mp, int own, const char *path, int first, const char *metric,
 		     const struct rpt_ix *ix, struct hm_mark **m, int *n)
 {
-	const struct rtab *t = &r->suspects;
+	const struct rtab *t = &mp->suspects;
 	int ch = rtab_col(t, "hosts"), cm = rtab_col(t, "metric"), cr = rtab_col(t, "reason");
 	int ck = rtab_col(t, "kind"), cp = rtab_col(t, "path"), cap = 0, rc = 0;
 
 	*m = NULL;
 	*n = 0;
-	for (int i = 0; r->have_suspects && ch >= 0 && i < t->nrows && *n < MARKS_MAX && !rc; i++) {
+	for (int i = 0; mp->have_suspects && ch >= 0 && i < t->nrows && *n < MARKS_MAX && !rc; i++) {
 		const char *sm = rtab_get(t, i, cm), *why = cr >= 0 ? rtab_get(t, i, cr) : rtab_get(t, i, ck);
 		int a, b;
 
-		if (cp >= 0 ? strcmp(rtab_get(t, i, cp), path) : !first)
+		if (cp >= 0 ? strcmp(rtab_get(t, i, cp), path) : !own && !first)
 			continue; /* no path column: suspects.csv is of the first path's latency map */
 		if (!metric_on(sm, metric))
 			continue;
@@ -160,6 +154,8 @@ static int marks_for(const struct rpt *r, const char *path, int first, const cha
 struct fig {
 	const char *path, *metric, *unit, *what, *file;
 	int pidx, first;
+	const struct rpt_map *map; /* whose tree order, groups and suspects */
+	int own;                   /* the path's own map (else topology.csv's) */
 };
 
 static void caption(FILE *f, const struct fig *g, int n, int nmarks)
@@ -193,12 +189,12 @@ static int figure(struct rpt *r, const struct fig *g, int n, char *const *names,
 	struct rpt_ix ix = { 0 };
 	char id[32], nid[40];
 
-	if (!order || !shown || rpt_display_order(r, n, names, order) || !(v = reorder(m, order, n)))
+	if (!order || !shown || rpt_display_order(g->map, n, names, order) || !(v = reorder(m, order, n)))
 		goto out;
 	for (int k = 0; k < n; k++)
 		shown[k] = names[order[k]];
-	if (rpt_blocks(r, n, shown, &blocks, &nb) || rpt_ix_build(&ix, shown, n) ||
-	    marks_for(r, g->path, g->first, g->metric, &ix, &marks, &nm))
+	if (rpt_blocks(g->map, n, shown, &blocks, &nb) || rpt_ix_build(&ix, shown, n) ||
+	    marks_for(g->map, g->own, g->path, g->first, g->metric, &ix, &marks, &nm))
 		goto out;
 	snprintf(id, sizeof id, "p%d-%s", g->pidx, !strcmp(g->metric, "latency") ? "lat" : "bw");
 	snprintf(nid, sizeof nid, "names-%s", id);
@@ -289,6 +285,7 @@ static void one_path(struct rpt *r, const struct src *s, int pidx)
 	struct matrix lat = { 0 }, bw = { 0 };
 	char lf[300], bf[300], lsz[32], bsz[32], lwhat[96], bwhat[96];
 	const struct rpt_path *p = p2p_path(r, s->name);
+	const struct rpt_map *own = s->in_p2p ? rpt_path_map(r, s->name) : NULL, *mp = own ? own : &r->map;
 	int have_lat = load(r, s, "latency", &lat, lf, sizeof lf) == 0;
 	int have_bw = load(r, s, "bandwidth", &bw, bf, sizeof bf) == 0;
 
@@ -300,11 +297,13 @@ static void one_path(struct rpt *r, const struct src *s, int pidx)
 	html_text(r->out, s->name);
 	fputs("</h3>\n<div class=\"maps\">\n", r->out);
 	if (have_lat)
-		figure(r, &(struct fig){ s->name, "latency", "µs", lwhat, lf, pidx, pidx == 0 }, lat.n, lat.names, lat.lat);
+		figure(r, &(struct fig){ s->name, "latency", "µs", lwhat, lf, pidx, pidx == 0, mp, !!own }, lat.n, lat.names,
+		       lat.lat);
 	/* from p2p.csv the bandwidth rides with the latency; from a file it is that file's only matrix */
 	const float *bv = !strcmp(bf, "p2p.csv") ? bw.bw : bw.lat;
 	if (have_bw && bv)
-		figure(r, &(struct fig){ s->name, "bandwidth", "GB/s", bwhat, bf, pidx, pidx == 0 }, bw.n, bw.names, bv);
+		figure(r, &(struct fig){ s->name, "bandwidth", "GB/s", bwhat, bf, pidx, pidx == 0, mp, !!own }, bw.n, bw.names,
+		       bv);
 	else if (have_bw)
 		rpt_note(r, "%s: no bandwidth figures for %s: no bandwidth heat map", bf, s->name);
 	fputs("</div>\n", r->out);
@@ -318,9 +317,10 @@ void rpt_maps(struct rpt *r)
 	int n = sources(r, s);
 
 	rpt_section(r->out, "maps", "Heat maps");
-	fputs("<p>Rows are sources, columns destinations, hosts in the inferred tree order (topology.csv): each "
-	      "leaf switch is a block on the diagonal, outlined; a thicker outline is a spine. Darker is worse: "
-	      "higher latency, lower bandwidth. Suspects from suspects.csv are outlined in red (cells) or marked "
+	fputs("<p>Rows are sources, columns destinations, hosts in the tree order the path's own latency map "
+	      "inferred (topology_&lt;path&gt;.csv; else topology.csv): each leaf switch is a block on the diagonal, "
+	      "outlined; a thicker outline is a spine. Darker is worse: higher latency, lower bandwidth. Suspects "
+	      "of that map (suspects_&lt;path&gt;.csv; else suspects.csv) are outlined in red (cells) or marked "
 	      "with a red triangle (nodes). Hover a cell for its hosts and value.</p>\n", r->out);
 	if (!n)
 		fputs("<p class=\"warn\">No matrices (latency_*.csv, bandwidth_*.csv) and no p2p.csv: no heat map.</p>\n", r->out);

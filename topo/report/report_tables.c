@@ -3,6 +3,8 @@
  * (nodes.csv, nics.csv, gpus.csv, paths.csv, inventory_mismatch.csv). */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,36 +58,97 @@ static void tree(FILE *f, const struct rpt_topo *t, int tier, int s, int e)
 	fputs("</ul>\n", f);
 }
 
-void rpt_topology(struct rpt *r)
+/* <p class="muted">, the text escaped */
+static void __attribute__((format(printf, 2, 3))) muted(FILE *f, const char *fmt, ...)
 {
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fputs("<p class=\"muted\">", f);
+	html_text(f, buf);
+	fputs("</p>\n", f);
+}
+
+/* a path's heading, where the run drew a map per path */
+static void map_heading(FILE *f, const char *path)
+{
+	if (!path)
+		return;
+	fputs("<h3>Path ", f);
+	html_text(f, path);
+	fputs("</h3>\n", f);
+}
+
+/* one map's tiers and groups: tiers<suffix>.csv, topology<suffix>.csv */
+static void map_tiers(struct rpt *r, const struct rpt_map *m, const char *path)
+{
+	char name[160];
 	struct rtab t;
 
-	rpt_section(r->out, "topology", "Tiers and switch groups");
-	if (rpt_table_load(r, "tiers.csv", 64, &t, "no tier table") == 0) {
-		fputs("<p>Inferred from latencies alone: tier 0 is the leaf switch, tier 1 the spine. p50 latency and "
-		      "bandwidth over the pairs that meet at that tier; threshold is the latency boundary between "
-		      "this tier and the next.</p>\n", r->out);
+	map_heading(r->out, path);
+	snprintf(name, sizeof name, "tiers%s.csv", m->suffix);
+	if (rpt_table_load(r, name, 64, &t, "no tier table") == 0) {
 		rpt_table_html(r->out, &t, NULL, 64, "tiers");
 		rtab_free(&t);
 	} else
-		fputs("<p class=\"muted\">No tiers.csv.</p>\n", r->out);
-	fputs("<h3>Groups and their hosts</h3>\n", r->out);
-	if (r->have_topo && r->topo.n && r->topo.ntiers)
-		tree(r->out, &r->topo, r->topo.ntiers - 1, 0, r->topo.n);
+		muted(r->out, "No %s.", name);
+	fputs(path ? "<h4>Groups and their hosts</h4>\n" : "<h3>Groups and their hosts</h3>\n", r->out);
+	if (m->have_topo && m->topo.n && m->topo.ntiers)
+		tree(r->out, &m->topo, m->topo.ntiers - 1, 0, m->topo.n);
 	else
-		fputs("<p class=\"muted\">No topology.csv with tiers.</p>\n", r->out);
-	fputs("</section>\n", r->out);
-	rpt_section(r->out, "suspects", "Suspects");
-	if (!r->have_suspects)
-		fputs("<p class=\"muted\">No suspects.csv.</p>\n", r->out);
-	else if (!r->suspects.total_rows)
+		muted(r->out, "No topology%s.csv with tiers.", m->suffix);
+}
+
+/* one map's suspects: suspects<suffix>.csv */
+static void map_suspects(struct rpt *r, const struct rpt_map *m, const char *path)
+{
+	long k = m->suspects.total_rows;
+
+	map_heading(r->out, path);
+	if (!m->have_suspects)
+		muted(r->out, "No suspects%s.csv.", m->suffix);
+	else if (!k)
 		fputs("<p>None: every pair agrees with its tier, no node stands out.</p>\n", r->out);
 	else {
-		fprintf(r->out, "<p>%ld suspect%s from the latency map (suspects.csv): slow nodes, low-bandwidth nodes, "
-			"links off their tier, pairs never measured.</p>\n", r->suspects.total_rows,
-			r->suspects.total_rows == 1 ? "" : "s");
-		rpt_table_html(r->out, &r->suspects, NULL, RPT_ROWS_MAX, "suspects");
+		fputs("<p>", r->out);
+		html_textf(r->out, "%ld suspect%s from the latency map (suspects%s.csv): slow nodes, low-bandwidth "
+			   "nodes, links off their tier, pairs never measured.", k, k == 1 ? "" : "s", m->suffix);
+		fputs("</p>\n", r->out);
+		rpt_table_html(r->out, &m->suspects, NULL, RPT_ROWS_MAX, "suspects");
 	}
+}
+
+void rpt_topology(struct rpt *r)
+{
+	int per_path = rpt_maps_per_path(r);
+
+	rpt_section(r->out, "topology", "Tiers and switch groups");
+	fputs("<p>Inferred from latencies alone: tier 0 is the leaf switch, tier 1 the spine. p50 latency and "
+	      "bandwidth over the pairs that meet at that tier; threshold is the latency boundary between "
+	      "this tier and the next.", r->out);
+	fputs(per_path ? " One map per path: each network has its switches; topology.csv, tiers.csv and "
+	      "suspects.csv are the copies of the path the scheduler files come from.</p>\n" : "</p>\n", r->out);
+	for (int i = 0; per_path && i < r->npaths; i++) {
+		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
+
+		if (m)
+			map_tiers(r, m, r->paths[i].name);
+	}
+	if (!per_path)
+		map_tiers(r, &r->map, NULL);
+	fputs("</section>\n", r->out);
+	rpt_section(r->out, "suspects", "Suspects");
+	for (int i = 0; per_path && i < r->npaths; i++) {
+		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
+
+		if (m)
+			map_suspects(r, m, r->paths[i].name);
+	}
+	if (!per_path)
+		map_suspects(r, &r->map, NULL);
 	fputs("</section>\n", r->out);
 }
 

@@ -655,7 +655,7 @@ static int index_build(struct rundir *rd, struct retests *rt)
 	return topo_index(rd);
 }
 
-int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
+int rundir_load_topology(struct rundir *rd, const char *dir, const char *name, char *err)
 {
 	char saved[sizeof rd->dir];
 	int rc;
@@ -665,7 +665,7 @@ int rundir_load_topology(struct rundir *rd, const char *dir, char *err)
 	memset(&rd->topo, 0, sizeof rd->topo);
 	memcpy(saved, rd->dir, sizeof saved);
 	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
-	rc = part(rd, err, "topology.csv", topo_read, &rd->has_topo);
+	rc = part(rd, err, name ? name : "topology.csv", topo_read, &rd->has_topo);
 	memcpy(rd->dir, saved, sizeof saved);
 	if (rc == 0 && (ranks_make(rd) || topo_index(rd)))
 		rc = FP_ERUNTIME;

@@ -88,8 +88,9 @@ int rundir_load(const char *dir, struct rundir *rd, char *err);
  * absent one leaves its has_… 0; a directory with none of them is no error here. */
 int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err);
 void rundir_free(struct rundir *rd);
-/* Replace rd's topology by dir/topology.csv (absent: none). 0 or FP_EUSAGE / FP_ERUNTIME. */
-int rundir_load_topology(struct rundir *rd, const char *dir, char *err);
+/* Replace rd's topology by dir/name, a file as topology.csv is written (NULL: topology.csv;
+ * absent: none, has_topo 0). 0 or FP_EUSAGE / FP_ERUNTIME. */
+int rundir_load_topology(struct rundir *rd, const char *dir, const char *name, char *err);
 /* Replace rd's topology by one given in memory, as topology.csv would hold it: n hosts, ntiers
  * tiers (at most RUNDIR_TIERS_MAX), labels[k * n + i] the tier-k group of host i (`run` judges
  * on its first map before topology.csv is written). 0, FP_EUSAGE (a bad shape), FP_ERUNTIME. */
