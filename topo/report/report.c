@@ -148,13 +148,21 @@ static void find(struct verdict *v, int bad, const char *fmt, ...)
 }
 
 /* a latency map's suspects (path NULL: the run's one map), the first few named */
-static void map_finding(struct verdict *v, const struct rpt_map *m, const char *path, int one_node)
+struct map_finding_arg {
+	struct verdict *v;
+	int one_node;
+};
+
+static void map_finding(struct rpt *r, const struct rpt_map *m, const char *path, void *arg)
 {
+	struct verdict *v = ((struct map_finding_arg *)arg)->v;
+	int one_node = ((struct map_finding_arg *)arg)->one_node;
 	const struct rtab *t = &m->suspects;
 	int ck = rtab_col(t, "kind"), ch = rtab_col(t, "hosts");
 	long k = t->total_rows;
 	char named[200] = "", on[160] = "";
 
+	(void)r;
 	if (!m->have_suspects)
 		return;
 	for (int i = 0; i < t->nrows && i < 3 && ck >= 0 && ch >= 0; i++) {
@@ -210,14 +218,7 @@ static void findings(struct rpt *r, struct verdict *v)
 			find(v, 0, "collectives: all %d results correct", t.nrows);
 		rtab_free(&t);
 	}
-	if (!rpt_maps_per_path(r))
-		map_finding(v, &r->map, NULL, one_node);
-	for (int i = 0; i < r->npaths; i++) {
-		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
-
-		if (m)
-			map_finding(v, m, r->paths[i].name, one_node);
-	}
+	rpt_each_map(r, map_finding, &(struct map_finding_arg){ v, one_node });
 }
 
 static void banner(struct rpt *r, FILE *f)

@@ -84,6 +84,9 @@ void rpt_path_key(const char *path, char *out, size_t len);
 const struct rpt_map *rpt_path_map(struct rpt *r, const char *path);
 /* Whether the run wrote a map per path (then topology.csv is one of them, the compute path's) */
 int rpt_maps_per_path(struct rpt *r);
+/* fn(r, map, path, arg) on each path's own map, in p2p.csv's order, where the run drew one per
+ * path; else once on the run's one map (path NULL) */
+void rpt_each_map(struct rpt *r, void (*fn)(struct rpt *, const struct rpt_map *, const char *, void *), void *arg);
 
 /* the sections, in page order */
 void rpt_maps(struct rpt *r);

@@ -269,6 +269,20 @@ int rpt_maps_per_path(struct rpt *r)
 	return 0;
 }
 
+void rpt_each_map(struct rpt *r, void (*fn)(struct rpt *, const struct rpt_map *, const char *, void *), void *arg)
+{
+	if (!rpt_maps_per_path(r)) {
+		fn(r, &r->map, NULL, arg);
+		return;
+	}
+	for (int i = 0; i < r->npaths; i++) {
+		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
+
+		if (m)
+			fn(r, m, r->paths[i].name, arg);
+	}
+}
+
 /* ---------------------------------------------------------------- p2p.csv */
 
 static struct rpt_path *path_of(struct rpt *r, const char *name)

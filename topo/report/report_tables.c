@@ -83,11 +83,12 @@ static void map_heading(FILE *f, const char *path)
 }
 
 /* one map's tiers and groups: tiers<suffix>.csv, topology<suffix>.csv */
-static void map_tiers(struct rpt *r, const struct rpt_map *m, const char *path)
+static void map_tiers(struct rpt *r, const struct rpt_map *m, const char *path, void *arg)
 {
 	char name[160];
 	struct rtab t;
 
+	(void)arg;
 	map_heading(r->out, path);
 	snprintf(name, sizeof name, "tiers%s.csv", m->suffix);
 	if (rpt_table_load(r, name, 64, &t, "no tier table") == 0) {
@@ -103,10 +104,11 @@ static void map_tiers(struct rpt *r, const struct rpt_map *m, const char *path)
 }
 
 /* one map's suspects: suspects<suffix>.csv */
-static void map_suspects(struct rpt *r, const struct rpt_map *m, const char *path)
+static void map_suspects(struct rpt *r, const struct rpt_map *m, const char *path, void *arg)
 {
 	long k = m->suspects.total_rows;
 
+	(void)arg;
 	map_heading(r->out, path);
 	if (!m->have_suspects)
 		muted(r->out, "No suspects%s.csv.", m->suffix);
@@ -123,32 +125,16 @@ static void map_suspects(struct rpt *r, const struct rpt_map *m, const char *pat
 
 void rpt_topology(struct rpt *r)
 {
-	int per_path = rpt_maps_per_path(r);
-
 	rpt_section(r->out, "topology", "Tiers and switch groups");
 	fputs("<p>Inferred from latencies alone: tier 0 is the leaf switch, tier 1 the spine. p50 latency and "
 	      "bandwidth over the pairs that meet at that tier; threshold is the latency boundary between "
 	      "this tier and the next.", r->out);
-	fputs(per_path ? " One map per path: each network has its switches; topology.csv, tiers.csv and "
+	fputs(rpt_maps_per_path(r) ? " One map per path: each network has its switches; topology.csv, tiers.csv and "
 	      "suspects.csv are the copies of the path the scheduler files come from.</p>\n" : "</p>\n", r->out);
-	for (int i = 0; per_path && i < r->npaths; i++) {
-		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
-
-		if (m)
-			map_tiers(r, m, r->paths[i].name);
-	}
-	if (!per_path)
-		map_tiers(r, &r->map, NULL);
+	rpt_each_map(r, map_tiers, NULL);
 	fputs("</section>\n", r->out);
 	rpt_section(r->out, "suspects", "Suspects");
-	for (int i = 0; per_path && i < r->npaths; i++) {
-		const struct rpt_map *m = rpt_path_map(r, r->paths[i].name);
-
-		if (m)
-			map_suspects(r, m, r->paths[i].name);
-	}
-	if (!per_path)
-		map_suspects(r, &r->map, NULL);
+	rpt_each_map(r, map_suspects, NULL);
 	fputs("</section>\n", r->out);
 }
 
