@@ -465,12 +465,12 @@ static void test_jitter_floor(void)
 
 /* A p99 needs samples beyond it: of 50 ping-pongs it is the largest, one preemption of the host
  * (on the emulated cluster, -n 50 named a heavy tail on a healthy fabric in 7 runs of 40). The
- * same heavy tail and lasting shift as test_jitter_floor's named side: with 499 samples a
- * direction only the shift is named, with 500 (or not known) both. */
+ * same heavy tail and lasting shift as test_jitter_floor's named side: with 299 samples a
+ * direction only the shift is named, with 300 (or not known) both. */
 static void test_jitter_tail_needs_samples(void)
 {
 	static const int racks[] = { 4, 4, 4 };
-	static const long samples[] = { 499, 500, 0 };
+	static const long samples[] = { 299, 300, 0 };
 	struct infer_result r;
 	struct susp_list c = { 0 };
 	struct susp_matrices m;

@@ -9,7 +9,7 @@
 
 void susp_opts_default(struct susp_opts *o)
 {
-	*o = (struct susp_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1, .tail_samples = 500 };
+	*o = (struct susp_opts){ .p50_ratio = 2, .p99_ratio = 10, .excess = 10, .floor_frac = 0.1, .tail_samples = 300 };
 }
 
 const char *susp_kind_name(int kind)

@@ -44,8 +44,9 @@ struct susp_opts {
 	/* jitter: p50 >= p50_ratio x min and p50 - min > excess x (the tier's median of p50 - min,
 	 * at least floor_frac x the tier's latency); the same for p99 over p50 with p99_ratio */
 	double p50_ratio, p99_ratio, excess, floor_frac;
-	/* the p99 rule judges only matrices whose p99 rests on this many samples at least (500: 5
-	 * beyond the p99; of 50 the p99 is the largest one, a single preemption of the host) */
+	/* the p99 rule judges only matrices whose p99 rests on this many samples at least (300: 3
+	 * beyond the p99, the fewest the demo and the tests use; of 50 the p99 is the largest one,
+	 * a single preemption of the host) */
 	long tail_samples;
 };
 void susp_opts_default(struct susp_opts *o);
