@@ -46,6 +46,14 @@ took=$(($(date +%s) - start))
 r=$tmp/plan
 expect "run --plan map: exit 1, a verdict of FAIL ($(grep -m 1 '^verdict' "$tmp/plan.out"); ${took} s)" \
 	sh -c "[ $rc -eq 1 ] && grep -q '^verdict: FAIL' '$tmp/plan.out'"
+# a wrong verdict here has been seen twice in CI (2026-12-04 among them: a PASS, "none
+# confirmed"), too seldom to catch by hand: what the candidates were and what became of them
+if [ $rc -ne 1 ]; then
+	echo "# the run's candidates and their re-tests (40 lines from its confirmation pass on):"
+	sed -n '/^confirmation pass/,$p' "$tmp/plan.out" | grep -v '^ *node[0-9]* ' | head -n 40 | sed 's/^/#   /'
+	echo "# retested.csv:"
+	head -n 20 "$tmp/plan/retested.csv" 2> /dev/null | cut -c1-200 | sed 's/^/#   /'
+fi
 expect "the map of the latency of every pair: racks exact" same_groups "$r/topology.csv" 3 $TRUTH 2
 expect "…3 tiers (leaf, spine, core)" [ "$(awk -F, 'NR > 1' "$r/tiers.csv" | wc -l)" -eq 3 ]
 expect "…spines exact" same_groups "$r/topology.csv" 4 $TRUTH 3
