@@ -195,6 +195,31 @@ PY
 	if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then crashes=$((crashes + 1)); echo "# seed $i: exit $rc: $(tail -1 "$tmp/fz.err")"; fi
 done
 expect "40 runs on mutated files: none crashed (exit 0 or 2 each)" [ $crashes -eq 0 ]
+# the same on the two networks' per-path maps: only their files and p2p.csv (whose path names
+# name those files) mutated
+crashes=0
+for i in $(seq 1 20); do
+	rm -rf "$tmp/fz" && cp -r "$tmp/two/run" "$tmp/fz" && rm -f "$tmp/fz/report.html"
+	python3 - "$tmp/fz" "$i" <<'PY'
+import os, random, sys
+d, seed = sys.argv[1], int(sys.argv[2])
+r = random.Random(seed)
+files = sorted(f for f in os.listdir(d) if f == "p2p.csv" or f.startswith(("topology_", "suspects_", "tiers_")))
+for f in r.sample(files, 2):
+    b = bytearray(open(os.path.join(d, f), "rb").read())
+    for _ in range(r.randrange(1, 20)):
+        op, at = r.randrange(4), r.randrange(len(b) + 1)
+        if op == 0: b = b[:at]
+        elif op == 1: b[at:at] = bytes(r.choice(b'",\n\r\x00:/._<&') for _ in range(r.randrange(1, 8)))
+        elif op == 2 and b: b[at % len(b)] = r.randrange(256)
+        else: b[at:at] = b[at:at + r.randrange(500)]
+    open(os.path.join(d, f), "wb").write(bytes(b))
+PY
+	$FP report -q "$tmp/fz" > /dev/null 2> "$tmp/fz.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then crashes=$((crashes + 1)); echo "# two, seed $i: exit $rc: $(tail -1 "$tmp/fz.err")"; fi
+done
+expect "20 runs on mutated per-path maps: none crashed (exit 0 or 2 each)" [ $crashes -eq 0 ]
 
 # ---- usage
 mkdir -p "$tmp/empty"
