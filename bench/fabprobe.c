@@ -2,6 +2,7 @@
  * own options and initialises MPI only if it needs it; it returns the process exit code. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/escape.h"
@@ -41,6 +42,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	FILE *out = escape_term_stream(STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF),
+	     *err = escape_term_stream(STDERR_FILENO, _IONBF);
+
+	if (out && err) /* every message, whoever prints it: no control byte reaches the terminal */
+		stdout = out, stderr = err;
 	if (argc < 2) {
 		usage(stderr);
 		return FP_EXIT_USAGE;

@@ -32,6 +32,7 @@ declare -A need=(
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py
   [python3-jsonschema]=/usr/lib/python3/dist-packages/jsonschema/__init__.py  # summary.json against its schema
   [python3-prometheus-client]=/usr/lib/python3/dist-packages/prometheus_client/__init__.py  # fabprobe.prom, parsed
+  [prometheus]=/usr/bin/promtool  # promtool check metrics on fabprobe.prom
   [python3-junitparser]=/usr/lib/python3/dist-packages/junitparser/__init__.py  # junit.xml, loaded
   [chromium]=/usr/bin/chromium   # headless, to test report.html (tests/integration/test_report.sh)
 )

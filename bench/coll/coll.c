@@ -254,6 +254,12 @@ static int line_rate_judge(struct coll_run *run, const struct coll_backend *be, 
 {
 	double pct = coll_pct_line_rate(run->last_busbw, run->rate);
 
+	if (run->sum && run->o->min_pct > 0 && c->op->id == COLL_ALLREDUCE && run->last_size) {
+		if (isnan(pct)) /* nothing to judge against: said by the verdict, never a pass */
+			run->sum->nunrated++;
+		else
+			run->sum->nrated++;
+	}
 	if (run->o->min_pct <= 0 || c->op->id != COLL_ALLREDUCE || !run->last_size || !(pct < run->o->min_pct))
 		return 0; /* (an unknown rate gives NAN: never below) */
 	printf("coll %s over %s: all-reduce busbw %.3f GB/s at %llu B is %.1f %% of the %.1f Gbit/s line rate, "

@@ -102,6 +102,7 @@ struct coll_summary {
 	int wrong_rows;          /* rows with a wrong element */
 	int nlow;                /* paths below --min-pct */
 	char low[256];           /* "tcp:eth0 31%, ..." */
+	int nrated, nunrated;    /* all-reduce sweeps --min-pct judged, and could not (no line rate) */
 	int nsweeps;             /* each sweep's largest size (the first COLL_SUMMARY_SWEEPS) */
 	struct coll_sweep_sum {
 		char backend[16], path[80], op[16], dtype[16], redop[8];

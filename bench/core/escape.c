@@ -1,9 +1,12 @@
 /* escape.c — see escape.h. */
 #include "escape.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -120,34 +123,51 @@ void escape_json_write(FILE *f, const char *s, unsigned flags)
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	fputc('"', f);
-	for (; *p; p++) {
-		int html = (flags & ESCAPE_JSON_HTML) && (*p == '<' || *p == '>' || *p == '&');
+	while (*p) {
+		uint32_t c;
+		size_t n = utf8_decode(p, &c);
 
-		if (*p == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
-			fprintf(f, "\\u%04x", p[2] == 0xA8 ? 0x2028 : 0x2029);
-			p += 2;
-		} else if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
+		if (!n) { /* not UTF-8: one byte replaced, so the document stays valid JSON */
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (c == 0x2028 || c == 0x2029) /* JavaScript's line ends */
+			fprintf(f, "\\u%04x", (unsigned)c);
+		else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", (char)c);
+		else if (c == '\n')
 			fputs("\\n", f);
-		else if (*p < 0x20 || *p == 0x7f || html)
-			fprintf(f, "\\u%04x", *p);
+		else if (c < 0x20 || c == 0x7f || ((flags & ESCAPE_JSON_HTML) && (c == '<' || c == '>' || c == '&')))
+			fprintf(f, "\\u%04x", (unsigned)c);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, n, f);
+		p += n;
 	}
 	fputc('"', f);
 }
 
 void escape_prom_write(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
 	fputc('"', f);
-	for (const char *p = s ? s : ""; *p; p++) {
-		if (*p == '\\' || *p == '"')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
+	while (*p) {
+		uint32_t c;
+		size_t n = utf8_decode(p, &c);
+
+		if (!n) { /* not UTF-8: one byte replaced (node_exporter drops a file that is not) */
+			fputs("\xef\xbf\xbd", f);
+			p++;
+			continue;
+		}
+		if (c == '\\' || c == '"')
+			fprintf(f, "\\%c", (char)c);
+		else if (c == '\n')
 			fputs("\\n", f);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, n, f);
+		p += n;
 	}
 	fputc('"', f);
 }
@@ -177,4 +197,113 @@ void escape_xml_write(FILE *f, const char *s)
 		else
 			fprintf(f, "&#x%X;", (unsigned)c);
 	}
+}
+
+/* ---------------------------------------------------------------- the terminal's streams */
+
+struct term_filter {
+	int fd;
+	unsigned char pend[4]; /* a UTF-8 sequence not yet complete (a write may cut one) */
+	size_t npend;
+};
+
+static int put_all(int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w, n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* one complete character or stray byte p[0..n-1] into o under the stream rule */
+static size_t tf_char(const unsigned char *p, size_t n, char *o)
+{
+	uint32_t c = 0;
+	size_t k = 0;
+
+	if (n == 1 && p[0] < 0x80) {
+		if ((p[0] < 0x20 && p[0] != '\n' && p[0] != '\t') || p[0] == 0x7f)
+			return (size_t)sprintf(o, "\\x%02x", p[0]);
+		o[0] = (char)p[0];
+		return 1;
+	}
+	if (utf8_decode(p, &c) == n && !(c >= 0x80 && c < 0xA0) && c != 0x2028 && c != 0x2029) {
+		memcpy(o, p, n);
+		return n;
+	}
+	for (size_t i = 0; i < n; i++) /* not UTF-8, a C1 control, a line separator: shown as bytes */
+		k += (size_t)sprintf(o + k, "\\x%02x", p[i]);
+	return k;
+}
+
+static ssize_t tf_write(void *cookie, const char *buf, size_t size)
+{
+	struct term_filter *t = cookie;
+	char out[4096 + 64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < size; i++) {
+		unsigned char b = (unsigned char)buf[i];
+
+		if (t->npend && (b & 0xC0) != 0x80) { /* a sequence cut short: its bytes shown, b afresh */
+			for (size_t j = 0; j < t->npend; j++)
+				k += tf_char(&t->pend[j], 1, out + k);
+			t->npend = 0;
+		}
+		if (t->npend || (b >= 0xC0 && b < 0xF8)) {
+			size_t need = (t->npend ? t->pend[0] : b) >= 0xF0 ? 4 : (t->npend ? t->pend[0] : b) >= 0xE0 ? 3 : 2;
+
+			t->pend[t->npend++] = b;
+			if (t->npend == need) {
+				k += tf_char(t->pend, t->npend, out + k);
+				t->npend = 0;
+			}
+		} else {
+			k += tf_char(&b, 1, out + k);
+		}
+		if (k >= 4096) {
+			if (put_all(t->fd, out, k))
+				return -1;
+			k = 0;
+		}
+	}
+	return k && put_all(t->fd, out, k) ? -1 : (ssize_t)size;
+}
+
+static int tf_close(void *cookie)
+{
+	struct term_filter *t = cookie;
+	char out[64];
+	size_t k = 0;
+
+	int rc;
+
+	for (size_t j = 0; j < t->npend; j++)
+		k += tf_char(&t->pend[j], 1, out + k);
+	rc = k ? put_all(t->fd, out, k) : 0;
+	free(t);
+	return rc;
+}
+
+FILE *escape_term_stream(int fd, int mode)
+{
+	struct term_filter *t = calloc(1, sizeof *t);
+	cookie_io_functions_t io = { .write = tf_write, .close = tf_close };
+	FILE *f;
+
+	if (!t)
+		return NULL;
+	t->fd = fd;
+	if (!(f = fopencookie(t, "w", io))) {
+		free(t);
+		return NULL;
+	}
+	setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
+	return f;
 }

@@ -41,7 +41,8 @@ void escape_shell_write(FILE *f, const char *s);
 
 /* The JSON rule: s as a JSON string: '"' and '\\' as \" and \\, LF as \n, other bytes below
  * 0x20 and 0x7f as \u00XX, U+2028 and U+2029 as \u2028 and \u2029 (JavaScript's line ends),
- * other bytes as they are. s NULL writes "". */
+ * other UTF-8 as it is, and each byte that is not UTF-8 as \ufffd (the replacement character:
+ * the output is always valid UTF-8 JSON). s NULL writes "". */
 void escape_json_write(FILE *f, const char *s, unsigned flags);
 
 /* The XML rule (attribute values and text, XML 1.0): '&' '<' '>' '"' '\'' as entities, tab,
@@ -51,8 +52,18 @@ void escape_json_write(FILE *f, const char *s, unsigned flags);
 void escape_xml_write(FILE *f, const char *s);
 
 /* The Prometheus rule (the text exposition format node_exporter's textfile collector reads):
- * s as one double-quoted label value, '\\' and '"' as \\ and \", LF as \n, every other byte
- * as it is (a label value is UTF-8 text; the names it gets were checked before). */
+ * s as one double-quoted label value, '\\' and '"' as \\ and \", LF as \n, other UTF-8 as it
+ * is, and each byte that is not UTF-8 as U+FFFD (a label value is UTF-8 text: one invalid byte
+ * makes node_exporter drop the whole file). */
 void escape_prom_write(FILE *f, const char *s);
+
+/* The terminal's streams: a stream writing to fd (1 or 2) under the terminal rule for streams:
+ * text as it is, LF and tab kept, valid UTF-8 kept but C1 controls (U+0080-U+009F) and U+2028,
+ * U+2029, and every other control byte, DEL and byte that is not UTF-8 written as \xHH (a
+ * character cut between two writes is held until the next). main() puts stdout and stderr
+ * behind it, so that no name from sysfs, a file or the command line can reach the terminal
+ * as a control sequence, whichever message prints it. mode: _IONBF, _IOLBF or _IOFBF. NULL
+ * when out of memory. */
+FILE *escape_term_stream(int fd, int mode);
 
 #endif

@@ -213,23 +213,33 @@ static int opts_table_build(const struct opts_group *g, int ng, struct opts_tabl
 int opts_parse(int argc, char **argv, const struct opts_group *g, int ng, int *args, char *err)
 {
 	struct opts_table t;
-	int c, rc = opts_table_build(g, ng, &t, err), i;
+	struct { int group, val; } seen[OPTS_LONG_MAX + 64];
+	int c, rc = opts_table_build(g, ng, &t, err), i, nseen = 0;
 
 	optind = 0; /* GNU: re-initialise, so that the parser can be called more than once */
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, t.shorts, t.all, NULL)) != -1) {
-		int k = c - OPTS_VAL_BASE; /* a long option's index in t, if it is one */
+		int k = c - OPTS_VAL_BASE, grp, val; /* k: a long option's index in t, if it is one */
 
 		if (c == 'h' || (k >= 0 && k < t.n && t.owner[k] == ng))
 			return 1;
 		if (c == ':')
 			OPTS_FAIL("option %s needs a value", argv[optind - 1]);
 		if (k >= 0 && k < t.n)
-			rc = g[t.owner[k]].take(g[t.owner[k]].ctx, t.val[k], optarg, err);
+			grp = t.owner[k], val = t.val[k];
 		else if ((i = opts_short_owner(g, ng, c)) >= 0)
-			rc = g[i].take(g[i].ctx, c, optarg, err);
+			grp = i, val = c;
 		else
 			OPTS_FAIL("unknown option %s (see fabprobe %s --help)", argv[optind - 1], argv[0]);
+		/* an option with a value given twice (-p a -p b, -p a --paths b): refused, never the
+		 * second quietly replacing the first */
+		for (int j = 0; optarg && j < nseen; j++)
+			if (seen[j].group == grp && seen[j].val == val)
+				OPTS_FAIL("option %s is given twice (give it once: a second value would replace the first)",
+					  argv[optind - 1][0] == '-' ? argv[optind - 1] : argv[optind - 2]);
+		if (optarg && nseen < (int)(sizeof seen / sizeof seen[0]))
+			seen[nseen].group = grp, seen[nseen++].val = val;
+		rc = g[grp].take(g[grp].ctx, val, optarg, err);
 	}
 	if (rc)
 		return rc;

@@ -532,14 +532,16 @@ const char *results_run_state(const char *dir, char *why, size_t len)
 	return state;
 }
 
-int results_input_open(const char *file, int pipes, struct stat *st, int *absent, char *err, size_t errlen)
+int results_input_open(const char *file, unsigned how, struct stat *st, int *absent, char *err, size_t errlen)
 {
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+	int pipes = how & RESULTS_IN_PIPE, flags,
+	    fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (how & RESULTS_IN_NOLINK ? O_NOFOLLOW : 0));
 
 	if (absent)
 		*absent = fd < 0 && errno == ENOENT;
 	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		snprintf(err, errlen, "%s", errno == ELOOP && (how & RESULTS_IN_NOLINK)
+			 ? "a symbolic link (a results directory holds none: not followed)" : strerror(errno));
 		return FP_EUSAGE;
 	}
 	if (fstat(fd, st) || !(S_ISREG(st->st_mode) || (pipes && S_ISFIFO(st->st_mode)))) {
@@ -555,10 +557,10 @@ int results_input_open(const char *file, int pipes, struct stat *st, int *absent
 	return fd;
 }
 
-int results_input_read(const char *file, int pipes, size_t max, char **buf, size_t *len, char *err, size_t errlen)
+int results_input_read(const char *file, unsigned flags, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = results_input_open(file, pipes, &st, NULL, err, errlen), rc = 0;
+	int fd = results_input_open(file, flags, &st, NULL, err, errlen), rc = 0;
 	size_t n = 0, cap;
 	char *b;
 

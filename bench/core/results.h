@@ -78,16 +78,21 @@ FILE *results_open(const char *dir, const char *file);
  * writes its header). NULL after logging. */
 FILE *results_append(const char *dir, const char *file, int *fresh);
 /* The one way to open an input: without blocking (a FIFO with no writer would wait for ever),
- * then checked before a byte is read: a regular file, or with pipes also a pipe (read once).
+ * then checked before a byte is read: a regular file, or with RESULTS_IN_PIPE also a pipe (read
+ * once). With RESULTS_IN_NOLINK a symbolic link is refused, never followed: every file found in
+ * a results directory (fabprobe writes none there; one that is there was planted, and could
+ * carry any file of the machine into a report); a file the user names may be a link.
  * Returns the descriptor, back in blocking mode, its stat in *st; or FP_EUSAGE with the reason
  * (not naming the file) in err, and *absent (when not NULL) set if nothing of that name is there. */
+#define RESULTS_IN_PIPE 1u
+#define RESULTS_IN_NOLINK 2u
 struct stat;
-int results_input_open(const char *file, int pipes, struct stat *st, int *absent, char *err, size_t errlen);
-/* A whole input into memory, opened as results_input_open does (pipes: a pipe too, read once,
+int results_input_open(const char *file, unsigned flags, struct stat *st, int *absent, char *err, size_t errlen);
+/* A whole input into memory, opened as results_input_open does (flags; a pipe read once,
  * never rewound), at most max bytes: *buf (malloc'd, NUL-terminated; it may hold NUL bytes:
  * *len says how many bytes) and *len. FP_EUSAGE with the reason in err (not naming the file;
  * past max: "more than N bytes"), FP_ERUNTIME out of memory or on a read error (err too). */
-int results_input_read(const char *file, int pipes, size_t max, char **buf, size_t *len, char *err, size_t errlen);
+int results_input_read(const char *file, unsigned flags, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 

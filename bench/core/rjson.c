@@ -287,7 +287,7 @@ int rjson_load(const char *file, size_t max, struct rjson *v, char *err, size_t 
 	char perr[256] = "", *text = NULL;
 	struct stat st;
 	size_t len = 0;
-	int absent, fd = results_input_open(file, 0, &st, &absent, err, errlen), rc;
+	int absent, fd = results_input_open(file, RESULTS_IN_NOLINK, &st, &absent, err, errlen), rc;
 
 	memset(v, 0, sizeof *v);
 	if (fd < 0) {

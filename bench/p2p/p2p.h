@@ -121,6 +121,10 @@ void p2p_summary_print(FILE *f, const struct p2p_matrices *m, const struct p2p_o
 		       const char *const *labels, const int *order);
 /* "latency_tcp_eth0.csv": file name of a per-path matrix. */
 void p2p_matrix_name(char *out, size_t len, const char *what, const char *path);
+/* The earlier path of paths[0..i-1] whose per-path files (latency_<path>.csv, topology_<path>.csv,
+ * …) have the same names as those of paths[i] (':' and '/' both become '_': tcp:a_b and
+ * tcp:a:b), or -1: two such paths would write one set of files. Pure. */
+int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int n, int i);
 /* Square matrix m (n x n): first row and column are labels in `order`; empty diagonal and
  * gaps. */
 void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,

@@ -79,6 +79,7 @@ static const struct option p2p_long_opts[] = {
 static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 {
 	char buf[P2P_PATHS_MAX * P2P_PATH_MAX], *tok, *save = NULL;
+	int j;
 
 	if (strlen(s) >= sizeof buf)
 		OPTS_FAIL("--paths: list is too long");
@@ -110,6 +111,9 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 			if (!strcmp(o->paths[i], tok))
 				OPTS_FAIL("--paths: '%s' is given twice", tok);
 		strcpy(o->paths[o->npaths++], tok);
+		if ((j = p2p_path_clash((const char (*)[P2P_PATH_MAX])o->paths, o->npaths, o->npaths - 1)) >= 0)
+			OPTS_FAIL("--paths: '%s' and '%s' would write the same files (':' and '/' become '_' in a file name)",
+				  o->paths[j], tok);
 	}
 	if (o->npaths == 0)
 		OPTS_FAIL("--paths: expected a comma-separated list of paths");

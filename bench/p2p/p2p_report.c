@@ -182,6 +182,20 @@ void p2p_matrix_name(char *out, size_t len, const char *what, const char *path)
 	snprintf(out + n, len - (size_t)n, ".csv");
 }
 
+int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int n, int i)
+{
+	char a[2 * P2P_PATH_MAX + 32], b[sizeof a];
+
+	p2p_matrix_name(a, sizeof a, "latency", paths[i]);
+	for (int j = 0; j < i; j++) {
+		p2p_matrix_name(b, sizeof b, "latency", paths[j]);
+		if (!strcmp(a, b))
+			return j;
+	}
+	(void)n;
+	return -1;
+}
+
 void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,
 		      int precision)
 {

@@ -32,8 +32,9 @@ void checks_usage(FILE *f, int with_baseline)
 	fputs("      --expect FILE       judge against expectations (key = value; docs/judging.md):\n"
 	      "                          acceptance.csv; fails on any failed rule\n"
 	      "      --accept            the same with the default line-rate rules (RDMA >= 90%, TCP >= 80%)\n"
-	      "      --allow-unjudged    a rule of the --expect file that nothing in the run could judge\n"
-	      "                          (gpus_per_node without an inventory) does not fail the acceptance\n"
+	      "      --allow-unjudged    what nothing in the run could judge does not fail it: a rule of the\n"
+	      "                          --expect file (gpus_per_node without an inventory), --min-pct with\n"
+	      "                          no line rate known, a path with no direction, a run of one endpoint\n"
 	      "      --declared FILE     check the measured grouping against a Slurm topology.conf or a CSV\n"
 	      "                          host,leaf[,spine]: declared_mismatch.csv; fails on any mismatch\n", f);
 }

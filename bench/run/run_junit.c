@@ -230,6 +230,9 @@ int run_junit_write(const struct world *w, const struct run_out *ro, const struc
 	suite_open(f, "judges", 1, st->jrc != 0);
 	tcase(f, "judges", "baseline, expectations and declared cabling", st->jrc ? st->verdict : NULL);
 	fputs("  </testsuite>\n", f);
+	suite_open(f, "unjudged", 1, st->urc != 0); /* nothing is a pass that nothing judged */
+	tcase(f, "unjudged", "everything judged", st->urc ? st->unjudged : NULL);
+	fputs("  </testsuite>\n", f);
 	suite_open(f, "verdict", 1, exit_code != 0);
 	tcase(f, "verdict", "fabprobe run", exit_code ? verdict : NULL);
 	fputs("  </testsuite>\n</testsuites>\n", f);

@@ -33,7 +33,7 @@ static void sample(FILE *f, const char *name, const char *const *labels, double 
 
 static void pairs_prom(FILE *f, const struct world *w, const struct run_maps *mp)
 {
-	static const char *const q[] = { "0", "0.5", "0.99" };
+	static const char *const q[] = { "min", "p50", "p99" };
 
 	if (w->nep > RUN_PROM_PAIRS_MAX) {
 		fprintf(f, "# the pairs' series are left out: %d nodes, over %d (their figures are in p2p.csv)\n", w->nep,
@@ -41,7 +41,7 @@ static void pairs_prom(FILE *f, const struct world *w, const struct run_maps *mp
 		return;
 	}
 	family(f, "fabprobe_pair_latency_seconds",
-	       "One-way latency of a pair at the smallest size: quantile 0 the minimum, 0.5 the median, 0.99 the 99th percentile.");
+	       "One-way latency of a pair at the smallest size: stat min, p50 (the median) or p99 (a gauge: no quantile label, which is a summary's).");
 	for (int i = 0; i < mp->npaths; i++) {
 		const struct p2p_matrices *m = mp->p[i].m;
 		const float *lat[3] = { m->lat_min, m->lat_p50, m->lat_p99 };
@@ -50,7 +50,7 @@ static void pairs_prom(FILE *f, const struct world *w, const struct run_maps *mp
 			for (int b = 0; b < m->n; b++)
 				for (int k = 0; k < 3 && a != b; k++) {
 					const char *l[] = { "path", m->path, "src", w->labels[a], "dst", w->labels[b],
-							    "quantile", q[k], NULL };
+							    "stat", q[k], NULL };
 
 					if (lat[k])
 						sample(f, "fabprobe_pair_latency_seconds", l, lat[k][(size_t)a * m->n + b] * 1e-6);
@@ -155,6 +155,8 @@ int run_prom_write(const struct world *w, const struct run_out *ro, const struct
 	sample(f, "fabprobe_run_timestamp_seconds", NULL, (double)ro->started);
 	family(f, "fabprobe_verdict", "The run's verdict: 0 PASS, 1 FAIL.");
 	sample(f, "fabprobe_verdict", NULL, exit_code ? 1 : 0);
+	family(f, "fabprobe_unjudged", "1 when something the run was asked to judge could not be (summary.json's verdict.unjudged says what), else 0.");
+	sample(f, "fabprobe_unjudged", NULL, st->unjudged[0] ? 1 : 0);
 	family(f, "fabprobe_nodes", "Nodes in the run.");
 	sample(f, "fabprobe_nodes", NULL, w->nnodes);
 	tiers_prom(f, mp);

@@ -88,6 +88,11 @@ struct run_state {
 	 * the pairs its plans measured (a * n + b, a < b, sorted) */
 	struct run_planned { int ntiers, *group; long long *pair; size_t npairs; } planned[P2P_PATHS_MAX];
 	int irc, prc, mrc, krc, crc, trc, lrc, jrc; /* inventory, pairs, map, confirm, coll, outputs, links, checks */
+	/* rank 0, after the stages: what nothing could judge (no pair, a path with no direction,
+	 * --min-pct without a line rate), "; "-separated; urc: 1 when it fails the run (not allowed
+	 * by --allow-unjudged). No verdict is a PASS from nothing. */
+	char unjudged[512];
+	int urc;
 	int failed;                  /* the first stage result < 0 (this rank's), else 0 */
 };
 

@@ -2,6 +2,7 @@
  * verdict), and the stages before the latency map: inventory, pairs, collectives. */
 #include "run_stage.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,11 +37,42 @@ int run_stages_check(const struct run_stage *const *stages, struct world *w, str
 	return rc;
 }
 
+/* append one clause to st->unjudged ("; " between them; "..." where it is full) */
+static void __attribute__((format(printf, 2, 3))) unjudged_add(struct run_state *st, const char *fmt, ...)
+{
+	size_t len = sizeof st->unjudged, k = strlen(st->unjudged);
+	va_list ap;
+
+	if (k && k + 2 < len)
+		k += (size_t)snprintf(st->unjudged + k, len - k, "; ");
+	va_start(ap, fmt);
+	if (k + 1 < len && vsnprintf(st->unjudged + k, len - k, fmt, ap) >= (int)(len - k))
+		memcpy(st->unjudged + len - 4, "...", 4);
+	va_end(ap);
+}
+
+/* rank 0: what the run could not judge into st->unjudged, and st->urc */
+static void run_unjudged(const struct world *w, struct run_state *st)
+{
+	const struct run_opts *c = st->c;
+
+	st->unjudged[0] = 0;
+	if (w->nep < 2)
+		unjudged_add(st, "no pair measured: %d endpoint%s (launch two or more nodes, or ranks on one)", w->nep,
+			     w->nep == 1 ? "" : "s");
+	for (int i = 0; i < st->mp.npaths && w->nep >= 2; i++)
+		if (st->mp.p[i].m->ok == 0)
+			unjudged_add(st, "path %s: no direction measured", st->mp.p[i].m->path);
+	if (!c->no_coll && c->min_pct > 0 && st->coll.nunrated && !st->coll.nrated)
+		unjudged_add(st, "--min-pct %g%%: no path's line rate is known, nothing was judged against it", c->min_pct);
+	st->urc = st->unjudged[0] && !c->checks.allow_unjudged;
+}
+
 /* rank 0: the verdict line, once every stage ran without a run-time failure. */
 static void run_verdict_line(const struct world *w, const struct run_state *st, char *out, size_t len)
 {
 	const struct run_opts *c = st->c;
-	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->lrc || st->jrc;
+	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->lrc || st->jrc || st->urc;
 	char coll[320] = "correct", links[600] = "not read";
 
 	if (st->coll.nlow)
@@ -54,10 +86,11 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 	if (st->links.done && st->links.nfind_all > st->links.nfind && strlen(links) + 32 < sizeof links)
 		snprintf(links + strlen(links), sizeof links - strlen(links), " and %d more (counters.csv)",
 			 st->links.nfind_all - st->links.nfind);
-	snprintf(out, len, "verdict: %s (nodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s)",
-		 found ? "FAIL" : "PASS",
+	snprintf(out, len, "verdict: %s (%s%s%s%snodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s)",
+		 found ? "FAIL" : "PASS", st->unjudged[0] ? "unjudged: " : "", st->unjudged,
+		 st->unjudged[0] && !st->urc ? " (allowed)" : "", st->unjudged[0] ? "; " : "",
 		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
-		 st->prc || st->krc ? "some failed" : "all measured",
+		 st->prc || st->krc ? "some failed" : w->nep < 2 ? "none to measure" : "all measured",
 		 c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
 		 st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
 				  : c->no_confirm ? "none" : "none confirmed",
@@ -96,7 +129,9 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		run_state_free(&st);
 		return rc == FP_ETIMEDOUT ? rc : st.failed;
 	}
-	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.lrc || st.jrc;
+	if (w->rank == 0)
+		run_unjudged(w, &st);
+	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.lrc || st.jrc || st.urc;
 	if (w->rank == 0) {
 		char line[CHECKS_VERDICT_MAX + 3072];
 

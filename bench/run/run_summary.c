@@ -150,6 +150,9 @@ int run_summary_write(const struct world *w, const struct run_out *ro, const str
 	jstr(out.f, st->which);
 	fputs(", \"judges\": ", out.f);
 	jstr(out.f, st->verdict);
+	fputs(", \"unjudged\": ", out.f);
+	jstr(out.f, st->unjudged);
+	fprintf(out.f, ", \"unjudged_fails\": %s", st->urc ? "true" : "false");
 	fprintf(out.f, ", \"inventory_differs\": %s, \"pairs_failed\": %s, \"collectives_wrong\": %d, "
 		"\"paths_below_min_pct\": %d, \"link_findings\": %d}\n}\n", st->irc ? "true" : "false",
 		st->prc || st->krc ? "true" : "false", st->coll.wrong_rows, st->coll.nlow, st->links.nfind_all);

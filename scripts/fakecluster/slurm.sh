@@ -133,6 +133,8 @@ slurm_write_conf() {
 		for i in "${!node_names[@]}"; do
 			echo "NodeName=${node_names[i]} NodeAddr=$(node_ip "$i") CPUs=1 Sockets=1 CoresPerSocket=1 ThreadsPerCore=1 State=UNKNOWN"
 		done
+		# a NodeSet: a name Slurm expands to several nodes (the drain script must never act on it)
+		echo "NodeSet=firsttwo Nodes=${node_names[0]},${node_names[1]}"
 		echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	} >"$d/etc/slurm.conf"
 	echo "CgroupPlugin=cgroup/v1" >"$d/etc/cgroup.conf"

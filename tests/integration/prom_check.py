@@ -6,8 +6,11 @@
   pairs PATH NLATENCY NBANDWIDTH   (series per path)
   tier PATH TIER LATENCY_S BW_BPS
   coll BACKEND PATH OP SIZE BUSBW_BPS
-Exit 1 when the file does not parse, a family is not a gauge, or a sample is not finite."""
+Exit 1 when the file does not parse, is not UTF-8, a family is not a gauge, a sample is not
+finite, or `promtool check metrics` (Debian's prometheus package) finds a problem in it."""
 import math
+import shutil
+import subprocess
 import sys
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -15,9 +18,18 @@ from prometheus_client.parser import text_string_to_metric_families
 
 def main():
     try:
-        fams = list(text_string_to_metric_families(open(sys.argv[1]).read()))
-    except Exception as e:  # the parser's own error: the file is not the format
+        raw = open(sys.argv[1], "rb").read()
+        fams = list(text_string_to_metric_families(raw.decode("utf-8")))
+    except Exception as e:  # not UTF-8, or the parser's own error: the file is not the format
         print("prom_check: does not parse: %s" % e, file=sys.stderr)
+        return 1
+    if not shutil.which("promtool"):
+        print("prom_check: promtool is not installed (scripts/install-deps.sh)", file=sys.stderr)
+        return 1
+    lint = subprocess.run(["promtool", "check", "metrics"], input=raw, capture_output=True)
+    if lint.returncode != 0:
+        print("prom_check: promtool check metrics: %s" % (lint.stdout + lint.stderr).decode(errors="replace")[:2000],
+              file=sys.stderr)
         return 1
     pairs = {}
     for f in fams:

@@ -16,7 +16,8 @@ import jsonschema
 
 
 def main():
-    summary, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+    # strict UTF-8: a byte that is not UTF-8 is an error here, as in any conforming JSON reader
+    summary, schema = json.load(open(sys.argv[1], encoding="utf-8")), json.load(open(sys.argv[2], encoding="utf-8"))
     try:
         jsonschema.Draft7Validator(schema).validate(summary)
     except jsonschema.ValidationError as e:

@@ -107,7 +107,7 @@ expect "run 1: junit.xml: 8 node cases per path, every case green" \
 	sh -c "grep -qx 'suite pairs_mpi 8 0' '$tmp/junit1' && grep -qx 'suite pairs_tcp:eth0 8 0' '$tmp/junit1' && ! grep -q '^fail' '$tmp/junit1'"
 # fabprobe.prom: parsed by the Prometheus client's own parser, every family a gauge
 checked "run 1: fabprobe.prom parses (the Prometheus text format)" "$tmp/prom1" "${PCHECK[@]}" "$tmp/run1/fabprobe.prom"
-expect "run 1: fabprobe.prom: verdict 0, no finding, 56 directions x 3 quantiles and 56 bandwidths on each path" \
+expect "run 1: fabprobe.prom: verdict 0, no finding, 56 directions x 3 stats and 56 bandwidths on each path" \
 	sh -c "grep -qx 'verdict 0' '$tmp/prom1' && ! grep -q '^finding' '$tmp/prom1' && grep -qx 'pairs mpi 168 56' '$tmp/prom1' && grep -qx 'pairs tcp:eth0 168 56' '$tmp/prom1'"
 for path in mpi tcp:eth0; do
 	expect "$path: all 56 ordered pairs at both sizes" [ "$(count_rows "$P" "NR > 1 && \$2 == \"$path\"")" -eq 112 ]

@@ -124,10 +124,24 @@ expect "sinfo: node05 drained, the 7 others idle" sh -c "[ \"\$($FC exec head si
 	[ \$($FC exec head sinfo -h -N -p all -o '%N %T' | grep -c ' idle\$') -eq 7 ]"
 echo "# node05's drain reason: $(cut -d'|' -f2- "$tmp/drained")"
 HEAD scontrol update NodeName=node03 State=DRAIN Reason="an admin's own reason"
+# another run whose id begins with this one's drained node06: never this run's to resume
+HEAD scontrol update NodeName=node06 State=DRAIN Reason="fabprobe ${run_id}2: low_bw_node on mpi"
+# names a scheduler expands, and a node held for another reason, as if they had reached the
+# script's commands (the writer refuses the first ones: tests/unit/test_emit.c): the script's
+# own check skips each, drains nothing more, and says why
+{ sed '/^printf .*nothing to drain/d' "$tmp/run/drain-slurm.sh"
+  for n in ALL all Node05 firsttwo 'node0[1-2]' node01,node02 node03; do
+	printf "node '%s' 'fabprobe %s: hostile'\n" "$n" "$run_id"
+  done; } > "$tmp/hostile-drain.sh"
+HEAD sh "$tmp/hostile-drain.sh" > "$tmp/hostile.out" 2>&1
+expect "drain script fed ALL, all, a NodeSet, hostlists and a node held by hand: 6 skipped, node03 left as it is, nothing else drained ($(HEAD sinfo -R -h -o '%N' | paste -sd' ' -))" \
+	sh -c "[ \$(grep -c '^skipped ' '$tmp/hostile.out') -eq 6 ] && grep -q '^left node03 as it is' '$tmp/hostile.out' &&
+	[ \"\$($FC exec head sinfo -R -h -N -o '%N' | sort | paste -sd' ' -)\" = 'node03 node05 node06' ] &&
+	[ \"\$($FC exec head scontrol show node node03 | sed -n 's/^ *Reason=//p' | cut -d'[' -f1)\" = \"an admin's own reason \" ]"
 HEAD sh "$tmp/run/drain-slurm.sh" --undrain > "$tmp/undrain.out" 2>&1
-expect "drain-slurm.sh --undrain: node05 resumed; node03, drained by someone else, left drained" \
-	sh -c "[ \"\$($FC exec head sinfo -R -h -o '%N|%E')\" = \"node03|an admin's own reason\" ]"
-HEAD scontrol update NodeName=node03 State=RESUME
+expect "drain-slurm.sh --undrain: node05 resumed; node03 (by hand) and node06 (run ${run_id}2) left drained" \
+	sh -c "[ \"\$($FC exec head sinfo -R -h -N -o '%N|%E' | sort | paste -sd' ' -)\" = \"node03|an admin's own reason node06|fabprobe ${run_id}2: low_bw_node on mpi\" ]"
+HEAD scontrol update NodeName=node03,node06 State=RESUME
 expect "sinfo: the $N nodes idle again" [ "$(HEAD sinfo -h -p all -t idle -o %D 2>/dev/null)" = "$N" ]
 
 # why docs/schedulers.md says --mpi=pmix: Debian's Open MPI has no PMI-1/PMI-2 support

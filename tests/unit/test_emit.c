@@ -363,6 +363,27 @@ static void test_actions(void)
 	for (const char *p = buf; (p = strstr(p, "\nnode '")); p++)
 		lines++;
 	CHECK_EQ(lines, 1);
+	/* names Slurm reads as every node, or scontrol as an option: comments, never commands */
+	const char *const set[] = { "all", "ALL", "aLl", "-h", "--undrain" };
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
+		char line[64];
+
+		names[6] = set[i];
+		render_h(emit_drain_slurm, &h, &rc);
+		CHECK_EQ(rc, 0);
+		snprintf(line, sizeof line, "\nnode '%s'", set[i]);
+		CHECK(strstr(buf, line) == NULL);
+		CHECK_HAS(buf, "cannot be written in a Slurm topology file");
+		CHECK(emit_name_check(EMIT_FMT_HOSTFILE, set[i], err) == FP_EUSAGE);
+	}
+	CHECK(emit_name_check(EMIT_FMT_SLURM, "allx", err) == 0 && emit_name_check(EMIT_FMT_SLURM, "x-all", err) == 0);
+	/* the script: each name resolved by Slurm to exactly one node of that name before it acts;
+	 * undrain matches the whole run id ("fabprobe r1: ", never "fabprobe r12: "); no echo */
+	CHECK_HAS(buf, "rec=$(scontrol show node -o \"$1\" 2>/dev/null) || return 1\n");
+	CHECK_HAS(buf, "case $rec in \"NodeName=$1 \"*) return 0 ;; esac\n");
+	CHECK_HAS(buf, "\t\"$run: \"*) ours=1 ;;\n");
+	CHECK_HAS(buf, "\nrun='fabprobe r1'\n");
+	CHECK(strstr(buf, "echo") == NULL);
 	names[6] = hosts[6];
 	render_h(emit_k8s_health, &h, &rc);
 	CHECK_EQ(rc, 0);

@@ -25,6 +25,7 @@ static const char *out(void (*fn)(FILE *, const char *), const char *s)
 static void yaml(FILE *f, const char *s) { CHECK_EQ(escape_yaml_write(f, s), 0); }
 static void shell(FILE *f, const char *s) { escape_shell_write(f, s); }
 static void json(FILE *f, const char *s) { escape_json_write(f, s, 0); }
+static void prom(FILE *f, const char *s) { escape_prom_write(f, s); }
 static void comment(FILE *f, const char *s) { emit_comment(f, s); }
 
 static void test_term(void)
@@ -86,6 +87,45 @@ static void test_json(void)
 	fclose(f);
 	CHECK_STR(buf, "\"\\u003c/script\\u003e\\u0026\"");
 	CHECK_STR(out(json, NULL), "\"\"");
+	/* bytes that are not UTF-8 (Latin-1, a stray continuation, an overlong '/', a surrogate, a
+	 * sequence cut at the end): each as U+FFFD, the document valid UTF-8 JSON */
+	CHECK_STR(out(json, "caf\xE9 \x80 \xC0\xAF \xED\xA0\x80 \xE2\x82"),
+		  "\"caf\\ufffd \\ufffd \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\"");
+	CHECK_STR(out(json, "\xF0\x9F\x98\x80"), "\"\xF0\x9F\x98\x80\"");
+}
+
+/* Prometheus label values: \\ \" \n escaped, UTF-8 kept, other bytes U+FFFD (node_exporter
+ * drops a whole file that is not UTF-8) */
+static void test_prom(void)
+{
+	CHECK_STR(out(prom, "a\\b\"c\nd\xC3\xA9"), "\"a\\\\b\\\"c\\nd\xC3\xA9\"");
+	CHECK_STR(out(prom, "n\xE9\xFF"), "\"n\xEF\xBF\xBD\xEF\xBF\xBD\"");
+	CHECK_STR(out(prom, NULL), "\"\"");
+}
+
+/* The terminal's streams (stdout and stderr behind escape_term_stream): control bytes, C1
+ * controls, line separators and bytes that are not UTF-8 as \xHH; LF, tab and UTF-8 kept, also
+ * when a character is cut between two writes */
+static void test_term_stream(void)
+{
+	int p[2];
+	FILE *f;
+	ssize_t n;
+
+	CHECK(pipe(p) == 0);
+	f = escape_term_stream(p[1], _IONBF);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("a\x1b[2J\tb\r\x7f\n", f);
+	fputs("\xC2\x9B \xE2\x80\xA8 \xFF \xC3", f); /* C1 CSI, U+2028, a stray byte, half an é */
+	fputs("\xA9 \xE2\x82 x\xC2\xB5s\n", f);     /* the é's end; a cut sequence, then ASCII */
+	fclose(f);
+	close(p[1]);
+	n = read(p[0], buf, sizeof buf - 1);
+	close(p[0]);
+	buf[n > 0 ? n : 0] = 0;
+	CHECK_STR(buf, "a\\x1b[2J\tb\\x0d\\x7f\n\\xc2\\x9b \\xe2\\x80\\xa8 \\xff \xC3\xA9 \\xe2\\x82 x\xC2\xB5s\n");
 }
 
 /* The emitters: YAML-typed host names come out double-quoted, kubectl words single-quoted. */
@@ -167,6 +207,8 @@ int main(void)
 {
 	RUN(test_term);
 	RUN(test_yaml);
+	RUN(test_prom);
+	RUN(test_term_stream);
 	RUN(test_shell);
 	RUN(test_json);
 	RUN(test_emitters_quote);

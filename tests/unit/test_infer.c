@@ -229,6 +229,30 @@ static void test_missing_pairs(void)
 	done(&t, &r);
 }
 
+/* a node none of whose pairs was measured (down, unreachable): one finding on the node, not n - 1
+ * on its links; the other nodes' map as before; the pairs missing between others still listed */
+static void test_unmeasured_node(void)
+{
+	static const int racks[] = { 4, 4, 3 };
+	static const double lv[] = { 2, 6, 6 };
+
+	build(&t, racks, 3, 0, lv, 0.02);
+	for (int j = 0; j < t.n; j++)
+		t.lat[(size_t)6 * t.n + j] = t.lat[(size_t)j * t.n + 6] = NAN;
+	t.lat[(size_t)1 * t.n + 9] = t.lat[(size_t)9 * t.n + 1] = NAN;
+	struct infer_result r = run(&t, 0);
+	int node = 0, pair = 0;
+	for (int i = 0; i < r.nsuspects; i++) {
+		node += r.suspects[i].kind == SUSPECT_UNMEASURED_NODE;
+		pair += r.suspects[i].kind == SUSPECT_UNMEASURED;
+		CHECK(r.suspects[i].kind != SUSPECT_UNMEASURED || (r.suspects[i].a != 6 && r.suspects[i].b != 6));
+	}
+	CHECK(node == 1 && has_suspect(&r, SUSPECT_UNMEASURED_NODE, 6));
+	CHECK(pair == 1);
+	CHECK_STR(infer_suspect_kind_name(SUSPECT_UNMEASURED_NODE), "unmeasured_node");
+	done(&t, &r);
+}
+
 static void test_low_bandwidth_node(void)
 {
 	static const int racks[] = { 3, 3, 2 };
@@ -730,6 +754,7 @@ int main(void)
 	RUN(test_single_switch_one_and_two_nodes);
 	RUN(test_offsets_and_outlier);
 	RUN(test_missing_pairs);
+	RUN(test_unmeasured_node);
 	RUN(test_low_bandwidth_node);
 	RUN(test_many_nodes);
 	RUN(test_emulated_small);

@@ -228,6 +228,51 @@ static void test_slow_node_holds(void)
  * first pass. Re-measured against its 4 sampled peers they read the tier's rate; its 7 other
  * pairs keep their first figures in the matrices, and must not decide: it does not hold. The
  * hidden cells come back as they were. */
+/* node03 answers no pair, first pass and re-test: an unmeasured_node, on the node (it fails the
+ * node: health labels, drain list), all of its pairs re-measured, held; a node that answers on
+ * the re-test does not hold */
+static void test_unmeasured_node_holds(void)
+{
+	static const int racks[] = { 4, 4, 3 };
+	struct infer_result r1, r2;
+	struct susp_list c = { 0 }, after = { 0 }, held = { 0 }, rest = { 0 };
+	struct susp_matrices m1, m2;
+	unsigned char re[NMAX * NMAX];
+	int s = 2, pairs[2 * NMAX * NMAX], left;
+
+	fab_build(&f, racks, 3, 0.05, 0.1);
+	g = f;
+	for (int k = 0; k < f.n; k++) {
+		float *mm[] = { f.min, f.p50, f.p99, f.bw };
+
+		for (int q = 0; q < 4; q++)
+			mm[q][s * f.n + k] = mm[q][k * f.n + s] = NAN;
+	}
+	m1 = jm(&f);
+	map(&f, &r1);
+	CHECK(susp_candidates(&r1, &m1, &jo, &c) == 0);
+	const struct suspect *x = find_kind(&c, SUSPECT_UNMEASURED_NODE);
+	CHECK(x && x->a == s && susp_on_node(x) && count_kind(&c, SUSPECT_UNMEASURED) == 0);
+	CHECK(susp_pairs(&c, &r1, f.n, pairs, NMAX * NMAX, &left) == f.n - 1);
+	mark(&c, f.n, re);
+	/* still silent on the re-test: held */
+	m2 = jm(&f);
+	map(&f, &r2);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	x = find_kind(&held, SUSPECT_UNMEASURED_NODE);
+	CHECK(x && x->a == s && x->state == SUSP_HELD);
+	infer_result_free(&r2), susp_list_free(&after);
+	/* it answered on the re-test: not held */
+	m2 = jm(&g);
+	map(&g, &r2);
+	CHECK(susp_candidates(&r2, &m2, &jo, &after) == 0);
+	CHECK(susp_decide(&c, &after, re, f.n, &r2, &m2, &jo, &held, &rest) == 0);
+	CHECK(count_kind(&held, SUSPECT_UNMEASURED_NODE) == 0 && count_kind(&rest, SUSPECT_UNMEASURED_NODE) == 1);
+	susp_list_free(&c), susp_list_free(&after), susp_list_free(&held), susp_list_free(&rest);
+	infer_result_free(&r1), infer_result_free(&r2);
+}
+
 static void test_node_decided_on_its_peers(void)
 {
 	static const int racks[] = { 4, 3, 3, 2 };
@@ -594,6 +639,7 @@ int main(void)
 	RUN(test_healthy_noisy_no_candidates);
 	RUN(test_cold_start_does_not_hold);
 	RUN(test_slow_node_holds);
+	RUN(test_unmeasured_node_holds);
 	RUN(test_node_decided_on_its_peers);
 	RUN(test_uplink_confirmed);
 	RUN(test_low_bw_node_behind_slow_uplink);

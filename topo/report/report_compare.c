@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/results.h"
 #include "core/log.h"
 #include "heatmap.h"
 #include "html.h"
@@ -229,7 +230,7 @@ static int cmp_read(struct rpt *r, struct cmp *c, const char *path)
 	int col[K_N], k;
 	long pairs = 0;
 
-	if (csv_read_open(&in, path, err))
+	if (csv_read_open_in(&in, path, RESULTS_IN_NOLINK, err))
 		return -1;
 	r->found++;
 	for (int i = 0; i < K_N; i++)

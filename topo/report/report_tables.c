@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/results.h"
 #include "fabric/emit/emit.h"
 #include "fabric/io/hostlist.h"
 #include "html.h"
@@ -140,23 +142,46 @@ void rpt_topology(struct rpt *r)
 
 /* ---------------------------------------------------------------- scheduler files */
 
+/* The first lines of a scheduler file, read as every file of a results directory is (a regular
+ * file, no link followed, no FIFO or device opened blocking) and bounded: at most `lines` lines
+ * and FILE_HEAD_MAX bytes, a longer line cut ("…"). */
+#define FILE_HEAD_MAX 8192
 static void file_head(FILE *f, const char *path, int lines)
 {
-	FILE *in = fopen(path, "r");
-	char buf[1024];
-	int k = 0;
+	struct stat st;
+	char buf[FILE_HEAD_MAX + 1], why[128];
+	int fd = results_input_open(path, RESULTS_IN_NOLINK, &st, NULL, why, sizeof why), k = 0;
+	ssize_t got = 0, n;
+	char *p, *end;
 
-	if (!in)
+	if (fd < 0)
 		return;
+	while (got < FILE_HEAD_MAX && (n = read(fd, buf + got, (size_t)(FILE_HEAD_MAX - got))) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
 	fputs("<details><summary>first lines</summary><pre>", f);
-	while (k < lines && fgets(buf, sizeof buf, in)) {
-		html_text(f, buf);
-		k += strchr(buf, '\n') != NULL;
+	for (p = buf, end = buf + got; p < end && k < lines; k++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len > 200) { /* one long line does not fill the page */
+			p[200] = 0;
+			html_text(f, p);
+			fputs("…\n", f);
+		} else {
+			char save = p[len];
+
+			p[len] = 0;
+			html_text(f, p);
+			p[len] = save;
+			fputc('\n', f);
+		}
+		p = nl ? nl + 1 : end;
 	}
-	if (!feof(in) && fgetc(in) != EOF)
+	if (p < end || got == FILE_HEAD_MAX)
 		fputs("…\n", f);
 	fputs("</pre></details>", f);
-	fclose(in);
 }
 
 /* the written ring's busbw in one order of order_check.csv (NAN: no such row) */

@@ -1,4 +1,5 @@
 /* rtab.c — see rtab.h. */
+#include "core/results.h"
 #include "rtab.h"
 
 #include <errno.h>
@@ -67,7 +68,7 @@ int rtab_load(const char *path, int max_rows, struct rtab *t, char *err)
 		snprintf(err, RTAB_ERR_MAX, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((rc = csv_read_open(&r, path, err)))
+	if ((rc = csv_read_open_in(&r, path, RESULTS_IN_NOLINK, err)))
 		return rc;
 	t->ncols = r.nhead;
 	if (!(t->head = calloc((size_t)r.nhead, sizeof *t->head)))

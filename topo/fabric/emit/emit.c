@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/escape.h"
 #include "core/log.h"
@@ -209,6 +210,12 @@ int emit_name_check(enum emit_format fmt, const char *name, char *why)
 			return 0;
 		snprintf(why, EMIT_ERR_MAX, "host name '%s' is not a Kubernetes node name (lower-case "
 			 "RFC 1123 subdomain)", show);
+		return FP_EUSAGE;
+	}
+	if (!strcasecmp(name, "all") || name[0] == '-') {
+		/* Slurm reads ALL (any case) as every node; scontrol reads "-x" as an option */
+		snprintf(why, EMIT_ERR_MAX, "host name '%s' cannot be written in %s: %s", show, what[fmt],
+			 name[0] == '-' ? "a leading '-' reads as an option" : "Slurm reads it as every node");
 		return FP_EUSAGE;
 	}
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {

@@ -21,34 +21,55 @@ void emit_reason_clean(const char *r, char *out)
 
 static const char drain_head[] =
 	"#!/bin/sh\n"
-	"# Drain the Slurm nodes this fabprobe run found at fault: a confirmed finding on the node, or\n"
-	"# a link counter of one of its ports that rose during the run. A link between two nodes\n"
-	"# drains neither (report.html names both ends). Written, never applied: read it, then run\n"
-	"# it where scontrol may change nodes (the SlurmUser or root):\n"
+	"# Drain the Slurm nodes this fabprobe run found at fault: a confirmed finding on the node (one\n"
+	"# never measured included), or a link counter of one of its ports that rose during the run. A\n"
+	"# link between two nodes drains neither (report.html names both ends). Written, never applied:\n"
+	"# read it, then run it where scontrol may change nodes (the SlurmUser or root):\n"
 	"#   sh drain-slurm.sh            State=DRAIN, the reason naming this run and the finding\n"
-	"#   sh drain-slurm.sh --undrain  State=RESUME, for each node whose reason is still this run's\n";
+	"#   sh drain-slurm.sh --undrain  State=RESUME, for each node whose reason is still this run's\n"
+	"# Before it acts on a name, it asks Slurm to resolve it: exactly one node, of that very name\n"
+	"# (never ALL, a NodeSet or a list); a node Slurm holds for another reason is left as it is.\n";
 
 static const char drain_body[] =
 	"set -eu\n"
 	"case ${1:-} in\n"
 	"'') act=drain ;;\n"
 	"--undrain) act=undrain ;;\n"
-	"*) echo \"usage: sh drain-slurm.sh [--undrain]\" >&2; exit 2 ;;\n"
+	"*) printf '%s\\n' 'usage: sh drain-slurm.sh [--undrain]' >&2; exit 2 ;;\n"
 	"esac\n"
+	"# one NAME: Slurm resolves NAME to exactly one node record, and it is NAME's (into $rec)\n"
+	"one() {\n"
+	"\trec=$(scontrol show node -o \"$1\" 2>/dev/null) || return 1\n"
+	"\t[ \"$(printf '%s\\n' \"$rec\" | wc -l)\" -eq 1 ] || return 1\n"
+	"\tcase $rec in \"NodeName=$1 \"*) return 0 ;; esac\n"
+	"\treturn 1\n"
+	"}\n"
 	"# node NAME REASON\n"
 	"node() {\n"
-	"\tif [ \"$act\" = drain ]; then\n"
-	"\t\tscontrol update NodeName=\"$1\" State=DRAIN Reason=\"$2\"\n"
-	"\t\techo \"drained $1: $2\"\n"
+	"\tif ! one \"$1\"; then\n"
+	"\t\tprintf 'skipped %s: Slurm does not resolve it to exactly one node of that name\\n' \"$1\"\n"
 	"\t\treturn\n"
 	"\tfi\n"
 	"\twhy=$(scontrol show node \"$1\" | sed -n 's/^ *Reason=//p')\n"
 	"\tcase $why in\n"
-	"\t\"$run\"*)\n"
-	"\t\tscontrol update NodeName=\"$1\" State=RESUME\n"
-	"\t\techo \"resumed $1\" ;;\n"
-	"\t*) echo \"left $1 as it is: its reason is not this run's (${why:-none})\" ;;\n"
+	"\t\"$run: \"*) ours=1 ;;\n"
+	"\t*) ours=0 ;;\n"
 	"\tesac\n"
+	"\tif [ \"$act\" = drain ]; then\n"
+	"\t\tif [ -n \"$why\" ] && [ $ours = 0 ]; then\n"
+	"\t\t\tprintf 'left %s as it is: Slurm holds it for another reason (%s)\\n' \"$1\" \"$why\"\n"
+	"\t\t\treturn\n"
+	"\t\tfi\n"
+	"\t\tscontrol update NodeName=\"$1\" State=DRAIN Reason=\"$2\"\n"
+	"\t\tprintf 'drained %s: %s\\n' \"$1\" \"$2\"\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\tif [ $ours = 1 ]; then\n"
+	"\t\tscontrol update NodeName=\"$1\" State=RESUME\n"
+	"\t\tprintf 'resumed %s\\n' \"$1\"\n"
+	"\telse\n"
+	"\t\tprintf 'left %s as it is: its reason is not this run'\\''s (%s)\\n' \"$1\" \"${why:-none}\"\n"
+	"\tfi\n"
 	"}\n";
 
 int emit_drain_slurm(FILE *f, const struct emit_health *h, char *err)
@@ -83,7 +104,7 @@ int emit_drain_slurm(FILE *f, const struct emit_health *h, char *err)
 		fputc('\n', f);
 	}
 	if (!nfail)
-		fputs("echo \"fabprobe found no node at fault: nothing to drain\"\n", f);
+		fputs("printf '%s\\n' 'fabprobe found no node at fault: nothing to drain'\n", f);
 	(void)err;
 	return 0;
 }

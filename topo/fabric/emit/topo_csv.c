@@ -152,6 +152,11 @@ void topo_suspect_text(const struct emit_topo *t, const struct suspect *s, char 
 			snprintf(why, wl, "%s-%s: p50 %.1f us, %.1f times its minimum of %.1f us (p99 %.1f us), far beyond the other pairs under a %s switch: a congested link or a busy host", a, b, v, v / e, e, x, kind);
 		}
 		break;
+	case SUSPECT_UNMEASURED_NODE:
+		*metric = "";
+		snprintf(why, wl, "%s: none of its pairs was measured in either direction (timeout or error): down, "
+			 "unreachable or hung on this path; nothing says it is healthy", a);
+		break;
 	default:
 		*metric = "";
 		snprintf(why, wl, "%s-%s: not measured in either direction (timeout or error)", a, b);

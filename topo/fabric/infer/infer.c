@@ -22,9 +22,9 @@ void infer_opts_default(struct infer_opts *o)
 const char *infer_suspect_kind_name(int kind)
 {
 	static const char *const names[] = { "slow_node", "slow_link", "fast_link", "low_bw_node",
-					     "low_bw_link", "low_bw_uplink", "unmeasured_pair" };
+					     "low_bw_link", "low_bw_uplink", "unmeasured_pair", "unmeasured_node" };
 
-	return kind >= 0 && kind <= SUSPECT_UNMEASURED ? names[kind] : "unknown";
+	return kind >= 0 && kind <= SUSPECT_UNMEASURED_NODE ? names[kind] : "unknown";
 }
 
 /* ---------------------------------------------------------------- small tools */

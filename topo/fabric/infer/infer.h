@@ -40,7 +40,8 @@ struct infer_opts {
 void infer_opts_default(struct infer_opts *o);
 
 enum infer_suspect_kind { SUSPECT_SLOW_NODE, SUSPECT_SLOW_LINK, SUSPECT_FAST_LINK,
-			  SUSPECT_LOW_BW_NODE, SUSPECT_LOW_BW_LINK, SUSPECT_LOW_BW_UPLINK, SUSPECT_UNMEASURED };
+			  SUSPECT_LOW_BW_NODE, SUSPECT_LOW_BW_LINK, SUSPECT_LOW_BW_UPLINK, SUSPECT_UNMEASURED,
+			  SUSPECT_UNMEASURED_NODE };
 
 struct infer_suspect {
 	int kind;

@@ -403,13 +403,29 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 				med_count(&md, t, pair_us(c, x, i, j));
 		}
 	med_pick(&md);
+	/* a node none of whose pairs was measured is one finding about the node (it may be down,
+	 * unreachable or hung), not n - 1 about links */
+	int *got = calloc((size_t)n + 1, sizeof *got);
+
+	if (!got) {
+		med_done(&md, r->lat_p50_us);
+		return FP_ERUNTIME;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (!isnan(c->d[tri(i, j)]))
+				got[i]++, got[j]++;
+	for (int i = 0; i < n && n > 1; i++)
+		if (!got[i])
+			suspect_add(r, SUSPECT_UNMEASURED_NODE, i, -1, NAN, NAN, -1);
 	for (int i = 1; i < n; i++)
 		for (int j = 0; j < i; j++) {
 			float x = c->d[tri(i, j)];
 			int t = infer_pair_tier(r->group, T, n, i, j);
 
 			if (isnan(x)) {
-				suspect_add(r, SUSPECT_UNMEASURED, j, i, NAN, NAN, t);
+				if (got[i] && got[j])
+					suspect_add(r, SUSPECT_UNMEASURED, j, i, NAN, NAN, t);
 				continue;
 			}
 			if (t >= T)
@@ -423,6 +439,7 @@ static int latency_pairs(const struct infer_ctx *c, const struct infer_model *m,
 			else if (s < lo * mod && mod - s >= link_floor(m, T, t))
 				suspect_add(r, SUSPECT_FAST_LINK, j, i, s, mod, t);
 		}
+	free(got);
 	for (int t = 0; t < T; t++)
 		r->npairs[t] = md.tot[t];
 	rc = md.oom ? FP_ERUNTIME : 0;

@@ -156,10 +156,10 @@ static int row_text(struct csv_read *r)
 
 /* file for reading, when it is a regular file: opened without blocking (a FIFO would wait for
  * a writer for ever), then read as usual. NULL with err. */
-static FILE *regular_open(const char *file, struct stat *stp, char *err)
+static FILE *regular_open(const char *file, unsigned flags, struct stat *stp, char *err)
 {
 	char why[128];
-	int fd = results_input_open(file, 0, stp, NULL, why, sizeof why);
+	int fd = results_input_open(file, flags, stp, NULL, why, sizeof why);
 	FILE *f = NULL;
 
 	if (fd < 0)
@@ -179,12 +179,17 @@ static long long mtime_ns(const struct stat *st)
 
 int csv_read_open(struct csv_read *r, const char *file, char *err)
 {
+	return csv_read_open_in(r, file, 0, err);
+}
+
+int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char *err)
+{
 	int got;
 
 	struct stat st;
 
 	*r = (struct csv_read){ .file = file, .next_line = 1 };
-	if (!(r->f = regular_open(file, &st, err)))
+	if (!(r->f = regular_open(file, flags, &st, err)))
 		return FP_EUSAGE;
 	r->size = (long long)st.st_size;
 	r->mtime_ns = mtime_ns(&st);

@@ -38,6 +38,8 @@ struct csv_read {
  * is read (a FIFO or a device is refused, never waited on). Returns 0, or FP_EUSAGE with
  * "file: why" in err, FP_ERUNTIME when out of memory. */
 int csv_read_open(struct csv_read *r, const char *file, char *err);
+/* The same with results_input_open's flags (RESULTS_IN_NOLINK: a file of a results directory). */
+int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char *err);
 /* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
  * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
  * (the row is still held: its fields are there, and reading may go on). Blank lines are

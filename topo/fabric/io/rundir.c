@@ -1,4 +1,5 @@
 /* rundir.c — see rundir.h. */
+#include "core/results.h"
 #include "rundir.h"
 
 #include <ctype.h>
@@ -213,7 +214,7 @@ static int open_file(struct rd_reader *x, const char *dir, const char *name, cha
 	snprintf(path, plen, "%s/%s", dir, name);
 	if ((rc = rd_present(path, present, x->err)) || !*present)
 		return rc;
-	return csv_read_open(&x->r, path, x->err);
+	return csv_read_open_in(&x->r, path, RESULTS_IN_NOLINK, x->err);
 }
 
 /* ---------------------------------------------------------------- p2p.csv and retests */

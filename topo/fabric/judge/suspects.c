@@ -59,7 +59,7 @@ int susp_list_copy(struct susp_list *dst, const struct susp_list *src)
 
 static int is_node_kind(int kind)
 {
-	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE;
+	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE || kind == SUSPECT_UNMEASURED_NODE;
 }
 
 int susp_on_node(const struct suspect *s)

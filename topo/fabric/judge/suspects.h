@@ -23,7 +23,7 @@
 #include "fabric/infer/infer.h"
 
 /* judge's own kind, after infer's */
-enum { SUSPECT_JITTERY_LINK = SUSPECT_UNMEASURED + 1, SUSPECT_NKINDS };
+enum { SUSPECT_JITTERY_LINK = SUSPECT_UNMEASURED_NODE + 1, SUSPECT_NKINDS };
 /* "slow_node", …, "jittery_link" */
 const char *susp_kind_name(int kind);
 
