@@ -235,7 +235,7 @@ int opts_parse(int argc, char **argv, const struct opts_group *g, int ng, int *a
 		 * second quietly replacing the first */
 		for (int j = 0; optarg && j < nseen; j++)
 			if (seen[j].group == grp && seen[j].val == val)
-				OPTS_FAIL("option %s is given twice (give it once: a second value would replace the first)",
+				OPTS_FAIL("option %s given twice (give it once: a second value would replace the first)",
 					  argv[optind - 1][0] == '-' ? argv[optind - 1] : argv[optind - 2]);
 		if (optarg && nseen < (int)(sizeof seen / sizeof seen[0]))
 			seen[nseen].group = grp, seen[nseen++].val = val;

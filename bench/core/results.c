@@ -557,6 +557,40 @@ int results_input_open(const char *file, unsigned how, struct stat *st, int *abs
 	return fd;
 }
 
+long results_getline(char **buf, size_t *cap, FILE *f)
+{
+	size_t n = 0;
+	int c;
+
+	flockfile(f);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n + 2 > *cap || !*buf) {
+			size_t nc = *cap && *buf ? 2 * *cap : 256;
+			char *b;
+
+			if (n >= RESULTS_LINE_MAX) {
+				funlockfile(f);
+				return -2;
+			}
+			if (nc > (size_t)RESULTS_LINE_MAX + 2)
+				nc = (size_t)RESULTS_LINE_MAX + 2;
+			if (!(b = realloc(*buf, nc))) {
+				funlockfile(f);
+				return -3;
+			}
+			*buf = b, *cap = nc;
+		}
+		(*buf)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	funlockfile(f);
+	if (!n)
+		return -1;
+	(*buf)[n] = 0;
+	return (long)n;
+}
+
 int results_input_read(const char *file, unsigned flags, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;

@@ -88,6 +88,12 @@ FILE *results_append(const char *dir, const char *file, int *fresh);
 #define RESULTS_IN_NOLINK 2u
 struct stat;
 int results_input_open(const char *file, unsigned flags, struct stat *st, int *absent, char *err, size_t errlen);
+/* The one way to read a line of an input: as getline (the line with its LF, NUL-terminated, its
+ * length returned; NUL bytes in it are counted), -1 at the end, but bounded: a line of more than
+ * RESULTS_LINE_MAX bytes returns -2 (a file of no line breaks is not read into memory whole),
+ * -3 out of memory. */
+#define RESULTS_LINE_MAX (64u << 20)
+long results_getline(char **buf, size_t *cap, FILE *f);
 /* A whole input into memory, opened as results_input_open does (flags; a pipe read once,
  * never rewound), at most max bytes: *buf (malloc'd, NUL-terminated; it may hold NUL bytes:
  * *len says how many bytes) and *len. FP_EUSAGE with the reason in err (not naming the file;

@@ -94,22 +94,15 @@ static int checks_take(void *ctx, int opt, const char *arg, char *err)
 	struct checks_opts *jo = ctx;
 
 	switch (opt) {
-	case CHECKS_OPT_EXPECT:
-		if (jo->expect) /* the first would be dropped in silence: one file holds every rule */
-			OPTS_FAIL("--expect given twice ('%.60s', then '%.60s'): put every rule in one file",
-				  jo->expect, arg);
+	case CHECKS_OPT_EXPECT: /* (given twice: refused by opts_parse, as every option with a value) */
 		jo->expect = arg;
 		jo->accept = 1;
 		return 0;
 	case CHECKS_OPT_ACCEPT: jo->accept = 1; return 0;
 	case CHECKS_OPT_DECLARED:
-		if (jo->declared)
-			OPTS_FAIL("--declared given twice ('%.60s', then '%.60s')", jo->declared, arg);
 		jo->declared = arg;
 		return 0;
 	case CHECKS_OPT_BASELINE:
-		if (jo->baseline)
-			OPTS_FAIL("--baseline given twice ('%.60s', then '%.60s')", jo->baseline, arg);
 		jo->baseline = arg;
 		return 0;
 	case CHECKS_OPT_ALLOW_UNJUDGED: jo->allow_unjudged = 1; return 0;

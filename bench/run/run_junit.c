@@ -53,13 +53,20 @@ static void suite_open(FILE *f, const char *name, int tests, int failures)
 	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n", tests, failures);
 }
 
+/* direction x of m has no figure at all (neither a latency nor a bandwidth: -s none measures
+ * no bandwidth, and a direction it measured is not missing) */
+static int dir_missing(const struct p2p_matrices *m, size_t x)
+{
+	return !(m->lat_min && !isnan(m->lat_min[x])) && !(m->bw && !isnan(m->bw[x]));
+}
+
 /* the directions of node a on m not measured (either way, with any peer) */
 static int node_unmeasured(const struct p2p_matrices *m, int a)
 {
 	int k = 0;
 
 	for (int b = 0; b < m->n; b++)
-		if (b != a && m->bw && (isnan(m->bw[(size_t)a * m->n + b]) || isnan(m->bw[(size_t)b * m->n + a])))
+		if (b != a && (dir_missing(m, (size_t)a * m->n + b) || dir_missing(m, (size_t)b * m->n + a)))
 			k++;
 	return k;
 }

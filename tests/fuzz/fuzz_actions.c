@@ -5,6 +5,9 @@
  * input; each node line is `node 'NAME' 'fabprobe r: REASON'`, the name as given, the reason
  * one single-quoted word; the health YAML, when written, is ASCII with one Node per name, and
  * refused only when a name is not a Kubernetes node name. Seeds: tests/fuzz/seeds. */
+#include <string.h>
+#include <strings.h>
+
 #include "core/escape.h"
 #include "fuzz.h"
 
@@ -58,6 +61,9 @@ static void check_drain(const struct emit_health *h, const char *text, size_t le
 		FUZZ_ASSERT(shell_word(&p, reason, sizeof reason) >= 0 && *p == '\n', "a node line's reason is not one word");
 		FUZZ_ASSERT(!strncmp(reason, "fabprobe r: ", 12), "a reason without the run's tag: %.80s", reason);
 		FUZZ_ASSERT(!emit_name_check(EMIT_FMT_SLURM, name, why), "a refused name drained: %.80s", name);
+		/* apart from the policy: never a name Slurm reads as a set or scontrol as an option */
+		FUZZ_ASSERT(strcasecmp(name, "all") && name[0] != '-' && !strpbrk(name, ",[] \t"),
+			    "a name Slurm expands drained: %.80s", name);
 		got++;
 	}
 	FUZZ_ASSERT(got == want, "%d node lines for %d failed nodes Slurm can name", got, want);

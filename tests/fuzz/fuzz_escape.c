@@ -170,7 +170,42 @@ static void check_term(const char *s, char *dec)
 	free(o.text);
 }
 
-/* The JSON rule: no raw control byte, DEL, U+2028 or U+2029; \uHHHH, \" \\ \n decode to s. */
+/* The length of the valid UTF-8 sequence at s (written here again, apart from the library's:
+ * shortest form, no surrogate, at most U+10FFFF), 0 when the byte starts none */
+static size_t utf8_ok(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+		 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) || (s[0] == 0xF0 && s[1] < 0x90) ||
+	    (s[0] == 0xF4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* s with each byte that starts no valid UTF-8 sequence as U+FFFD, into out (3 x strlen(s) + 1):
+ * what a JSON or Prometheus value of s must decode to (they are UTF-8 text) */
+static size_t utf8_fixed(const char *s, char *out)
+{
+	size_t k = 0, n;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n ? n : 1)
+		if ((n = utf8_ok(p))) {
+			memcpy(out + k, p, n);
+			k += n;
+		} else {
+			memcpy(out + k, "\xEF\xBF\xBD", 3);
+			k += 3;
+		}
+	out[k] = 0;
+	return k;
+}
+
+/* The JSON rule: no raw control byte, DEL, U+2028 or U+2029; \uHHHH, \" \\ \n decode to s
+ * (each byte of s that is not UTF-8 as U+FFFD). */
 static void check_json(const char *s, char *dec)
 {
 	struct fuzz_out o;
@@ -197,11 +232,16 @@ static void check_json(const char *s, char *dec)
 		FUZZ_ASSERT(p[1] == '"' || p[1] == '\\' || p[1] == 'n', "json: escape \\%c", p[1]);
 		dec[n++] = p[1] == 'n' ? '\n' : (char)p[1], i++;
 	}
-	FUZZ_ASSERT(n == strlen(s) && !memcmp(dec, s, n), "json: decodes to something else");
+	char *want = malloc(3 * strlen(s) + 1);
+	size_t wn = want ? utf8_fixed(s, want) : 0;
+
+	FUZZ_ASSERT(want && n == wn && !memcmp(dec, want, n), "json: decodes to something else");
+	free(want);
 	free(o.text);
 }
 
-/* The Prometheus rule: one quoted value, no raw LF, no raw quote, \\ \" \n decode to s. */
+/* The Prometheus rule: one quoted value, no raw LF, no raw quote, \\ \" \n decode to s (each
+ * byte of s that is not UTF-8 as U+FFFD: the file is UTF-8). */
 static void check_prom(const char *s, char *dec)
 {
 	struct fuzz_out o;
@@ -221,7 +261,11 @@ static void check_prom(const char *s, char *dec)
 			    "prom: escape at %zu", i);
 		dec[n++] = o.text[i + 1] == 'n' ? '\n' : o.text[i + 1], i++;
 	}
-	FUZZ_ASSERT(n == strlen(s) && !memcmp(dec, s, n), "prom: decodes to something else");
+	char *want = malloc(3 * strlen(s) + 1);
+	size_t wn = want ? utf8_fixed(s, want) : 0;
+
+	FUZZ_ASSERT(want && n == wn && !memcmp(dec, want, n), "prom: decodes to something else");
+	free(want);
 	free(o.text);
 }
 
@@ -275,7 +319,7 @@ static void check_xml(const char *s, char *dec)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s = malloc(size + 1), *dec = malloc(size + 1);
+	char *s = malloc(size + 1), *dec = malloc(3 * size + 1); /* U+FFFD: 3 bytes for 1 */
 
 	if (!s || !dec)
 		abort();

@@ -203,4 +203,33 @@ expect "10: topo DIR with a FIFO for p2p.csv: refused at once, exit 2 (it hung p
 run timeout 20 $FP topo "$tmp/fifo.csv" -o "$tmp/j13"
 expect "10: topo FILE, a FIFO: refused at once, exit 2" [ $rc -eq 2 ]
 
+# ---- 11: no PASS from nothing; outputs acted on stay valid with hostile names
+R=(-s none -n 50 --no-confirm --no-progress)
+run "${MPIRUN_LOCAL[@]}" -np 1 $FP run -o "$tmp/one" "${R[@]}" --no-coll
+expect "11: run on one endpoint: exit 1, FAIL with the reason (it said PASS, exit 0)" sh -c "[ $rc -eq 1 ] && grep -q '^verdict: FAIL (unjudged: no pair measured: 1 endpoint' '$tmp/out'"
+expect "11: one endpoint: summary.json FAIL, unjudged_fails; junit's unjudged case fails" sh -c "grep -q '\"result\": \"FAIL\"' '$tmp/one/summary.json' && grep -q '\"unjudged_fails\": true' '$tmp/one/summary.json' && grep -q '<testcase classname=\"unjudged\" name=\"everything judged\">' '$tmp/one/junit.xml' && grep -q '<failure message=\"no pair measured' '$tmp/one/junit.xml'"
+run "${MPIRUN_LOCAL[@]}" -np 1 $FP run -o "$tmp/one-allowed" "${R[@]}" --no-coll --allow-unjudged
+expect "11: one endpoint with --allow-unjudged: exit 0, the reason still said" sh -c "[ $rc -eq 0 ] && grep -q '^verdict: PASS (unjudged: no pair measured: 1 endpoint.* (allowed);' '$tmp/out'"
+run "${MPIRUN_LOCAL[@]}" -np 2 $FP run -o "$tmp/minpct" "${R[@]}" -p mpi --min-pct 50 --coll-max 64K --no-order
+expect "11: --min-pct with no line rate known (the mpi path): unjudged, exit 1 (it passed in silence)" sh -c "[ $rc -eq 1 ] && grep -q 'unjudged: --min-pct 50%: no path.s line rate is known' '$tmp/out'"
+latin=$(printf '%s/caf\351' "$tmp")
+run "${MPIRUN_LOCAL[@]}" -np 2 $FP run -o "$latin" "${R[@]}" --no-coll
+expect "11: a Latin-1 results name: summary.json valid UTF-8 JSON against its schema" \
+	sh -c '/usr/bin/python3 tests/integration/summary_check.py "$1/summary.json" docs/summary.schema.json > /dev/null' _ "$latin"
+expect "11: a Latin-1 results name: fabprobe.prom parses and promtool check metrics passes" \
+	sh -c '/usr/bin/python3 tests/integration/prom_check.py "$1/fabprobe.prom" > /dev/null' _ "$latin"
+expect "11: -s none (no bandwidth): junit's pairs cases pass (it failed each node)" sh -c "! grep -q '<failure' '$latin/junit.xml'"
+# the report's previews of scheduler files, planted: a link to a file of the machine, a FIFO
+cp -r "$tmp/one" "$tmp/planted"
+echo 'fabprobe-secret-line' > "$tmp/secret"
+rm -f "$tmp/planted/topology.conf" "$tmp/planted/node-order.txt"
+ln -s "$tmp/secret" "$tmp/planted/topology.conf"
+mkfifo "$tmp/planted/node-order.txt"
+run timeout 30 $FP report "$tmp/planted"
+expect "11: report with a planted link and FIFO: finishes, the linked file's text not in the page" sh -c "[ $rc -ne 124 ] && [ -s '$tmp/planted/report.html' ] && ! grep -q fabprobe-secret-line '$tmp/planted/report.html'"
+run $FP p2p -n 5 -n 6
+expect "11: an option given twice: refused, exit 2 (the second value replaced the first)" sh -c "[ $rc -eq 2 ] && grep -q 'option -n given twice' '$tmp/out'"
+run $FP topo "$tmp/$(printf 'x\033[2Jy').csv" -o "$tmp/esc-out"
+expect "11: a control byte from the command line: escaped on the terminal" sh -c "[ $rc -eq 2 ] && ! grep -q \"\$(printf '\\033')\" '$tmp/out' && grep -q 'x1b' '$tmp/out'"
+
 exit $((FAILED > 0))

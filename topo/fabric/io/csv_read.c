@@ -121,20 +121,22 @@ static int blank(const char *s)
 }
 
 /* The next non-blank row into r->buf, continued over lines while a quote is open: 1, 0 at
- * the end, -1 out of memory. */
+ * the end, -1 out of memory, -2 a row longer than RESULTS_LINE_MAX (the input rule). */
 static int row_text(struct csv_read *r)
 {
 	ssize_t n, k;
 
 	do {
 		r->line = r->next_line++;
-		if ((n = getline(&r->buf, &r->cap, r->f)) < 0)
-			return 0;
+		if ((n = results_getline(&r->buf, &r->cap, r->f)) < 0)
+			return n == -1 ? 0 : n == -2 ? -2 : -1;
 	} while (blank(r->buf));
 	int st = quote_state(r->buf, 0, n, Q_START);
 
-	while (st == Q_QUOTED && (k = getline(&r->more, &r->mcap, r->f)) >= 0) {
+	while (st == Q_QUOTED && (k = results_getline(&r->more, &r->mcap, r->f)) >= 0) {
 		r->next_line++;
+		if ((size_t)(n + k) > RESULTS_LINE_MAX)
+			return -2;
 		if ((size_t)(n + k) + 1 > r->cap) {
 			size_t cap = 2 * ((size_t)(n + k) + 1);
 			char *b = realloc(r->buf, cap);
@@ -194,9 +196,10 @@ int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char 
 	r->size = (long long)st.st_size;
 	r->mtime_ns = mtime_ns(&st);
 	if ((got = row_text(r)) <= 0) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got ? "out of memory" : "empty file (no header row)");
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got == -2 ? "a row of more than 64 MiB (not a CSV file)"
+			 : got ? "out of memory" : "empty file (no header row)");
 		csv_read_close(r);
-		return got ? FP_ERUNTIME : FP_EUSAGE;
+		return got == -1 ? FP_ERUNTIME : FP_EUSAGE;
 	}
 	if (split_row(r) < 0 || !(r->head = calloc((size_t)r->nfield, sizeof *r->head)))
 		goto oom;
@@ -219,6 +222,10 @@ int csv_read_next(struct csv_read *r, char *err)
 	if (got == 0) {
 		r->nfield = 0;
 		return 0;
+	}
+	if (got == -2) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: a row of more than 64 MiB (not a CSV file)", r->file, r->line);
+		return FP_EUSAGE;
 	}
 	if (got < 0 || split_row(r) < 0) {
 		snprintf(err, CSV_READ_ERR_MAX, "%s:%d: out of memory", r->file, r->line);

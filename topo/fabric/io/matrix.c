@@ -92,8 +92,13 @@ static int lines_next(struct lines *l, char *err)
 	int blanks = 0, blank_at = 0;
 
 	for (;;) {
-		ssize_t n = getline(&l->buf, &l->cap, l->f);
+		ssize_t n = results_getline(&l->buf, &l->cap, l->f);
 
+		if (n < -1) {
+			snprintf(err, MATRIX_ERR_MAX, "%s:%d: %s", l->file, l->no + 1,
+				 n == -2 ? "a line of more than 64 MiB (not a matrix)" : "out of memory");
+			return n == -2 ? FP_EUSAGE : FP_ERUNTIME;
+		}
 		if (n < 0) {
 			if (blanks)
 				LOG_WARN("%s:%d: %d blank line%s at the end of the file, ignored", l->file, blank_at,
