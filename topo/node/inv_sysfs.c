@@ -219,11 +219,11 @@ static void scan_numa(const char *root, struct inv_node *node)
 			continue;
 		count++;
 		if (inv_sysfs_read(root, buf, sizeof buf, "devices/system/node/%s/meminfo", names[i]) ||
-		    sscanf(buf, "Node %*d MemTotal: %lld kB", &kb) != 1) {
+		    sscanf(buf, "Node %*d MemTotal: %lld kB", &kb) != 1 || kb < 0 || kb > INT64_MAX / 1024 / INV_DIR_MAX) {
 			char rel[96];
 
 			snprintf(rel, sizeof rel, "devices/system/node/%.32s/meminfo", names[i]);
-			inv_sysfs_bad(node, root, rel, "unreadable or malformed (expected 'Node N MemTotal: K kB')");
+			inv_sysfs_bad(node, root, rel, "unreadable, malformed or out of range (expected 'Node N MemTotal: K kB')");
 			mem = -1;
 		} else if (mem >= 0) {
 			mem += kb * 1024;
