@@ -42,8 +42,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	FILE *out = escape_term_stream(STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF),
-	     *err = escape_term_stream(STDERR_FILENO, _IONBF);
+	static struct escape_term_state out_state, err_state;
+	FILE *out = escape_term_stream(&out_state, STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF),
+	     *err = escape_term_stream(&err_state, STDERR_FILENO, _IONBF);
 
 	if (out && err) /* every message, whoever prints it: no control byte reaches the terminal */
 		stdout = out, stderr = err;

@@ -201,12 +201,6 @@ void escape_xml_write(FILE *f, const char *s)
 
 /* ---------------------------------------------------------------- the terminal's streams */
 
-struct term_filter {
-	int fd;
-	unsigned char pend[4]; /* a UTF-8 sequence not yet complete (a write may cut one) */
-	size_t npend;
-};
-
 static int put_all(int fd, const char *b, size_t n)
 {
 	while (n) {
@@ -244,7 +238,7 @@ static size_t tf_char(const unsigned char *p, size_t n, char *o)
 
 static ssize_t tf_write(void *cookie, const char *buf, size_t size)
 {
-	struct term_filter *t = cookie;
+	struct escape_term_state *t = cookie;
 	char out[4096 + 64];
 	size_t k = 0;
 
@@ -278,32 +272,24 @@ static ssize_t tf_write(void *cookie, const char *buf, size_t size)
 
 static int tf_close(void *cookie)
 {
-	struct term_filter *t = cookie;
+	struct escape_term_state *t = cookie;
 	char out[64];
 	size_t k = 0;
 
-	int rc;
-
 	for (size_t j = 0; j < t->npend; j++)
 		k += tf_char(&t->pend[j], 1, out + k);
-	rc = k ? put_all(t->fd, out, k) : 0;
-	free(t);
-	return rc;
+	t->npend = 0;
+	return k ? put_all(t->fd, out, k) : 0;
 }
 
-FILE *escape_term_stream(int fd, int mode)
+FILE *escape_term_stream(struct escape_term_state *t, int fd, int mode)
 {
-	struct term_filter *t = calloc(1, sizeof *t);
 	cookie_io_functions_t io = { .write = tf_write, .close = tf_close };
 	FILE *f;
 
-	if (!t)
+	*t = (struct escape_term_state){ .fd = fd };
+	if (!(f = fopencookie(t, "w", io)))
 		return NULL;
-	t->fd = fd;
-	if (!(f = fopencookie(t, "w", io))) {
-		free(t);
-		return NULL;
-	}
 	setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
 	return f;
 }

@@ -62,8 +62,14 @@ void escape_prom_write(FILE *f, const char *s);
  * U+2029, and every other control byte, DEL and byte that is not UTF-8 written as \xHH (a
  * character cut between two writes is held until the next). main() puts stdout and stderr
  * behind it, so that no name from sysfs, a file or the command line can reach the terminal
- * as a control sequence, whichever message prints it. mode: _IONBF, _IOLBF or _IOFBF. NULL
- * when out of memory. */
-FILE *escape_term_stream(int fd, int mode);
+ * as a control sequence, whichever message prints it. mode: _IONBF, _IOLBF or _IOFBF. The
+ * stream's state lives in *t, the caller's (it outlives the stream: main's statics). NULL when
+ * out of memory. */
+struct escape_term_state {
+	int fd;
+	unsigned char pend[4]; /* a UTF-8 sequence not yet complete (a write may cut one) */
+	size_t npend;
+};
+FILE *escape_term_stream(struct escape_term_state *t, int fd, int mode);
 
 #endif

@@ -211,6 +211,7 @@ static void links_suite(FILE *f, const struct world *w, const struct run_links *
 			tcase(f, "link counters", l->find[i].node, s);
 		}
 	fputs("  </testsuite>\n", f);
+	free(why);
 }
 
 int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,

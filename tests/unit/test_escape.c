@@ -108,12 +108,13 @@ static void test_prom(void)
  * when a character is cut between two writes */
 static void test_term_stream(void)
 {
+	struct escape_term_state st;
 	int p[2];
 	FILE *f;
 	ssize_t n;
 
 	CHECK(pipe(p) == 0);
-	f = escape_term_stream(p[1], _IONBF);
+	f = escape_term_stream(&st, p[1], _IONBF);
 	CHECK(f != NULL);
 	if (!f)
 		return;
