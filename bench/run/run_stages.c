@@ -86,7 +86,20 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 	if (st->links.done && st->links.nfind_all > st->links.nfind && strlen(links) + 32 < sizeof links)
 		snprintf(links + strlen(links), sizeof links - strlen(links), " and %d more (counters.csv)",
 			 st->links.nfind_all - st->links.nfind);
-	snprintf(out, len, "verdict: %s (%s%s%s%snodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s)",
+	/* a tier the map is unsure of (its step far below the others'): the scheduler files were
+	 * written without it; said, not failed (no finding: a coarser map is not a wrong one) */
+	char maps[300] = "";
+	size_t mk = 0;
+
+	for (int i = 0; i < st->mp.npaths; i++) {
+		const struct infer_result *r = run_maps_map(&st->mp, i);
+
+		for (int t = 0; r && t < r->ntiers && mk + 64 < sizeof maps; t++)
+			if (r->uncertain[t])
+				mk += (size_t)snprintf(maps + mk, sizeof maps - mk, "%s%s tier %d", mk ? ", " : "",
+						       st->mp.p[i].m->path, t);
+	}
+	snprintf(out, len, "verdict: %s (%s%s%s%snodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s%s%s%s)",
 		 found ? "FAIL" : "PASS", st->unjudged[0] ? "unjudged: " : "", st->unjudged,
 		 st->unjudged[0] && !st->urc ? " (allowed)" : "", st->unjudged[0] ? "; " : "",
 		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
@@ -94,7 +107,8 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 		 c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
 		 st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
 				  : c->no_confirm ? "none" : "none confirmed",
-		 c->no_counters ? "not read (--no-counters)" : links, st->verdict[0] ? "; " : "", st->verdict);
+		 c->no_counters ? "not read (--no-counters)" : links, st->verdict[0] ? "; " : "", st->verdict,
+		 mk ? "; map incomplete: uncertain " : "", maps, mk ? " (left out of the scheduler files)" : "");
 }
 
 static void run_state_free(struct run_state *st)

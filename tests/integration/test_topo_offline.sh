@@ -106,4 +106,31 @@ if "${MPIRUN_LOCAL[@]}" -np 3 $FP p2p -n 100 -s 64K -W 4 --bw-iters 1 -c 1 --no-
 else
 	notok "p2p run for topo input" "mpirun failed"
 fi
+# an uncertain tier: pairs of nodes under switches of their own, 3 such switches under each of
+# 3 spines, the pairs' step a quarter of the spine's (10, 16.25, 41.25 us, 1% noise): the map
+# keeps 3 tiers and says tier 0 is uncertain; every scheduler file is written from the
+# certain tiers (3 leaves of 6), never from the one fabprobe is unsure of
+awk 'BEGIN { srand(7); n = 18; printf "host"; for (j = 0; j < n; j++) printf ",n%02d", j + 1; print "";
+	for (i = 0; i < n; i++) { printf "n%02d", i + 1; for (j = 0; j < n; j++) {
+		l = int(i / 2) == int(j / 2) ? 10 : int(i / 6) == int(j / 6) ? 16.25 : 41.25
+		printf i == j ? "," : ",%.3f", l * (1 + 0.01 * (rand() + rand() + rand() - 1.5)) } print "" } }' > "$tmp/quarter.csv"
+$FP topo "$tmp/quarter.csv" -o "$tmp/q" > "$tmp/q.out" 2>&1
+expect "a tier at a quarter of the others' step: 3 tiers, tier 0 uncertain on the terminal and in tiers.csv" sh -c \
+	"grep -q 'latency map: 3 tiers' '$tmp/q.out' && grep -q 'tier 0 (leaf): 9 groups.*UNCERTAIN' '$tmp/q.out' &&
+	 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i } NR == 2 { a = \$c[\"uncertain\"] } NR == 3 { b = \$c[\"uncertain\"] } END { exit !(a == 1 && b == 0) }' '$tmp/q/tiers.csv'"
+expect "the uncertain tier: topology.conf holds the 3 spines' groups as its leaves, under one top switch" sh -c \
+	"[ \$(grep -c '^SwitchName=.* Nodes=' '$tmp/q/topology.conf') -eq 3 ] && grep -q 'Nodes=n\[01-06\]' '$tmp/q/topology.conf' &&
+	 [ \$(grep -c '^SwitchName=.* Switches=' '$tmp/q/topology.conf') -eq 1 ]"
+expect "the uncertain tier: Kubernetes labels from the certain tiers only (leaves of 6, no third tier)" python3 - "$tmp/q" <<'PY'
+import sys, yaml
+d = sys.argv[1]
+nodes = [x for x in yaml.safe_load_all(open(d + "/k8s-node-labels.yaml")) if x]
+leaves = {}
+for x in nodes:
+    lb = x["metadata"]["labels"]
+    assert "fabprobe/tier-2" not in lb, lb
+    leaves.setdefault(lb["fabprobe/tier-0"], set()).add(x["metadata"]["name"])
+assert sorted(len(v) for v in leaves.values()) == [6, 6, 6], leaves
+PY
+
 exit $((FAILED > 0))

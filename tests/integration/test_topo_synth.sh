@@ -110,8 +110,11 @@ for r in x3 x4; do
 		$E/$r.p2p.csv > "$tmp/$r-one-pass.csv"
 	./fabprobe topo "$tmp/$r-one-pass.csv" --path mpi -o "$tmp/emu-$r-one" > "$tmp/emu-$r-one.txt" 2>&1
 done
-expect "emulated cluster, captured run x3, path mpi, without lat_us_min_hi: the racks split (what the repeat noise prevents)" sh -c \
-	"grep -q 'latency map: 4 tiers' '$tmp/emu-x3-one.txt'"
+# without the column the racks split (the trap the repeat noise closes), and the split's step (2%
+# of the spines') is what refuses it now: no switch, the map exact
+expect "emulated cluster, captured run x3, path mpi, without lat_us_min_hi: the racks' split not taken (its step), exact" sh -c \
+	"grep -q 'latency map: 3 tiers' '$tmp/emu-x3-one.txt' && grep -q '1 tier not taken as a switch' '$tmp/emu-x3-one.txt' &&
+	 $(declare -f same_groups); same_groups '$tmp/emu-x3-one/topology.csv' 3 $E/truth-4444-spines2.csv 2"
 # x4 without the column: its first map left 4 nodes alone on leaves whose pairs to their
 # nearest group read near the leaf level, not at the spine's where the map joined them: their
 # offsets (lone_offset), and the map chosen again places them: exact, the repeat noise or not
@@ -137,8 +140,9 @@ expect "captured c1, first pass: racks 4,3,3,2 recovered (noise ${nu:-?} us at t
 expect "captured c1, re-measured pairs in place, the first map's noise as floor: racks still exact, 2 tiers" sh -c \
 	"grep -q 'latency map: 2 tiers' '$tmp/c1b.txt' && $(declare -f same_groups); same_groups '$tmp/c1b/topology.csv' 3 $E/truth-4332.csv 2"
 ./fabprobe topo $E/c1.confirmed.csv --path tcp:eth0 -o "$tmp/c1c" > "$tmp/c1c.txt" 2>&1
-expect "captured c1, the same without the floor: the trap the floor closes (a tier that follows no switch)" \
-	grep -q 'latency map: 3 tiers' "$tmp/c1c.txt"
+expect "captured c1, the same without the floor: the tier that follows no switch found, and not taken (its step)" sh -c \
+	"grep -q 'latency map: 2 tiers' '$tmp/c1c.txt' && grep -q '1 tier not taken as a switch' '$tmp/c1c.txt' &&
+	 $(declare -f same_groups); same_groups '$tmp/c1c/topology.csv' 3 $E/truth-4332.csv 2"
 
 # what the terminal and tiers.csv say
 d=$tmp/"one switch, 8 nodes, 3% noise: one group-1"

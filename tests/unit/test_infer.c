@@ -253,6 +253,54 @@ static void test_unmeasured_node(void)
 	done(&t, &r);
 }
 
+/* Step 6 (docs/latency-map.md): the deeper-tree pattern, pairs of nodes under a switch of
+ * their own, 3 such switches of 2 under each of 3 spines (racks of 2, two racks a spine), at
+ * three costs of its hop against the spine's 25 us: like the spine's (a real tier: kept,
+ * certain), an eighth of it (an offset of some pairs: no switch, the leaves of 4 are the
+ * spines' groups), a quarter (uncertain: kept in the map, left out of infer_certain). With a
+ * bandwidth drop across the eighth, it is a switch after all, uncertain. And leaves of 8 whose
+ * step (0.4 us) is a twelfth of a core a long fibre away (5 us): a tier of many pairs, real
+ * as far as anyone can tell from latencies: kept, uncertain, never refused. */
+static void test_step_rule(void)
+{
+	static const int racks[] = { 2, 2, 2, 2, 2, 2 };
+	static const double real[] = { 10, 35, 60 }, eighth[] = { 10, 13.125, 38.125 }, quarter[] = { 10, 16.25, 41.25 };
+	struct infer_result r, c;
+
+	build(&t, racks, 6, 2, real, 0.01);
+	r = run(&t, 0);
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	CHECK(!r.uncertain[0] && !r.uncertain[1] && r.refused == 0 && fabs(r.step_ratio[0] - 1) < 0.1);
+	done(&t, &r);
+
+	build(&t, racks, 6, 2, eighth, 0.01);
+	r = run(&t, 0);
+	CHECK(r.ntiers == 2 && same_partition(&r, 0, t.spine) && r.refused == 1);
+	CHECK(fabs(r.refused_ratio - 0.125) < 0.03 && fabs(r.refused_step_us - 3.125) < 0.5 && !r.uncertain[0]);
+	CHECK(r.nsuspects == 0);
+	infer_result_free(&r);
+	r = run(&t, 1); /* narrower links across it (10 against 24 GB/s): a switch, uncertain */
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && r.refused == 0 && r.uncertain[0] && !r.uncertain[1]);
+	done(&t, &r);
+
+	build(&t, racks, 6, 2, quarter, 0.01);
+	r = run(&t, 0);
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	CHECK(r.uncertain[0] && !r.uncertain[1] && r.refused == 0 && fabs(r.step_ratio[0] - 0.25) < 0.05);
+	CHECK(infer_certain(&r, &c) == 0);
+	CHECK(c.ntiers == 2 && same_partition(&c, 0, t.spine) && !c.uncertain[0] && c.ngroups[0] == 3);
+	infer_result_free(&c);
+	done(&t, &r);
+
+	static const int big[] = { 8, 8, 8, 8 };
+	static const double far[] = { 1.5, 1.9, 6.9 };
+	build(&t, big, 4, 2, far, 0.01);
+	r = run(&t, 0);
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	CHECK(r.refused == 0 && r.uncertain[0] && !r.uncertain[1] && r.step_ratio[0] < INFER_STEP_REFUSE);
+	done(&t, &r);
+}
+
 static void test_low_bandwidth_node(void)
 {
 	static const int racks[] = { 3, 3, 2 };
@@ -656,7 +704,8 @@ static void test_slow_uplink(void)
  * emulated cluster. One pass alone cannot tell them from switches of 2 and splits the leaves.
  * The second latency pass (lat_again) read them at the leaf's 10.5: that disagreement is the
  * repeat noise, and the map then keeps the leaves whole, naming nothing. When the second pass
- * agrees (the fast pairs reproduce), the floor stays low and the split stands as before. */
+ * agrees (the fast pairs reproduce), the floor stays low; the split's step (1.5 us, against
+ * steps of 50 and 100 us across the spines) is then what refuses it: no switch (step 6). */
 static void test_repeat_noise(void)
 {
 	static const int racks[] = { 4, 4, 4, 4 };
@@ -687,8 +736,9 @@ static void test_repeat_noise(void)
 				again[x] = 10.5f;
 			}
 	}
-	r = run(&t, 0); /* one pass: the defect */
-	CHECK(r.ntiers == 4 || !same_partition(&r, 0, t.leaf));
+	r = run(&t, 0); /* one pass: the split is found, and refused by its step */
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && same_partition(&r, 1, t.spine));
+	CHECK(r.refused == 1 && r.refused_ratio < INFER_STEP_REFUSE && !r.uncertain[0] && !r.uncertain[1]);
 	CHECK(isnan(r.noise_repeat));
 	infer_result_free(&r);
 	infer_opts_default(&o);
@@ -702,7 +752,7 @@ static void test_repeat_noise(void)
 		again[x] = t.lat[x] * 1.002f;
 	CHECK(infer_tiers(t.lat, NULL, n, t.names, &o, &r) == 0);
 	CHECK(r.noise_repeat < 0.01);
-	CHECK(r.ntiers == 4 || !same_partition(&r, 0, t.leaf));
+	CHECK(r.ntiers == 3 && same_partition(&r, 0, t.leaf) && r.refused == 1);
 	free(again);
 	lognormal = 0;
 	done(&t, &r);
@@ -751,6 +801,7 @@ int main(void)
 	RUN(test_two_tiers_332_emulated_levels);
 	RUN(test_uneven_with_singleton_small_steps);
 	RUN(test_three_tiers);
+	RUN(test_step_rule);
 	RUN(test_single_switch_one_and_two_nodes);
 	RUN(test_offsets_and_outlier);
 	RUN(test_missing_pairs);

@@ -46,7 +46,7 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 	const struct infer_result *r = t->tree;
 
 	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us,level_us,sep_z,sep_sigma,sep_pairs,"
-	      "within_pairs\n", f);
+	      "within_pairs,step_ratio,uncertain\n", f);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 		int top = k == r->ntiers - 1;
@@ -60,9 +60,11 @@ void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 		num(f, top ? NAN : r->sep_z[k], 1);
 		num(f, top ? NAN : r->sep_step[k], 2);
 		if (top)
-			fputs(",,\n", f);
+			fputs(",,", f);
 		else
-			fprintf(f, ",%lld,%lld\n", r->sep_pairs[k], r->sep_within[k]);
+			fprintf(f, ",%lld,%lld", r->sep_pairs[k], r->sep_within[k]);
+		num(f, top ? NAN : r->step_ratio[k], 3);
+		fprintf(f, ",%d\n", r->uncertain[k]);
 	}
 }
 
@@ -247,8 +249,15 @@ void topo_summary_print(FILE *f, const struct emit_topo *t)
 		if (k < r->ntiers - 1)
 			fprintf(f, "; every group stands z >= %.1f (%.1f noise sigmas, %lld pairs) from its nearest",
 				r->sep_z[k], r->sep_step[k], r->sep_pairs[k]);
+		if (r->uncertain[k])
+			fprintf(f, "; UNCERTAIN: its step is %.0f%% of the fabric's largest other step (a switch hop "
+				"costs about the same at every tier): left out of the scheduler files", 100 * r->step_ratio[k]);
 		fputc('\n', f);
 	}
+	if (r->refused)
+		fprintf(f, "  %d tier%s not taken as a switch: a step of %.2f us, %.0f%% of the fabric's largest other "
+			"step, with the same bandwidth across it (pair offsets: cables, ECMP paths, a far socket)\n",
+			r->refused, r->refused == 1 ? "" : "s", r->refused_step_us, 100 * r->refused_ratio);
 	if (!r->structure && t->n > 2)
 		fputs("  no tier structure above the noise: one group (one switch, or switches the latencies "
 		      "cannot tell apart)\n", f);

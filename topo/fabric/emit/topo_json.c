@@ -48,6 +48,9 @@ static void tier_json(FILE *f, const struct emit_topo *t, int k, double rate, co
 		jnum(f, "sigmas", r->sep_step[k], 2);
 		fprintf(f, ", \"pairs\": %lld, \"within_pairs\": %lld}", r->sep_pairs[k], r->sep_within[k]);
 	}
+	fputs(", ", f);
+	jnum(f, "step_ratio", top ? NAN : r->step_ratio[k], 3);
+	fprintf(f, ", \"uncertain\": %s", r->uncertain[k] ? "true" : "false");
 	/* the members of each group, in tree order */
 	fprintf(f, ",\n%s   \"members\": {", pad);
 	for (int g = 0; g < r->ngroups[k]; g++) {

@@ -12,6 +12,8 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 	} own[] = { { "topology", topo_csv_topology }, { "tiers", topo_csv_tiers },
 		    { "suspects", topo_csv_suspects }, { "retested", topo_csv_retested } };
 	struct results_file out;
+	struct infer_result certain;
+	struct emit_topo ts = *t;
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
@@ -26,18 +28,26 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 		if (results_tmp_commit(&out))
 			return FP_ERUNTIME;
 	}
+	/* the scheduler files from the certain tiers only: a switch fabprobe is unsure of must not
+	 * reach a scheduler (its groups join the tier above) */
+	if (with_schedulers && infer_certain(t->tree, &certain))
+		return FP_ERUNTIME;
+	ts.tree = &certain;
 	for (int i = 0; with_schedulers && emit_registry[i]; i++) {
 		char err[EMIT_ERR_MAX] = "";
 
 		if (emit_registry[i]->opt_in && !t->topograph)
 			continue;
-		if (results_tmp_open(&out, dir, emit_registry[i]->name))
+		if (results_tmp_open(&out, dir, emit_registry[i]->name)) {
+			infer_result_free(&certain);
 			return FP_ERUNTIME;
-		int wrc = emit_registry[i]->write(out.f, t, err);
+		}
+		int wrc = emit_registry[i]->write(out.f, &ts, err);
 
 		if (wrc == FP_ERUNTIME) {
 			results_tmp_abort(&out);
 			LOG_ERROR("%s: %s", emit_registry[i]->name, err);
+			infer_result_free(&certain);
 			return FP_ERUNTIME;
 		}
 		if (wrc) {
@@ -47,8 +57,12 @@ int topo_outputs_write(const char *dir, const struct emit_topo *t, int with_sche
 			rc = FP_EUSAGE;
 			continue;
 		}
-		if (results_tmp_commit(&out))
+		if (results_tmp_commit(&out)) {
+			infer_result_free(&certain);
 			return FP_ERUNTIME;
+		}
 	}
+	if (with_schedulers)
+		infer_result_free(&certain);
 	return rc;
 }

@@ -354,6 +354,110 @@ static int infer_steps(struct infer_ctx *c, struct infer_tiers *ti, struct infer
 	return rc;
 }
 
+/* ---------------------------------------------------------------- step 6: the steps */
+
+/* The pairs that meet first at tier t under ti (*pairs, counted over a sample of at most 2^20
+ * pairs and scaled up), and their median bandwidth (GB/s, a pair: the mean of its directions;
+ * NAN without bandwidth). */
+static double tier_bw(const struct infer_ctx *c, const struct infer_tiers *ti, const float *bw, int t,
+		      double *pairs)
+{
+	int n = c->n, S = (int)(tri(n, 0) / (1u << 20) + 1), k = 0;
+	long long at = 0;
+	float *v = bw ? malloc(sizeof *v * (tri(n, 0) / (size_t)S + (size_t)n + 1)) : NULL;
+	double med = NAN;
+
+	for (int i = 1; i < n; i++)
+		for (int j = i % S; j < i; j += S) {
+			if (infer_pair_tier(ti->group, ti->ntiers, n, i, j) != t)
+				continue;
+			at++;
+			if (!v)
+				continue;
+			float a = bw[(size_t)i * n + j], b = bw[(size_t)j * n + i];
+			float x = isnan(a) ? b : isnan(b) ? a : (a + b) / 2;
+
+			if (!isnan(x))
+				v[k++] = x;
+		}
+	*pairs = (double)at * S;
+	if (k)
+		med = infer_median(v, (size_t)k);
+	free(v);
+	return med;
+}
+
+/* tier t of ti joined into the tier above it (its groups go; the tiers above move down) */
+static void tier_drop(struct infer_tiers *ti, int n, int t)
+{
+	for (int u = t; u + 1 < ti->ntiers; u++) {
+		memcpy(ti->group + (size_t)u * n, ti->group + (size_t)(u + 1) * n, sizeof *ti->group * (size_t)n);
+		ti->ngroups[u] = ti->ngroups[u + 1];
+		ti->theta[u] = ti->theta[u + 1];
+		ti->sep_z[u] = ti->sep_z[u + 1], ti->sep_step[u] = ti->sep_step[u + 1];
+		ti->sep_pairs[u] = ti->sep_pairs[u + 1], ti->sep_within[u] = ti->sep_within[u + 1];
+		ti->wsum[u] = ti->wsum[u + 1], ti->wcnt[u] = ti->wcnt[u + 1];
+	}
+	ti->ntiers--;
+}
+
+/* each boundary's step over the largest of the others' into ratio (NAN with fewer than 3
+ * tiers); returns the boundary of the smallest ratio, -1 when none */
+static int step_ratios(const struct infer_model *m, int T, double *ratio)
+{
+	int worst = -1;
+
+	for (int t = 0; t < T; t++) {
+		double ref = 0;
+
+		ratio[t] = NAN;
+		if (t >= T - 1 || T < 3)
+			continue;
+		for (int u = 0; u < T - 1; u++)
+			if (u != t)
+				ref = fmax(ref, m->level[u + 1] - m->level[u]);
+		ratio[t] = ref > 0 ? (m->level[t + 1] - m->level[t]) / ref : NAN;
+		if (isfinite(ratio[t]) && (worst < 0 || ratio[t] < ratio[worst]))
+			worst = t;
+	}
+	return worst;
+}
+
+/* Step 6: a switch hop costs about the same at every tier, so a tier whose step to the next is
+ * far below the fabric's other steps is not taken on latency alone. Under INFER_STEP_REFUSE of
+ * the others', carried by a handful of pairs (fewer than the nodes: groups of one or two
+ * inside the switches above) and with no bandwidth drop across it, the tier goes (its groups
+ * joined into the tier above; the model fitted again) and the rest are judged again. Any
+ * other step under INFER_STEP_CERTAIN stays, uncertain: a tier of many pairs whose step is
+ * small may be real (a core a long fibre away makes the leaf's step look small), and a
+ * bandwidth drop says narrower uplinks; neither reaches a scheduler file. */
+static int steps_judge(struct infer_ctx *c, struct infer_tiers *ti, struct infer_model *m, const float *bw,
+		       struct infer_result *r)
+{
+	double ratio[INFER_TIERS_MAX];
+	int rc = 0, t;
+
+	while ((t = step_ratios(m, ti->ntiers, ratio)) >= 0 && ratio[t] < INFER_STEP_REFUSE) {
+		double own, above, below = tier_bw(c, ti, bw, t, &own), across = tier_bw(c, ti, bw, t + 1, &above);
+
+		(void)above;
+
+		if (across < INFER_STEP_BW_DROP * below || own >= c->n)
+			break; /* narrower links across it, or a tier of many pairs: uncertain */
+		r->refused++;
+		r->refused_step_us = m->level[t + 1] - m->level[t];
+		r->refused_ratio = ratio[t];
+		tier_drop(ti, c->n, t);
+		if ((rc = infer_model_fit(c, ti, m, 0)))
+			return rc;
+	}
+	for (t = 0; t < ti->ntiers; t++) {
+		r->step_ratio[t] = ratio[t];
+		r->uncertain[t] = isfinite(ratio[t]) && ratio[t] < INFER_STEP_CERTAIN;
+	}
+	return 0;
+}
+
 static int analyse(struct infer_ctx *c, const float *bw, const char *const *names, struct infer_result *r)
 {
 	struct infer_tiers ti = { .group = r->group };
@@ -362,7 +466,7 @@ static int analyse(struct infer_ctx *c, const float *bw, const char *const *name
 
 	m.off = malloc(sizeof *m.off * (size_t)c->n);
 	m.se = malloc(sizeof *m.se * (size_t)c->n);
-	if (!m.off || !m.se || (rc = infer_steps(c, &ti, &m)))
+	if (!m.off || !m.se || (rc = infer_steps(c, &ti, &m)) || (rc = steps_judge(c, &ti, &m, bw, r)))
 		goto out;
 	r->ntiers = ti.ntiers;
 	r->structure = ti.ntiers > 1;
@@ -413,6 +517,39 @@ int infer_tiers(const float *lat, const float *bw, int n, const char *const *nam
 	if (rc)
 		infer_result_free(r);
 	return rc;
+}
+
+int infer_certain(const struct infer_result *r, struct infer_result *out)
+{
+	int n = r->n, T = 0;
+
+	*out = *r;
+	out->group = malloc(sizeof *out->group * (size_t)n * INFER_TIERS_MAX + 1);
+	out->offset_us = malloc(sizeof *out->offset_us * (size_t)n + 1);
+	out->order = malloc(sizeof *out->order * (size_t)n + 1);
+	out->suspects = NULL;
+	out->nsuspects = 0;
+	if (!out->group || !out->offset_us || !out->order) {
+		infer_result_free(out);
+		return FP_ERUNTIME;
+	}
+	memcpy(out->offset_us, r->offset_us, sizeof *out->offset_us * (size_t)n);
+	memcpy(out->order, r->order, sizeof *out->order * (size_t)n);
+	for (int t = 0; t < r->ntiers; t++) {
+		if (r->uncertain[t] && t < r->ntiers - 1)
+			continue;
+		memcpy(out->group + (size_t)T * n, r->group + (size_t)t * n, sizeof *out->group * (size_t)n);
+#define TIER_COPY(f) out->f[T] = r->f[t]
+		TIER_COPY(ngroups); TIER_COPY(threshold_us); TIER_COPY(lat_p50_us); TIER_COPY(level_us);
+		TIER_COPY(bw_p50_GBps); TIER_COPY(bw_p75_GBps); TIER_COPY(npairs); TIER_COPY(sep_z);
+		TIER_COPY(sep_step); TIER_COPY(sep_pairs); TIER_COPY(sep_within); TIER_COPY(step_ratio);
+#undef TIER_COPY
+		out->uncertain[T] = 0;
+		T++;
+	}
+	out->ntiers = T;
+	out->structure = T > 1;
+	return 0;
 }
 
 void infer_result_free(struct infer_result *r)

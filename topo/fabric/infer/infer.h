@@ -16,7 +16,9 @@
  *   5. fit the tier model (tier level + node offset + node offset, in µs) and choose the tiers
  *      again (4, on the same tree) with its offsets and its noise (never below the spread of
  *      the lowest tier's own pairs); nodes far off the model are slow nodes,
- *      pairs far off it slow links.
+ *      pairs far off it slow links;
+ *   6. each tier's step against the fabric's other steps: one far below them is no switch,
+ *      or an uncertain one, left out of the scheduler files (INFER_STEP_*).
  * Memory: the caller's matrix plus N²/2 floats (N² when cells are missing, during step 3);
  * time O(N²) but for sorting the N-1 merges. The design is written up in docs/latency-map.md. */
 #ifndef FP_INFER_H
@@ -52,6 +54,17 @@ struct infer_suspect {
 			    * the tier of the group whose uplink it is */
 };
 
+/* A tier whose step to the next is below INFER_STEP_CERTAIN of the fabric's largest other step
+ * is uncertain; below INFER_STEP_REFUSE, with no bandwidth drop across it, it is no switch. A
+ * switch hop costs about the same at every tier of a tree (a link and a switch each way), so
+ * a step of an eighth of the others' is an offset of some pairs (a cable, an ECMP path, a far
+ * socket), not a switch (docs/latency-map.md, step 6). */
+#define INFER_STEP_CERTAIN (1.0 / 3)
+#define INFER_STEP_REFUSE (1.0 / 6)
+/* a bandwidth drop across a tier (its pairs' median under this fraction of the tier's below):
+ * evidence of a switch whose uplinks are narrower, whatever its step */
+#define INFER_STEP_BW_DROP 0.8
+
 struct infer_result {
 	int n;
 	int ntiers;                 /* grouping levels, >= 1; the last is the top */
@@ -69,6 +82,17 @@ struct infer_result {
 	double sep_z[INFER_TIERS_MAX], sep_step[INFER_TIERS_MAX];
 	long long sep_pairs[INFER_TIERS_MAX], sep_within[INFER_TIERS_MAX];
 	int structure;              /* 0: no tier boundary stands above the noise (ntiers == 1) */
+	/* Step 6 of the docs: each tier's step to the next (the model's levels, µs) against the
+	 * fabric's other steps. step_ratio[t] (t < ntiers - 1): tier t's step over the largest of
+	 * the other steps (NAN with fewer than 3 tiers); uncertain[t]: 1 when the step is too far
+	 * below the others' to call tier t's groups switches on latency alone: the tier stays in
+	 * the map and its files, but not in the scheduler files (infer_certain). refused: tiers
+	 * not taken at all (their step under INFER_STEP_REFUSE of the others', and no bandwidth
+	 * drop across them), and the last one's step (µs) and ratio. */
+	double step_ratio[INFER_TIERS_MAX];
+	int uncertain[INFER_TIERS_MAX];
+	int refused;
+	double refused_step_us, refused_ratio;
 	double noise;               /* pair noise sigma, relative (log units) */
 	double noise_us;            /* the same at the lowest tier's level, µs */
 	double noise_repeat;        /* the repeat noise (infer_opts.lat_again), relative; NAN: none */
@@ -85,6 +109,11 @@ struct infer_result {
 int infer_tiers(const float *lat, const float *bw, int n, const char *const *names,
 		const struct infer_opts *o, struct infer_result *r);
 void infer_result_free(struct infer_result *r);
+/* The map the scheduler files are written from: r without its uncertain tiers (each joined
+ * into the tier above it), into out (its own group array; the rest of r's per-tier figures
+ * follow their tiers; order and offsets copied; no suspects). 0 or FP_ERUNTIME. Free with
+ * infer_result_free. */
+int infer_certain(const struct infer_result *r, struct infer_result *out);
 const char *infer_suspect_kind_name(int kind);
 
 /* A slow uplink's figure: the median ratio of the bandwidth of the pairs across the uplink of
