@@ -436,7 +436,10 @@ static int meta_write(struct coll_run *run, const struct coll_be_status *st, int
 	coll_path_readback(&o.env); /* what the MPI library says it took of --path's settings */
 	if (results_tmp_open(&out, run->dir, "coll_meta.json"))
 		return FP_ERUNTIME;
-	coll_meta_write(out.f, &o, st, nst, run->w->size, run->w->nnodes, environ);
+	if (coll_meta_write(out.f, &o, st, nst, run->w->size, run->w->nnodes, environ)) {
+		results_tmp_abort(&out);
+		return FP_ERUNTIME;
+	}
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll_report.h"
+#include "core/jw.h"
 #include "core/results.h"
 
 const char *coll_status_name(int status)
@@ -79,81 +80,83 @@ void coll_table_line(FILE *f, const struct coll_row *oop, const struct coll_row 
 
 /* ---------------------------------------------------------------- coll_meta.json */
 
-static void json_names(FILE *f, const char *key, const int *ids, int n, const char *(*name)(int))
+static void json_names(struct jw *j, const char *key, const int *ids, int n, const char *(*name)(int))
 {
-	fprintf(f, "  \"%s\": [", key);
-	for (int i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		results_json_string(f, name(ids[i]));
-	}
-	fputs("],\n", f);
+	jw_karray(j, key, 1);
+	for (int i = 0; i < n; i++)
+		jw_str(j, name(ids[i]));
+	jw_end(j);
 }
 
 static const char *op_name(int i) { return coll_ops[i].name; }
 static const char *dtype_name(int i) { return coll_dtypes[i].name; }
 static const char *redop_str(int i) { return coll_redop_names[i]; }
 
-void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_status *st, int nst,
-		     int nranks, int nnodes, char *const *env)
+/* what --path set, what it replaced (null: unset) and what the MPI library reports it took
+ * (MPI_T; null: not its setting) */
+static void path_env_json(struct jw *j, const struct coll_opts *o)
 {
-	fprintf(f, "{\n  \"command\": \"coll\",\n  \"nranks\": %d,\n  \"nnodes\": %d,\n", nranks, nnodes);
-	fprintf(f, "  \"iters\": %ld,\n  \"warmup_iters\": %ld,\n  \"check\": %ld,\n", o->iters,
-		o->warmup, o->check);
-	fputs("  \"sizes_B\": [", f);
-	for (int i = 0; i < o->nsizes; i++)
-		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)o->sizes[i]);
-	fputs("],\n", f);
-	json_names(f, "ops", o->ops, o->nops, op_name);
-	json_names(f, "datatypes", o->dtypes, o->ndtypes, dtype_name);
-	json_names(f, "redops", o->redops, o->nredops, redop_str);
-	fprintf(f, "  \"root\": %ld,\n  \"backends\": [", o->root);
-	for (int i = 0; i < nst; i++) {
-		fprintf(f, "%s\n    { \"name\": \"%s\", \"selected\": %s, \"status\": \"%s\", \"why\": ",
-			i ? "," : "", st[i].name, st[i].selected ? "true" : "false",
-			!st[i].selected ? "not selected" : st[i].usable ? "run" : "skipped");
-		results_json_string(f, st[i].why);
-		fputs(", \"version\": ", f);
-		results_json_string(f, st[i].version);
-		fputs(" }", f);
-	}
-	fputs("\n  ],\n  \"path\": ", f);
-	results_json_string(f, o->path ? o->path : "");
-	fputs(",\n  \"ring_paths\": [", f); /* fabprobe's ring: the paths it runs over */
-	for (int i = 0; i < (o->nring_paths ? o->nring_paths : 1); i++) {
-		fputs(i ? ", " : "", f);
-		results_json_string(f, o->nring_paths ? o->ring_paths[i] : o->path ? o->path : "mpi");
-	}
-	fprintf(f, "],\n  \"min_pct\": %g", o->min_pct);
-	fputs(",\n  \"path_env\": {", f); /* what --path set, and what it replaced */
+	jw_kobject(j, "path_env", 0);
 	for (int i = 0; i < o->env.n; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		results_json_string(f, o->env.v[i].name);
-		fputs(": {\"set\": ", f);
-		results_json_string(f, o->env.v[i].value);
-		fputs(", \"was\": ", f);
-		if (o->env.v[i].had)
-			results_json_string(f, o->env.v[i].was);
-		else
-			fputs("null", f);
-		fputs(", \"library\": ", f); /* what the MPI library reports (MPI_T); null: not its setting */
-		if (o->env.v[i].lib_known)
-			results_json_string(f, o->env.v[i].lib);
-		else
-			fputs("null", f);
-		fputs("}", f);
+		jw_kobject(j, o->env.v[i].name, 1);
+		jw_kstr(j, "set", o->env.v[i].value);
+		jw_kstr(j, "was", o->env.v[i].had ? o->env.v[i].was : NULL);
+		jw_kstr(j, "library", o->env.v[i].lib_known ? o->env.v[i].lib : NULL);
+		jw_end(j);
 	}
-	fputs(o->env.n ? "\n  },\n  \"nccl_env\": {" : "},\n  \"nccl_env\": {", f);
-	for (int i = 0, k = 0; env && env[i]; i++) {
+	jw_end(j);
+}
+
+int coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_status *st, int nst,
+		    int nranks, int nnodes, char *const *env)
+{
+	struct jw j;
+
+	jw_init(&j, f);
+	jw_object(&j, 0);
+	jw_kstr(&j, "command", "coll");
+	jw_kint(&j, "nranks", nranks);
+	jw_kint(&j, "nnodes", nnodes);
+	jw_kint(&j, "iters", o->iters);
+	jw_kint(&j, "warmup_iters", o->warmup);
+	jw_kint(&j, "check", o->check);
+	jw_karray(&j, "sizes_B", 1);
+	for (int i = 0; i < o->nsizes; i++)
+		jw_int(&j, (long long)o->sizes[i]);
+	jw_end(&j);
+	json_names(&j, "ops", o->ops, o->nops, op_name);
+	json_names(&j, "datatypes", o->dtypes, o->ndtypes, dtype_name);
+	json_names(&j, "redops", o->redops, o->nredops, redop_str);
+	jw_kint(&j, "root", o->root);
+	jw_karray(&j, "backends", 0);
+	for (int i = 0; i < nst; i++) {
+		jw_object(&j, 1);
+		jw_kstr(&j, "name", st[i].name);
+		jw_kbool(&j, "selected", st[i].selected);
+		jw_kstr(&j, "status", !st[i].selected ? "not selected" : st[i].usable ? "run" : "skipped");
+		jw_kstr(&j, "why", st[i].why);
+		jw_kstr(&j, "version", st[i].version);
+		jw_end(&j);
+	}
+	jw_end(&j);
+	jw_kstr(&j, "path", o->path ? o->path : "");
+	jw_karray(&j, "ring_paths", 1); /* fabprobe's ring: the paths it runs over */
+	for (int i = 0; i < (o->nring_paths ? o->nring_paths : 1); i++)
+		jw_str(&j, o->nring_paths ? o->ring_paths[i] : o->path ? o->path : "mpi");
+	jw_end(&j);
+	jw_knum(&j, "min_pct", o->min_pct, -1);
+	path_env_json(&j, o);
+	jw_kobject(&j, "nccl_env", 0);
+	for (int i = 0; env && env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
 		char key[128];
 
 		if (strncmp(env[i], "NCCL_", 5) || !eq || eq - env[i] >= (long)sizeof key)
 			continue;
 		snprintf(key, sizeof key, "%.*s", (int)(eq - env[i]), env[i]);
-		fputs(k++ ? ",\n    " : "\n    ", f);
-		results_json_string(f, key);
-		fputs(": ", f);
-		results_json_string(f, eq + 1);
+		jw_kstr(&j, key, eq + 1);
 	}
-	fputs("\n  }\n}\n", f);
+	jw_end(&j);
+	jw_end(&j);
+	return jw_done(&j);
 }

@@ -39,8 +39,8 @@ struct coll_be_status {
 };
 
 /* coll_meta.json: options, backends and their versions, the NCCL_* variables of env (an
- * environ-style array). */
-void coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_status *st, int nst,
-		     int nranks, int nnodes, char *const *env);
+ * environ-style array). 0, or FP_ERUNTIME (a write failed). */
+int coll_meta_write(FILE *f, const struct coll_opts *o, const struct coll_be_status *st, int nst,
+		    int nranks, int nnodes, char *const *env);
 
 #endif

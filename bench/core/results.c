@@ -398,11 +398,6 @@ int results_close(FILE *f, const char *dir, const char *file)
 	return 0;
 }
 
-void results_json_string(FILE *f, const char *s)
-{
-	escape_json_write(f, s, 0);
-}
-
 enum { RESULTS_OPT_OUTPUT = 1, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
 
 /* One of the options of results_where_group (ctx: struct results_where *; -o is --output). */

@@ -102,8 +102,6 @@ int results_input_read(const char *file, unsigned flags, size_t max, char **buf,
 /* Close a streamed file, checking that every write reached the kernel. */
 int results_close(FILE *f, const char *dir, const char *file);
 
-/* Write s as a JSON string literal: core/escape.h's JSON rule (escape_json_write). */
-void results_json_string(FILE *f, const char *s);
 
 /* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",
  * "error", "interrupted" (a signal; the rows written before it are whole), "running" (its

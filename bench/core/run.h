@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "jw.h"
 #include "results.h"
 #include "world.h"
 
@@ -19,8 +20,8 @@ struct run_out {
 	time_t started;
 	int progress;          /* print progress on stderr */
 	char *meta_head, *meta_tail; /* rank 0: meta.json around its status lines */
-	char meta_extra[1024]; /* rank 0: more members of meta.json, as JSON text ("\"k\": v",
-				* comma-separated), written as they are; "" none */
+	struct jw meta_extra;  /* rank 0: the stages' own members of meta.json (a members
+				* fragment of the one JSON writer: jw_kobject(&ro->meta_extra, …)) */
 	struct {               /* rank 0: p2p's cross-core probe (core/cpuprobe.h), when taken */
 		int taken, cpu[2];
 		double before_ns, after_ns; /* before the first pass, after the last; NAN unknown */

@@ -477,27 +477,30 @@ static int bis_pack(struct run_state *st, struct run_out *ro, const struct p2p_r
 	return rc;
 }
 
-/* rank 0: meta.json's "bisect_<path>": each candidate's group, tier, verdict and bursts (the
- * members meta_extra has room for) */
+/* rank 0: meta.json's "bisect_<path>": each candidate's group, tier, verdict and bursts */
 static void bis_meta(struct bis_ctx *cx)
 {
-	char *m = cx->ro->meta_extra;
-	size_t cap = sizeof cx->ro->meta_extra, ml = strlen(m);
+	struct jw *j = &cx->ro->meta_extra;
 
 	for (int i = 0; i < P2P_PATHS_MAX; i++) {
 		const struct bis_path *bp = &cx->p[i];
+		char key[P2P_PATH_MAX + 16];
 
-		if (!bp->ngrp || ml + 64 + strlen(bp->path) >= cap)
+		if (!bp->ngrp)
 			continue;
-		ml += (size_t)snprintf(m + ml, cap - ml, "%s\"bisect_%s\": [", ml ? ",\n  " : "", bp->path);
-		for (int g = 0; g < bp->ngrp && ml + 128 < cap; g++) {
+		snprintf(key, sizeof key, "bisect_%s", bp->path);
+		jw_karray(j, key, 1);
+		for (int g = 0; g < bp->ngrp; g++) {
 			const struct bis_group *c = &bp->grp[g];
 
-			ml += (size_t)snprintf(m + ml, cap - ml, "%s{\"group\": \"%s\", \"tier\": %d, \"verdict\": \"%s\", \"bursts\": %d}",
-					       g ? ", " : "", c->name, c->level,
-					       c->partner ? bisect_verdict_name(c->b.verdict) : "untested", c->b.nsteps);
+			jw_object(j, 1);
+			jw_kstr(j, "group", c->name);
+			jw_kint(j, "tier", c->level);
+			jw_kstr(j, "verdict", c->partner ? bisect_verdict_name(c->b.verdict) : "untested");
+			jw_kint(j, "bursts", c->b.nsteps);
+			jw_end(j);
 		}
-		ml += (size_t)snprintf(m + ml, cap - ml, "]");
+		jw_end(j);
 	}
 }
 

@@ -173,25 +173,15 @@ static int run_outputs_options(struct run_opts *c, struct opts_group *g)
 /* meta.json's members about the maps: the paths, the compute path and why */
 static void run_meta_maps(struct run_out *ro, const struct run_maps *mp, int nsuspects)
 {
-	size_t len = 0;
-	char *text = NULL;
-	FILE *f = open_memstream(&text, &len);
+	struct jw *j = &ro->meta_extra;
 
-	if (!f)
-		return;
-	fputs("\"paths\": [", f);
-	for (int i = 0; i < mp->npaths; i++) {
-		fputs(i ? ", " : "", f);
-		results_json_string(f, mp->p[i].m->path);
-	}
-	fputs("],\n  \"compute_path\": ", f);
-	results_json_string(f, mp->npaths ? mp->p[mp->compute].m->path : "");
-	fputs(",\n  \"compute_path_why\": ", f);
-	results_json_string(f, mp->compute_why);
-	fprintf(f, ",\n  \"confirmed_suspects\": %d", nsuspects);
-	if (fclose(f) == 0 && len < sizeof ro->meta_extra)
-		memcpy(ro->meta_extra, text, len + 1);
-	free(text);
+	jw_karray(j, "paths", 1);
+	for (int i = 0; i < mp->npaths; i++)
+		jw_str(j, mp->p[i].m->path);
+	jw_end(j);
+	jw_kstr(j, "compute_path", mp->npaths ? mp->p[mp->compute].m->path : "");
+	jw_kstr(j, "compute_path_why", mp->compute_why);
+	jw_kint(j, "confirmed_suspects", nsuspects);
 }
 
 /* rank 0: the maps' files and summaries; the confirmed suspects (total, and per kind in

@@ -147,14 +147,6 @@ static int order_plan(const struct run_state *st, const struct world *w, int *or
 	return 0;
 }
 
-static void json_num(FILE *f, const char *key, double v)
-{
-	if (isfinite(v))
-		fprintf(f, ", \"%s\": %.6g", key, v);
-	else
-		fprintf(f, ", \"%s\": null", key);
-}
-
 /* rank 0: the table, order_check.csv, meta.json's member. seq: per order, the endpoints in
  * the rank order of its communicator. */
 static int order_report(const struct world *w, struct run_out *ro, const struct run_opts *c,
@@ -187,34 +179,26 @@ static int order_report(const struct world *w, struct run_out *ro, const struct 
 	fflush(stdout);
 
 	/* meta.json: after the maps' members */
-	size_t len = strlen(ro->meta_extra);
-	char *m = ro->meta_extra + len;
-	size_t room = sizeof ro->meta_extra - len;
-	char *text = NULL;
-	size_t tl = 0;
-	FILE *f = open_memstream(&text, &tl);
+	struct jw *j = &ro->meta_extra;
+	long long wrong = 0;
 
-	if (f) {
-		fprintf(f, "%s\"node_order_check\": {\"size_B\": %llu, \"nodes\": %d, \"backend\": \"ring\"", len ? ",\n  " : "",
-			(unsigned long long)(c->order_size / sizeof(float) * sizeof(float)), n);
-		for (int o = 0; o < ORDER_N; o++) {
-			char key[48];
+	jw_kobject(j, "node_order_check", 1);
+	jw_kint(j, "size_B", (long long)(c->order_size / sizeof(float) * sizeof(float)));
+	jw_kint(j, "nodes", n);
+	jw_kstr(j, "backend", "ring");
+	for (int o = 0; o < ORDER_N; o++) {
+		char key[48];
 
-			snprintf(key, sizeof key, "%s_busbw_GBps", order_name[o]);
-			json_num(f, key, fig[o][BK_RING].busbw);
-			snprintf(key, sizeof key, "%s_predicted_GBps", order_name[o]);
-			json_num(f, key, pred[o]);
-		}
-		json_num(f, "speedup_vs_launch", x);
-		json_num(f, "predicted_speedup_vs_launch", xp);
-		long long wrong = 0;
-		for (int o = 0; o < ORDER_N; o++)
-			wrong += fig[o][BK_RING].wrong + fig[o][BK_MPI].wrong;
-		fprintf(f, ", \"wrong\": %lld}", wrong);
-		if (fclose(f) == 0 && tl < room)
-			memcpy(m, text, tl + 1);
-		free(text);
+		snprintf(key, sizeof key, "%s_busbw_GBps", order_name[o]);
+		jw_knum(j, key, fig[o][BK_RING].busbw, -1);
+		snprintf(key, sizeof key, "%s_predicted_GBps", order_name[o]);
+		jw_knum(j, key, pred[o], -1);
+		wrong += fig[o][BK_RING].wrong + fig[o][BK_MPI].wrong;
 	}
+	jw_knum(j, "speedup_vs_launch", x, -1);
+	jw_knum(j, "predicted_speedup_vs_launch", xp, -1);
+	jw_kint(j, "wrong", wrong);
+	jw_end(j);
 
 	/* order_check.csv */
 	if ((rc = results_tmp_open(&out, ro->dir, "order_check.csv")))

@@ -524,7 +524,7 @@ static int float_cmp(const void *a, const void *b)
 static void loaded_say(const struct run_state *st, struct run_out *ro, const struct p2p_result *got,
 		       const char *const *labels)
 {
-	size_t ml = strlen(ro->meta_extra);
+	struct jw *j = &ro->meta_extra;
 	int first = 1;
 
 	for (int k = 0; k < got->npaths; k++) {
@@ -546,9 +546,8 @@ static void loaded_say(const struct run_state *st, struct run_out *ro, const str
 			continue;
 		printf("loaded pass on %s (every node in a pair at once; p2p_loaded.csv, %s), the median per tier, and "
 		       "its median ratio to the same direction measured alone:", m->path, name);
-		if (ml + 64 < sizeof ro->meta_extra)
-			ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml, "%s\"loaded_%s\": [",
-					       ml ? ",\n  " : "", m->path);
+		snprintf(name, sizeof name, "loaded_%s", m->path);
+		jw_karray(j, name, 1);
 		/* each loaded direction against the same direction measured alone (the isolated
 		 * matrices), or where that pair was not measured alone, its tier's upper quartile */
 		const float *iso_bw = NULL;
@@ -586,14 +585,15 @@ static void loaded_say(const struct run_state *st, struct run_out *ro, const str
 				continue;
 			printf("%s tier %d %.3f GB/s (alone %.3f: x%.2f)", first ? "" : ",", t, med, iso, x);
 			first = 0;
-			if (ml + 160 < sizeof ro->meta_extra)
-				ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml,
-						       "%s{\"tier\": %d, \"directions\": %zu, \"loaded_GBps\": %.4f, "
-						       "\"isolated_GBps\": %.4f, \"ratio\": %.4f}",
-						       ro->meta_extra[ml - 1] == '}' ? ", " : "", t, nv, med, iso, x);
+			jw_object(j, 1);
+			jw_kint(j, "tier", t);
+			jw_kint(j, "directions", (long long)nv);
+			jw_knum(j, "loaded_GBps", med, 4);
+			jw_knum(j, "isolated_GBps", iso, 4);
+			jw_knum(j, "ratio", x, 4);
+			jw_end(j);
 		}
-		if (ml + 2 < sizeof ro->meta_extra)
-			ml += (size_t)snprintf(ro->meta_extra + ml, sizeof ro->meta_extra - ml, "]");
+		jw_end(j);
 		printf("\n");
 		first = 1;
 	}

@@ -1,13 +1,12 @@
 /* run_summary.c — summary.json (run_stage.h): the verdict and everything it rests on, in one
  * versioned schema (docs/summary.schema.json), for the machines that act on a run (a CI gate,
  * a dashboard). Written by rank 0 from the same records as the CSV files (the maps, the
- * suspects, the collectives' sweeps), never parsed back from them; every string through the
- * one JSON rule. */
+ * suspects, the collectives' sweeps), never parsed back from them; through the one JSON writer. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/escape.h"
+#include "core/jw.h"
 #include "core/results.h"
 #include "fabric/emit/topo_csv.h"
 #include "fabric/io/coll_csv.h"
@@ -15,146 +14,141 @@
 
 #define SUMMARY_SCHEMA "fabprobe.summary/1"
 
-static void jstr(FILE *f, const char *s)
-{
-	escape_json_write(f, s ? s : "", 0);
-}
-
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
-static void run_json(FILE *f, const struct world *w, const struct run_out *ro, const struct run_opts *c)
+static void run_json(struct jw *j, const struct world *w, const struct run_out *ro, const struct run_opts *c)
 {
 	char when[32];
 
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&ro->started));
-	fputs("  \"run\": {\"id\": ", f);
-	jstr(f, ro->run_id);
-	fprintf(f, ", \"command\": \"run\", \"version\": \"%s\", \"started_utc\": \"%s\",\n    \"argv\": [", FP_VERSION,
-		when);
-	for (int i = 0; i < ro->argc; i++) {
-		fputs(i ? ", " : "", f);
-		jstr(f, ro->argv[i]);
-	}
-	fprintf(f, "],\n    \"nodes\": %d, \"ranks\": %d, \"hosts\": [", w->nnodes, w->size);
-	for (int e = 0; e < w->nep; e++) {
-		fputs(e ? ", " : "", f);
-		jstr(f, w->labels[e]);
-	}
-	fputs("],\n    \"paths\": [", f);
-	for (int i = 0; i < c->p2p.npaths; i++) {
-		fputs(i ? ", " : "", f);
-		jstr(f, c->p2p.paths[i]);
-	}
-	fputs("]},\n", f);
+	jw_kobject(j, "run", 0);
+	jw_kstr(j, "id", ro->run_id);
+	jw_kstr(j, "command", "run");
+	jw_kstr(j, "version", FP_VERSION);
+	jw_kstr(j, "started_utc", when);
+	jw_karray(j, "argv", 1);
+	for (int i = 0; i < ro->argc; i++)
+		jw_str(j, ro->argv[i]);
+	jw_end(j);
+	jw_kint(j, "nodes", w->nnodes);
+	jw_kint(j, "ranks", w->size);
+	jw_karray(j, "hosts", 1);
+	for (int e = 0; e < w->nep; e++)
+		jw_str(j, w->labels[e]);
+	jw_end(j);
+	jw_karray(j, "paths", 1);
+	for (int i = 0; i < c->p2p.npaths; i++)
+		jw_str(j, c->p2p.paths[i]);
+	jw_end(j);
+	jw_end(j);
 }
 
-static void paths_json(FILE *f, const struct world *w, const struct run_state *st)
+static void paths_json(struct jw *j, const struct world *w, const struct run_state *st)
 {
 	const struct run_maps *mp = &st->mp;
 
-	fputs("  \"paths\": [", f);
+	jw_karray(j, "paths", 0);
 	for (int i = 0; i < mp->npaths; i++) {
 		const struct run_path_map *p = &mp->p[i];
 		struct emit_topo t = { .n = w->nep, .hosts = (const char *const *)w->labels, .tree = run_maps_map(mp, i),
 				       .suspects = &p->held, .rest = p->first.n || p->rest.n ? &p->rest : NULL };
 
-		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-		jstr(f, p->m->path);
-		fputs(", \"kind\": ", f);
-		jstr(f, p->m->kind);
-		fputs(", \"line_rate_Gbps\": ", f);
-		jnum(f, p->m->line_rate_Gbps, 1);
-		fprintf(f, ", \"compute\": %s, \"directions_ok\": %d, \"directions_failed\": %d,\n     \"map\": ",
-			i == mp->compute ? "true" : "false", p->m->ok, p->m->failed);
+		jw_object(j, 0);
+		jw_kstr(j, "path", p->m->path);
+		jw_kstr(j, "kind", p->m->kind);
+		jw_knum(j, "line_rate_Gbps", p->m->line_rate_Gbps, 1);
+		jw_kbool(j, "compute", i == mp->compute);
+		jw_kint(j, "directions_ok", p->m->ok);
+		jw_kint(j, "directions_failed", p->m->failed);
+		jw_key(j, "map");
 		if (t.tree)
-			topo_json_map(f, &t, p->m->line_rate_Gbps, 5);
+			topo_json_map(j, &t, p->m->line_rate_Gbps);
 		else
-			fputs("null", f);
-		fputc('}', f);
+			jw_null(j);
+		jw_end(j);
 	}
-	fputs(mp->npaths ? "\n  ],\n" : "],\n", f);
+	jw_end(j);
 }
 
-static void coll_json(FILE *f, const struct run_state *st)
+static void coll_json(struct jw *j, const struct run_state *st)
 {
 	const struct coll_summary *cs = &st->coll;
 
-	fputs("  \"collectives\": [", f);
+	jw_karray(j, "collectives", 0);
 	for (int i = 0; i < cs->nsweeps; i++) {
 		const struct coll_sweep_sum *x = &cs->sweep[i];
-		double pct = coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps);
 
-		fprintf(f, "%s\n    {\"backend\": ", i ? "," : "");
-		jstr(f, x->backend);
-		fputs(", \"path\": ", f);
-		jstr(f, x->path);
-		fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"redop\": ", x->op, x->dtype);
-		if (x->redop[0])
-			fprintf(f, "\"%s\"", x->redop);
-		else
-			fputs("null", f);
-		fprintf(f, ", \"size_B\": %llu, \"busbw_GBps\": ", (unsigned long long)x->size_B);
-		jnum(f, x->busbw_GBps, 4);
-		fputs(", \"line_rate_Gbps\": ", f);
-		jnum(f, x->line_rate_Gbps, 1);
-		fputs(", \"pct_line_rate\": ", f);
-		jnum(f, pct, 1);
-		fprintf(f, ", \"wrong\": %lld}", x->wrong);
+		jw_object(j, 1);
+		jw_kstr(j, "backend", x->backend);
+		jw_kstr(j, "path", x->path);
+		jw_kstr(j, "op", x->op);
+		jw_kstr(j, "dtype", x->dtype);
+		jw_kstr(j, "redop", x->redop[0] ? x->redop : NULL);
+		jw_kint(j, "size_B", (long long)x->size_B);
+		jw_knum(j, "busbw_GBps", x->busbw_GBps, 4);
+		jw_knum(j, "line_rate_Gbps", x->line_rate_Gbps, 1);
+		jw_knum(j, "pct_line_rate", coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps), 1);
+		jw_kint(j, "wrong", x->wrong);
+		jw_end(j);
 	}
-	fputs(cs->nsweeps ? "\n  ],\n" : "],\n", f);
+	jw_end(j);
 }
 
-static void links_json(FILE *f, const struct run_state *st)
+static void links_json(struct jw *j, const struct run_state *st)
 {
 	const struct run_links *l = &st->links;
 
-	fprintf(f, "  \"link_counters\": {\"read\": %s, \"nodes\": %d, \"ports\": %d, \"judged_ports\": %d, "
-		"\"left_out\": %d, \"findings_total\": %d,\n    \"findings\": [", l->done ? "true" : "false", l->nodes,
-		l->ports, l->judged_ports, l->left_out, l->nfind_all);
+	jw_kobject(j, "link_counters", 0);
+	jw_kbool(j, "read", l->done);
+	jw_kint(j, "nodes", l->nodes);
+	jw_kint(j, "ports", l->ports);
+	jw_kint(j, "judged_ports", l->judged_ports);
+	jw_kint(j, "left_out", l->left_out);
+	jw_kint(j, "findings_total", l->nfind_all);
+	jw_karray(j, "findings", 0);
 	for (int i = 0; i < l->nfind; i++) {
-		fprintf(f, "%s\n      {\"kind\": ", i ? "," : "");
-		jstr(f, l->find[i].kind);
-		fputs(", \"host\": ", f);
-		jstr(f, l->find[i].node);
-		fputs(", \"port\": ", f);
-		jstr(f, l->find[i].port);
-		fputs(", \"counters\": ", f);
-		jstr(f, l->find[i].what);
-		fputc('}', f);
+		jw_object(j, 1);
+		jw_kstr(j, "kind", l->find[i].kind);
+		jw_kstr(j, "host", l->find[i].node);
+		jw_kstr(j, "port", l->find[i].port);
+		jw_kstr(j, "counters", l->find[i].what);
+		jw_end(j);
 	}
-	fputs(l->nfind ? "\n    ]},\n" : "]},\n", f);
+	jw_end(j);
+	jw_end(j);
 }
 
 int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
 		      const char *verdict, int exit_code)
 {
 	struct results_file out;
+	struct jw j;
 
 	if (results_tmp_open(&out, ro->dir, "summary.json"))
 		return FP_ERUNTIME;
-	fprintf(out.f, "{\n  \"schema\": \"%s\",\n", SUMMARY_SCHEMA);
-	run_json(out.f, w, ro, st->c);
-	paths_json(out.f, w, st);
-	coll_json(out.f, st);
-	links_json(out.f, st);
-	fprintf(out.f, "  \"verdict\": {\"result\": \"%s\", \"exit_code\": %d, \"line\": ", exit_code ? "FAIL" : "PASS",
-		exit_code);
-	jstr(out.f, verdict);
-	fputs(",\n    \"suspects\": ", out.f);
-	jstr(out.f, st->which);
-	fputs(", \"judges\": ", out.f);
-	jstr(out.f, st->verdict);
-	fputs(", \"unjudged\": ", out.f);
-	jstr(out.f, st->unjudged);
-	fprintf(out.f, ", \"unjudged_fails\": %s", st->urc ? "true" : "false");
-	fprintf(out.f, ", \"inventory_differs\": %s, \"pairs_failed\": %s, \"collectives_wrong\": %d, "
-		"\"paths_below_min_pct\": %d, \"link_findings\": %d}\n}\n", st->irc ? "true" : "false",
-		st->prc || st->krc ? "true" : "false", st->coll.wrong_rows, st->coll.nlow, st->links.nfind_all);
+	jw_init(&j, out.f);
+	jw_object(&j, 0);
+	jw_kstr(&j, "schema", SUMMARY_SCHEMA);
+	run_json(&j, w, ro, st->c);
+	paths_json(&j, w, st);
+	coll_json(&j, st);
+	links_json(&j, st);
+	jw_kobject(&j, "verdict", 0);
+	jw_kstr(&j, "result", exit_code ? "FAIL" : "PASS");
+	jw_kint(&j, "exit_code", exit_code);
+	jw_kstr(&j, "line", verdict);
+	jw_kstr(&j, "suspects", st->which);
+	jw_kstr(&j, "judges", st->verdict);
+	jw_kstr(&j, "unjudged", st->unjudged);
+	jw_kbool(&j, "unjudged_fails", st->urc);
+	jw_kbool(&j, "inventory_differs", st->irc);
+	jw_kbool(&j, "pairs_failed", st->prc || st->krc);
+	jw_kint(&j, "collectives_wrong", st->coll.wrong_rows);
+	jw_kint(&j, "paths_below_min_pct", st->coll.nlow);
+	jw_kint(&j, "link_findings", st->links.nfind_all);
+	jw_end(&j);
+	jw_end(&j);
+	if (jw_done(&j)) {
+		results_tmp_abort(&out);
+		return FP_ERUNTIME;
+	}
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }

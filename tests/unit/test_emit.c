@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "core/log.h"
+#include "core/jw.h"
 #include "core/rjson.h"
 #include "fabric/emit/emit.h"
 #include "fabric/emit/topo_csv.h"
@@ -260,14 +261,15 @@ static void test_json_map_hostile_names(void)
 	struct susp_list l = { .n = 1, .cap = 1, .s = &held }, none = { 0 };
 	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL, 0 };
 	struct rjson v;
-	char *text = NULL, perr[128];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char perr[128];
+	struct jw j;
 
 	r.noise = 0.02;
-	topo_json_map(f, &t, 100, 2);
-	fclose(f);
-	CHECK(rjson_parse(text, len, &v, perr, sizeof perr) == 0);
+	CHECK_EQ(jw_init_mem(&j), 0);
+	topo_json_map(&j, &t, 100);
+	CHECK_EQ(jw_done(&j), 0);
+	const char *text = jw_text(&j);
+	CHECK(text && rjson_parse(text, strlen(text), &v, perr, sizeof perr) == 0);
 	const struct rjson *leaf = rjson_get(rjson_get(&v, "tier") ? &rjson_get(&v, "tier")->item[0] : NULL, "members");
 	const struct rjson *fnd = rjson_get(&v, "findings");
 	int seen = 0;
@@ -291,7 +293,7 @@ static void test_json_map_hostile_names(void)
 		CHECK_STR(rjson_str(rjson_get(&fnd->item[0], "metric")), "latency_us");
 	}
 	rjson_free(&v);
-	free(text);
+	jw_free(&j);
 }
 
 /* topograph's graph JSON parses, each node's network_layers go leaf first with the tier labels

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/natsort.h"
 #include "core/results.h"
@@ -108,7 +109,7 @@ static void test_json_string(void)
 	char buf[128];
 	FILE *f = fmemopen(buf, sizeof buf, "w");
 
-	results_json_string(f, "a\"b\\c\nd\x01");
+	escape_json_write(f, "a\"b\\c\nd\x01", 0);
 	fclose(f);
 	CHECK_STR(buf, "\"a\\\"b\\\\c\\nd\\u0001\"");
 }

@@ -5,6 +5,7 @@
  * their children, blocks of nodes under a leaf), which topograph's *-sim providers read as
  * modelFileName. Written only with --topograph (emit.h's opt_in). */
 #include "core/escape.h"
+#include "core/jw.h"
 #include "core/log.h"
 #include "emit.h"
 
@@ -17,30 +18,36 @@ int emit_topograph_graph(FILE *f, const struct emit_topo *t, char *err)
 
 	if (rc)
 		return rc;
-	fputs("{\"instances\": [", f);
+	struct jw j;
+
+	jw_init(&j, f);
+	jw_object(&j, 0);
+	jw_karray(&j, "instances", 0);
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
+		char g[INFER_TIERS_MAX][EMIT_NAME_MAX];
 
-		fputs(k ? ",\n  {\"id\": " : "\n  {\"id\": ", f);
-		escape_json_write(f, t->hosts[node], 0);
-		fputs(", \"network_layers\": [", f);
-		for (int tier = 0; tier < r->ntiers; tier++) {
-			char g[EMIT_NAME_MAX];
+		for (int tier = 0; tier < r->ntiers && tier < INFER_TIERS_MAX; tier++)
+			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g[tier]);
+		jw_object(&j, 1);
+		jw_kstr(&j, "id", t->hosts[node]);
+		jw_karray(&j, "network_layers", 1);
+		for (int tier = 0; tier < r->ntiers && tier < INFER_TIERS_MAX; tier++)
+			jw_str(&j, g[tier]);
+		jw_end(&j);
+		jw_kobject(&j, "labels", 1);
+		for (int tier = 0; tier < r->ntiers && tier < INFER_TIERS_MAX; tier++) {
+			char key[64];
 
-			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
-			fprintf(f, "%s\"%s\"", tier ? ", " : "", g);
+			snprintf(key, sizeof key, TOPOGRAPH_TIER_KEY "%d", tier);
+			jw_kstr(&j, key, g[tier]);
 		}
-		fputs("], \"labels\": {", f);
-		for (int tier = 0; tier < r->ntiers; tier++) {
-			char g[EMIT_NAME_MAX];
-
-			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
-			fprintf(f, "%s\"" TOPOGRAPH_TIER_KEY "%d\": \"%s\"", tier ? ", " : "", tier, g);
-		}
-		fputs("}}", f);
+		jw_end(&j);
+		jw_end(&j);
 	}
-	fputs("\n]}\n", f);
-	return 0;
+	jw_end(&j);
+	jw_end(&j);
+	return jw_done(&j) ? FP_ERUNTIME : 0;
 }
 
 int emit_topograph_model(FILE *f, const struct emit_topo *t, char *err)

@@ -47,8 +47,9 @@ void topo_finding_get(const struct emit_topo *t, const struct susp_list *l, int 
 /* The map as one JSON object (summary.json's per-path "map"): its tiers (kind, groups with
  * their members, p50 latency and bandwidth, % of line_rate_Gbps when known, the separation
  * behind each tier), the findings that count and those that did not (as suspects.csv and
- * retested.csv say them). indent: the spaces before each of its lines but the first. */
-void topo_json_map(FILE *f, const struct emit_topo *t, double line_rate_Gbps, int indent);
+ * retested.csv say them), as the value in j's place. */
+struct jw;
+void topo_json_map(struct jw *j, const struct emit_topo *t, double line_rate_Gbps);
 /* tiers, groups and their hosts, suspects: what a person reads first */
 void topo_summary_print(FILE *f, const struct emit_topo *t);
 
