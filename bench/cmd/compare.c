@@ -90,7 +90,8 @@ int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
 	struct rundir cur;
-	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX], verdict[CHECKS_VERDICT_MAX] = "";
+	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX];
+	struct verdict v = { 0 };
 	int rc = compare_parse(argc, argv, &o, err);
 
 	if (rc == 1) {
@@ -121,8 +122,9 @@ int cmd_compare(int argc, char **argv)
 					 state, why);
 	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
-	rc = checks_compare(o.base, o.cur, &cur, dir, &co, verdict, sizeof verdict);
+	rc = checks_compare(o.base, o.cur, &cur, dir, &co, &v);
 	rundir_free(&cur);
+	verdict_free(&v);
 	if (rc >= 0)
 		escape_term_line(stdout, "results: %s", dir);
 	if (fflush(stdout) || ferror(stdout))

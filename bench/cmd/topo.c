@@ -169,7 +169,8 @@ static int topo_checks(const struct checks_opts *jo, const char *input, const ch
 {
 	struct rundir rd;
 	struct stat st;
-	char err[RUNDIR_ERR_MAX], verdict[CHECKS_VERDICT_MAX] = "";
+	char err[RUNDIR_ERR_MAX], *line;
+	struct verdict v = { 0 };
 	int from_input = stat(input, &st) == 0 && S_ISDIR(st.st_mode), rc;
 
 	rc = rundir_load(from_input ? input : dir, &rd, err);
@@ -179,9 +180,12 @@ static int topo_checks(const struct checks_opts *jo, const char *input, const ch
 		escape_term_line(stderr, "fabprobe topo: %s", err);
 		return rc;
 	}
-	rc = checks_run(jo, &rd, dir, verdict, sizeof verdict);
+	rc = checks_run(jo, &rd, dir, &v);
 	rundir_free(&rd);
-	printf("verdict: %s (%s)\n", rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR", verdict);
+	if ((line = verdict_line(&v, rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR")))
+		escape_term_line(stdout, "%s", line);
+	free(line);
+	verdict_free(&v);
 	return rc;
 }
 

@@ -158,23 +158,8 @@ int checks_cmp(const struct rundir *base, const struct rundir *cur, const struct
 	return 0;
 }
 
-static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void verdict_add(char *verdict, size_t vlen, const char *fmt, ...)
-{
-	size_t len = strlen(verdict);
-	va_list ap;
-
-	if (len && len + 2 < vlen) {
-		strcpy(verdict + len, "; ");
-		len += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(verdict + len, vlen - len, fmt, ap);
-	va_end(ap);
-}
-
 int checks_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
-			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen)
+			const char *out, const struct cmp_opts *co, struct verdict *v)
 {
 	struct results_file csv, map;
 	struct cmp_report rep;
@@ -207,14 +192,14 @@ int checks_write_compare(const char *base_dir, const struct rundir *base, const 
 	long long moved = rep.map_count[CMP_MAP_MOVED] + rep.map_count[CMP_MAP_SPLIT] + rep.map_count[CMP_MAP_MERGED];
 	printf("compare: %s (%lld worse, %lld gone, %lld moved%s; compare.csv, compare_topology.csv)\n",
 	       failed ? "FAIL" : "PASS", worse, gone, moved, no_p2p ? "; pairs not compared" : "");
-	verdict_add(verdict, vlen, "baseline: %lld worse, %lld gone, %lld moved%s", worse, gone, moved,
+	verdict_add(v, VERDICT_BASELINE, failed, "baseline: %lld worse, %lld gone, %lld moved%s", worse, gone, moved,
 		    no_p2p ? ", pairs not compared" : "");
 	cmp_report_free(&rep);
 	return rc ? rc : failed;
 }
 
 int checks_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
-		  const struct cmp_opts *co, char *verdict, size_t vlen)
+		  const struct cmp_opts *co, struct verdict *v)
 {
 	struct rundir base;
 	char err[RUNDIR_ERR_MAX];
@@ -224,7 +209,7 @@ int checks_compare(const char *base_dir, const char *cur_dir, const struct rundi
 		escape_term_line(stderr, "fabprobe: baseline: %s", err);
 		return rc;
 	}
-	rc = checks_write_compare(base_dir, &base, cur_dir, cur, out, co, verdict, vlen);
+	rc = checks_write_compare(base_dir, &base, cur_dir, cur, out, co, v);
 	rundir_free(&base);
 	return rc;
 }
@@ -241,7 +226,7 @@ int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, str
 }
 
 int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int allow_unjudged, const char *out,
-			char *verdict, size_t vlen)
+			struct verdict *v)
 {
 	struct results_file csv;
 	struct acc_report rep;
@@ -258,10 +243,11 @@ int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int a
 	/* a rule asked for and never judged is no pass: a spec for GPUs on a run without an
 	 * inventory proves nothing about them */
 	if (unjudged)
-		verdict_add(verdict, vlen, "acceptance: %d of %d rules failed, %d unjudged%s", failed, s->n, unjudged,
+		verdict_add(v, VERDICT_ACCEPTANCE, failed > 0 || !allow_unjudged,
+			    "acceptance: %d of %d rules failed, %d unjudged%s", failed, s->n, unjudged,
 			    allow_unjudged ? " (allowed)" : "");
 	else
-		verdict_add(verdict, vlen, "acceptance: %d of %d rules failed", failed, s->n);
+		verdict_add(v, VERDICT_ACCEPTANCE, failed > 0, "acceptance: %d of %d rules failed", failed, s->n);
 	acc_report_free(&rep);
 	return rc ? rc : failed > 0 || (unjudged && !allow_unjudged);
 }
@@ -301,7 +287,7 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 }
 
 int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
-			 char *verdict, size_t vlen)
+			 struct verdict *v)
 {
 	struct results_file csv;
 	struct decl_out o = { .csv = NULL };
@@ -323,20 +309,20 @@ int checks_write_declared(const char *file, const struct decl *d, const struct r
 	if (n < 0)
 		rc = n;
 	printf("declared: %s (%d mismatch%s; declared_mismatch.csv)\n", n ? "FAIL" : "PASS", n, n == 1 ? "" : "es");
-	verdict_add(verdict, vlen, "declared: %d mismatch%s", n, n == 1 ? "" : "es");
+	verdict_add(v, VERDICT_DECLARED, n != 0, "declared: %d mismatch%s", n, n == 1 ? "" : "es");
 	return rc ? rc : n > 0;
 }
 
-int checks_run(const struct checks_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen)
+int checks_run(const struct checks_opts *jo, const struct rundir *cur, const char *out, struct verdict *v)
 {
 	int rc = 0, r;
 
 	if (jo->accept) {
-		r = checks_write_accept(cur, &jo->rules, jo->allow_unjudged, out, verdict, vlen);
+		r = checks_write_accept(cur, &jo->rules, jo->allow_unjudged, out, v);
 		rc = r < 0 ? r : rc | r;
 	}
 	if (jo->declared) {
-		r = checks_write_declared(jo->declared, &jo->decl, cur, out, verdict, vlen);
+		r = checks_write_declared(jo->declared, &jo->decl, cur, out, v);
 		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
 	}
 	return rc;

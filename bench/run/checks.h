@@ -12,9 +12,8 @@
 #include "fabric/judge/compare_out.h"
 #include "fabric/judge/declared.h"
 #include "fabric/judge/expect.h"
+#include "fabric/judge/verdict.h"
 #include "fabric/io/rundir.h"
-
-#define CHECKS_VERDICT_MAX 256
 
 struct checks_opts {
 	const char *baseline;   /* --baseline DIR (run only) */
@@ -43,26 +42,26 @@ void checks_opts_free(struct checks_opts *jo);
  * compare_topology.csv) and print the summary. Returns 0, 1 when anything is worse or gone,
  * FP_EUSAGE (a bad baseline, said on stderr) or FP_ERUNTIME. */
 int checks_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
-		  const struct cmp_opts *co, char *verdict, size_t vlen);
+		  const struct cmp_opts *co, struct verdict *v);
 
 /* Offline (topo): judge the run loaded in cur by --expect/--accept and --declared, writing
- * into out. Returns 0, 1 for a failure, or FP_E*. verdict: one line for the summary. */
-int checks_run(const struct checks_opts *jo, const struct rundir *cur, const char *out, char *verdict, size_t vlen);
+ * into out. Returns 0, 1 for a failure, or FP_E*; each judge's clause into v. */
+int checks_run(const struct checks_opts *jo, const struct rundir *cur, const char *out, struct verdict *v);
 
 /* Shared with checks_stage.c: the comparison and the acceptance into the files given (NULL:
- * none); writing one judge's files into out, its summary on stdout and a clause in verdict. */
+ * none); writing one judge's files into out, its summary on stdout and its clause into v. */
 struct acc_report;
 int checks_cmp(const struct rundir *base, const struct rundir *cur, const struct cmp_opts *co, FILE *csv, FILE *map,
 	      struct cmp_report *rep, struct cmp_skip *sk);
 int checks_acc(const struct rundir *cur, const struct exp_set *s, FILE *csv, struct acc_report *rep);
 int checks_write_compare(const char *base_dir, const struct rundir *base, const char *cur_dir, const struct rundir *cur,
-			const char *out, const struct cmp_opts *co, char *verdict, size_t vlen);
+			const char *out, const struct cmp_opts *co, struct verdict *v);
 /* The acceptance: failed rules fail it, and so do rules of the file that nothing in the run
  * could judge, unless allow_unjudged. */
 int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int allow_unjudged, const char *out,
-			char *verdict, size_t vlen);
+			struct verdict *v);
 int checks_write_declared(const char *file, const struct decl *d, const struct rundir *cur, const char *out,
-			 char *verdict, size_t vlen);
+			 struct verdict *v);
 
 struct world;
 struct run_out;
@@ -83,7 +82,6 @@ int checks_suspected(const struct checks_opts *jo, const struct p2p_opts *o, con
  * figures the confirmation pass measured again where anything was suspected (a pair counts on
  * its best figure), and writes the judges' files. skip (rank 0's word): an earlier stage failed,
  * judge nothing. Returns 0, 1 or FP_E* on rank 0; 0 elsewhere. */
-int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, char *verdict,
-		 size_t vlen);
+int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, struct verdict *v);
 
 #endif

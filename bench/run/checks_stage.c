@@ -111,23 +111,14 @@ static int load(struct jst *s)
 }
 
 /* Rank 0: the judges' files and summaries. */
-static int finish(struct jst *s, char *verdict, size_t vlen)
+static int finish(struct jst *s, struct verdict *v)
 {
 	int rc = 0, r;
 
-	if (s->have_base) {
-		r = checks_write_compare(s->jo->baseline, &s->base, s->ro->dir, &s->cur, s->ro->dir, &s->co, verdict, vlen);
-		rc = r < 0 ? r : rc | r;
-	}
-	if (s->jo->accept) {
-		r = checks_write_accept(&s->cur, &s->jo->rules, s->jo->allow_unjudged, s->ro->dir, verdict, vlen);
-		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
-	}
-	if (s->jo->declared) {
-		r = checks_write_declared(s->jo->declared, &s->jo->decl, &s->cur, s->ro->dir, verdict, vlen);
-		rc = rc < 0 ? rc : r < 0 ? r : rc | r;
-	}
-	return rc;
+	if (s->have_base)
+		rc = checks_write_compare(s->jo->baseline, &s->base, s->ro->dir, &s->cur, s->ro->dir, &s->co, v);
+	r = checks_run(s->jo, &s->cur, s->ro->dir, v);
+	return rc < 0 ? rc : r < 0 ? r : rc | r;
 }
 
 int checks_suspected(const struct checks_opts *jo, const struct p2p_opts *o, const struct world *w,
@@ -149,8 +140,7 @@ int checks_suspected(const struct checks_opts *jo, const struct p2p_opts *o, con
 	return n;
 }
 
-int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, char *verdict,
-		 size_t vlen)
+int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, struct verdict *v)
 {
 	struct jst s = { .jo = jo, .ro = ro, .w = w, .co = { .tolerance_pct = jo->tolerance_pct } };
 	int rc;
@@ -158,7 +148,7 @@ int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *
 	if (skip || w->rank != 0)
 		return 0;
 	if ((rc = load(&s)) == 0)
-		rc = finish(&s, verdict, vlen);
+		rc = finish(&s, v);
 	if (s.have_cur)
 		rundir_free(&s.cur);
 	if (s.have_base)

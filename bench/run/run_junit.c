@@ -214,11 +214,16 @@ static void links_suite(FILE *f, const struct world *w, const struct run_links *
 	free(why);
 }
 
-int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,
-		    int exit_code)
+int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line)
 {
 	struct results_file out;
+	const struct verdict *v = &st->verdict;
+	int judges_fail = 0, fails = verdict_fails(v);
+	char judges[1024];
 	FILE *f;
+
+	for (int i = 0; i < v->n; i++)
+		judges_fail |= v->c[i].about >= VERDICT_JUDGED && v->c[i].about <= VERDICT_DECLARED && v->c[i].fails;
 
 	if (results_tmp_open(&out, ro->dir, "junit.xml"))
 		return FP_ERUNTIME;
@@ -235,14 +240,15 @@ int run_junit_write(const struct world *w, const struct run_out *ro, const struc
 		coll_suite(f, st);
 	if (st->links.done)
 		links_suite(f, w, &st->links);
-	suite_open(f, "judges", 1, st->jrc != 0);
-	tcase(f, "judges", "baseline, expectations and declared cabling", st->jrc ? st->verdict : NULL);
+	suite_open(f, "judges", 1, judges_fail);
+	tcase(f, "judges", "baseline, expectations and declared cabling",
+	      judges_fail ? verdict_join(v, VERDICT_JUDGED, VERDICT_DECLARED, judges, sizeof judges) : NULL);
 	fputs("  </testsuite>\n", f);
 	suite_open(f, "unjudged", 1, st->urc != 0); /* nothing is a pass that nothing judged */
 	tcase(f, "unjudged", "everything judged", st->urc ? st->unjudged : NULL);
 	fputs("  </testsuite>\n", f);
-	suite_open(f, "verdict", 1, exit_code != 0);
-	tcase(f, "verdict", "fabprobe run", exit_code ? verdict : NULL);
+	suite_open(f, "verdict", 1, fails);
+	tcase(f, "verdict", "fabprobe run", fails ? line : NULL);
 	fputs("  </testsuite>\n</testsuites>\n", f);
 	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
 }

@@ -258,7 +258,7 @@ static int run_checks_on(const struct run_opts *c)
  * an earlier stage failed, but that is said). */
 static int run_checks_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	return st->jrc = checks_stage(w, ro, &st->c->checks, st->failed != 0, st->verdict, sizeof st->verdict);
+	return st->jrc = checks_stage(w, ro, &st->c->checks, st->failed != 0, &st->judged);
 }
 
 const struct run_stage run_stage_checks = { .name = "checks", .opts = run_checks_options, .on = run_checks_on,

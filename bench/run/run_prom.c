@@ -139,7 +139,7 @@ static void findings_prom(FILE *f, const struct world *w, const struct run_maps 
 		}
 }
 
-int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st, int exit_code)
+int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st)
 {
 	const struct run_maps *mp = &st->mp;
 	struct results_file out;
@@ -154,7 +154,13 @@ int run_prom_write(const struct world *w, const struct run_out *ro, const struct
 	family(f, "fabprobe_run_timestamp_seconds", "When the run started, Unix time.");
 	sample(f, "fabprobe_run_timestamp_seconds", NULL, (double)ro->started);
 	family(f, "fabprobe_verdict", "The run's verdict: 0 PASS, 1 FAIL.");
-	sample(f, "fabprobe_verdict", NULL, exit_code ? 1 : 0);
+	sample(f, "fabprobe_verdict", NULL, verdict_fails(&st->verdict));
+	family(f, "fabprobe_verdict_clause", "Each clause of the verdict: 1 when it fails the run, else 0 (clause: nodes, pairs, collectives, suspects, links, baseline, acceptance, declared, unjudged, map).");
+	for (int i = 0; i < st->verdict.n; i++) {
+		const char *l[] = { "clause", verdict_about_name(st->verdict.c[i].about), NULL };
+
+		sample(f, "fabprobe_verdict_clause", l, st->verdict.c[i].fails);
+	}
 	family(f, "fabprobe_unjudged", "1 when something the run was asked to judge could not be (summary.json's verdict.unjudged says what), else 0.");
 	sample(f, "fabprobe_unjudged", NULL, st->unjudged[0] ? 1 : 0);
 	family(f, "fabprobe_nodes", "Nodes in the run.");

@@ -82,7 +82,8 @@ struct run_state {
 	struct run_maps mp;          /* rank 0: the latency maps */
 	struct coll_summary coll;    /* rank 0: the collectives' wrong rows and paths below --min-pct */
 	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
-	char verdict[CHECKS_VERDICT_MAX]; /* rank 0: the judges' clauses */
+	struct verdict judged;       /* rank 0: the judges' clauses (the checks stage) */
+	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
 	 * the pairs its plans measured (a * n + b, a < b, sorted) */
@@ -132,19 +133,17 @@ int run_plan_refill(struct world *w, struct run_out *ro, struct run_state *st);
  * 0's), bisected to what explains each. 0 or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
 int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const struct p2p_result *loaded);
 
-/* rank 0: summary.json (run_summary.c) from the run's records, with the verdict line and the
- * exit code it gives. 0 or FP_ERUNTIME. */
-int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
-		      const char *verdict, int exit_code);
+/* rank 0: summary.json (run_summary.c) from the run's records and its verdict (st->verdict,
+ * line: its one line). 0 or FP_ERUNTIME. */
+int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
 
 /* rank 0: junit.xml (run_junit.c), the run's checks as JUnit test cases. 0 or FP_ERUNTIME. */
-int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *verdict,
-		    int exit_code);
+int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
 /* rank 0: fabprobe.prom (run_prom.c), the run as Prometheus gauges (node_exporter's textfile
  * collector format); the pairs' series only up to RUN_PROM_PAIRS_MAX nodes (n^2 of them).
  * 0 or FP_ERUNTIME. */
 #define RUN_PROM_PAIRS_MAX 128
-int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st, int exit_code);
+int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st);
 
 /* rank 0: drain-slurm.sh and k8s-health-labels.yaml (run_actions.c), the nodes at fault by the
  * run's findings, after the verdict. 0 or FP_ERUNTIME (a name a format refuses is said). */

@@ -68,15 +68,26 @@ static void run_unjudged(const struct world *w, struct run_state *st)
 	st->urc = st->unjudged[0] && !c->checks.allow_unjudged;
 }
 
-/* rank 0: the verdict line, once every stage ran without a run-time failure. */
-static void run_verdict_line(const struct world *w, const struct run_state *st, char *out, size_t len)
+/* rank 0, once every stage ran without a run-time failure: the verdict, a clause per stage
+ * and per judge, each failing the run as its stage's result says */
+static void run_verdict(const struct world *w, struct run_state *st)
 {
 	const struct run_opts *c = st->c;
-	int found = st->irc || st->prc || st->krc || st->crc || st->trc || st->lrc || st->jrc || st->urc;
+	struct verdict *v = &st->verdict;
 	char coll[320] = "correct", links[600] = "not read";
 
+	if (st->unjudged[0])
+		verdict_add(v, VERDICT_UNJUDGED, st->urc, "unjudged: %s%s", st->unjudged, st->urc ? "" : " (allowed)");
+	verdict_add(v, VERDICT_NODES, st->irc, "nodes %s", c->no_inventory ? "not inventoried" : st->irc ?
+		    "differ, see inventory_mismatch.csv" : "alike");
+	verdict_add(v, VERDICT_PAIRS, st->prc || st->krc, "pairs: %s", st->prc || st->krc ? "some failed" :
+		    w->nep < 2 ? "none to measure" : "all measured");
 	if (st->coll.nlow)
 		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
+	verdict_add(v, VERDICT_COLLECTIVES, st->crc, "collectives: %s", c->no_coll ? "not run" :
+		    st->coll.wrong_rows ? "WRONG RESULTS" : coll);
+	verdict_add(v, VERDICT_SUSPECTS, st->trc, "suspects: %s", st->trc ? st->which : w->single_node && st->which[0] ?
+		    "not counted on one node" : c->no_confirm ? "none" : "none confirmed");
 	if (st->links.done && !st->links.nfind_all)
 		snprintf(links, sizeof links, "no flap or error on %d judged port%s", st->links.judged_ports,
 			 st->links.judged_ports == 1 ? "" : "s");
@@ -86,6 +97,8 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 	if (st->links.done && st->links.nfind_all > st->links.nfind && strlen(links) + 32 < sizeof links)
 		snprintf(links + strlen(links), sizeof links - strlen(links), " and %d more (counters.csv)",
 			 st->links.nfind_all - st->links.nfind);
+	verdict_add(v, VERDICT_LINKS, st->lrc, "links: %s", c->no_counters ? "not read (--no-counters)" : links);
+	verdict_append(v, &st->judged); /* a judge fails the run exactly when its clause does */
 	/* a tier the map is unsure of (its step far below the others'): the scheduler files were
 	 * written without it; said, not failed (no finding: a coarser map is not a wrong one) */
 	char maps[300] = "";
@@ -99,16 +112,8 @@ static void run_verdict_line(const struct world *w, const struct run_state *st, 
 				mk += (size_t)snprintf(maps + mk, sizeof maps - mk, "%s%s tier %d", mk ? ", " : "",
 						       st->mp.p[i].m->path, t);
 	}
-	snprintf(out, len, "verdict: %s (%s%s%s%snodes %s; pairs: %s; collectives: %s; suspects: %s; links: %s%s%s%s%s%s)",
-		 found ? "FAIL" : "PASS", st->unjudged[0] ? "unjudged: " : "", st->unjudged,
-		 st->unjudged[0] && !st->urc ? " (allowed)" : "", st->unjudged[0] ? "; " : "",
-		 c->no_inventory ? "not inventoried" : st->irc ? "differ, see inventory_mismatch.csv" : "alike",
-		 st->prc || st->krc ? "some failed" : w->nep < 2 ? "none to measure" : "all measured",
-		 c->no_coll ? "not run" : st->coll.wrong_rows ? "WRONG RESULTS" : coll,
-		 st->trc ? st->which : w->single_node && st->which[0] ? "not counted on one node"
-				  : c->no_confirm ? "none" : "none confirmed",
-		 c->no_counters ? "not read (--no-counters)" : links, st->verdict[0] ? "; " : "", st->verdict,
-		 mk ? "; map incomplete: uncertain " : "", maps, mk ? " (left out of the scheduler files)" : "");
+	if (mk)
+		verdict_add(v, VERDICT_MAP, 0, "map incomplete: uncertain %s (left out of the scheduler files)", maps);
 }
 
 static void run_state_free(struct run_state *st)
@@ -122,6 +127,8 @@ static void run_state_free(struct run_state *st)
 	}
 	ctr_set_free(&st->links.before);
 	free(st->links.find);
+	verdict_free(&st->judged);
+	verdict_free(&st->verdict);
 }
 
 int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c)
@@ -143,24 +150,27 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		run_state_free(&st);
 		return rc == FP_ETIMEDOUT ? rc : st.failed;
 	}
-	if (w->rank == 0)
+	/* the other ranks' word (every rank's exit code is agreed, the worst) */
+	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.lrc || st.jrc;
+	if (w->rank == 0) { /* rank 0's is the verdict's: FAIL exactly when a clause fails */
 		run_unjudged(w, &st);
-	rc = st.irc || st.prc || st.krc || st.crc || st.trc || st.lrc || st.jrc || st.urc;
-	if (w->rank == 0) {
-		char line[CHECKS_VERDICT_MAX + 3072];
+		run_verdict(w, &st);
+		rc = verdict_fails(&st.verdict);
 
-		run_verdict_line(w, &st, line, sizeof line);
-		escape_term_write(stdout, line, 0); /* host and port names from the fabric: no control byte */
+		char *line = verdict_line(&st.verdict, NULL);
+
+		escape_term_write(stdout, line ? line : "verdict: FAIL (out of memory)", 0); /* names from the fabric */
 		fputc('\n', stdout);
 		fflush(stdout);
-		if (run_summary_write(w, ro, &st, line, rc))
+		if (!line || run_summary_write(w, ro, &st, line))
 			LOG_ERROR("summary.json could not be written (the other files stand)");
-		if (run_prom_write(w, ro, &st, rc))
+		if (run_prom_write(w, ro, &st))
 			LOG_ERROR("fabprobe.prom could not be written (the other files stand)");
-		if (run_junit_write(w, ro, &st, line, rc))
+		if (!line || run_junit_write(w, ro, &st, line))
 			LOG_ERROR("junit.xml could not be written (the other files stand)");
 		if (run_actions_write(w, ro, &st))
 			LOG_ERROR("drain-slurm.sh or k8s-health-labels.yaml could not be written (the other files stand)");
+		free(line);
 	}
 	run_state_free(&st);
 	return rc;

@@ -116,8 +116,39 @@ static void links_json(struct jw *j, const struct run_state *st)
 	jw_end(j);
 }
 
-int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st,
-		      const char *verdict, int exit_code)
+/* the verdict: its result, line and clauses, and the figures behind them */
+static void verdict_json(struct jw *j, const struct run_state *st, const char *line)
+{
+	const struct verdict *v = &st->verdict;
+	int fails = verdict_fails(v);
+	char judges[1024];
+
+	jw_kobject(j, "verdict", 0);
+	jw_kstr(j, "result", fails ? "FAIL" : "PASS");
+	jw_kint(j, "exit_code", fails);
+	jw_kstr(j, "line", line);
+	jw_karray(j, "clauses", 0);
+	for (int i = 0; i < v->n; i++) {
+		jw_object(j, 1);
+		jw_kstr(j, "about", verdict_about_name(v->c[i].about));
+		jw_kbool(j, "fails", v->c[i].fails);
+		jw_kstr(j, "text", v->c[i].text);
+		jw_end(j);
+	}
+	jw_end(j);
+	jw_kstr(j, "suspects", st->which);
+	jw_kstr(j, "judges", verdict_join(v, VERDICT_JUDGED, VERDICT_DECLARED, judges, sizeof judges));
+	jw_kstr(j, "unjudged", st->unjudged);
+	jw_kbool(j, "unjudged_fails", st->urc);
+	jw_kbool(j, "inventory_differs", st->irc);
+	jw_kbool(j, "pairs_failed", st->prc || st->krc);
+	jw_kint(j, "collectives_wrong", st->coll.wrong_rows);
+	jw_kint(j, "paths_below_min_pct", st->coll.nlow);
+	jw_kint(j, "link_findings", st->links.nfind_all);
+	jw_end(j);
+}
+
+int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line)
 {
 	struct results_file out;
 	struct jw j;
@@ -131,20 +162,7 @@ int run_summary_write(const struct world *w, const struct run_out *ro, const str
 	paths_json(&j, w, st);
 	coll_json(&j, st);
 	links_json(&j, st);
-	jw_kobject(&j, "verdict", 0);
-	jw_kstr(&j, "result", exit_code ? "FAIL" : "PASS");
-	jw_kint(&j, "exit_code", exit_code);
-	jw_kstr(&j, "line", verdict);
-	jw_kstr(&j, "suspects", st->which);
-	jw_kstr(&j, "judges", st->verdict);
-	jw_kstr(&j, "unjudged", st->unjudged);
-	jw_kbool(&j, "unjudged_fails", st->urc);
-	jw_kbool(&j, "inventory_differs", st->irc);
-	jw_kbool(&j, "pairs_failed", st->prc || st->krc);
-	jw_kint(&j, "collectives_wrong", st->coll.wrong_rows);
-	jw_kint(&j, "paths_below_min_pct", st->coll.nlow);
-	jw_kint(&j, "link_findings", st->links.nfind_all);
-	jw_end(&j);
+	verdict_json(&j, st, line);
 	jw_end(&j);
 	if (jw_done(&j)) {
 		results_tmp_abort(&out);

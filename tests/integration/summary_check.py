@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """summary_check.py SUMMARY SCHEMA: validate a run's summary.json against docs/summary.schema.json
 (jsonschema, Debian's python3-jsonschema), check what the schema cannot (every host of a
-finding and of a group is one of the run's hosts; each tier's groups hold every host once),
-then print one line per fact for the shell tests to grep:
+finding and of a group is one of the run's hosts; each tier's groups hold every host once;
+the verdict is its clauses'), then print one line per fact for the shell tests to grep:
   verdict RESULT EXIT
   tiers PATH NTIERS GROUPS-PER-TIER (comma-separated)
   finding PATH KIND HOSTS(+-joined) STATE
@@ -25,6 +25,13 @@ def main():
         return 1
     hosts = set(summary["run"]["hosts"])
     v = summary["verdict"]
+    # the verdict is its clauses: FAIL exactly when one fails, the line their texts in order
+    fails = any(c["fails"] for c in v["clauses"])
+    line = "verdict: %s (%s)" % ("FAIL" if fails else "PASS", "; ".join(c["text"] for c in v["clauses"]))
+    if v["result"] != ("FAIL" if fails else "PASS") or v["exit_code"] != int(fails) or v["line"] != line:
+        print("summary_check: the verdict (%s, %s) is not its clauses': %s" % (v["result"], v["line"], line),
+              file=sys.stderr)
+        return 1
     print("verdict", v["result"], v["exit_code"])
     for p in summary["paths"]:
         m = p["map"]
