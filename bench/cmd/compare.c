@@ -89,7 +89,7 @@ static int compare_out(const struct compare_opts *o, char *dir, size_t len, char
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
-	struct rundir cur;
+	struct rundir cur, base;
 	char err[RUNDIR_ERR_MAX], dir[RESULTS_PATH_MAX];
 	struct verdict v = { 0 };
 	int rc = compare_parse(argc, argv, &o, err);
@@ -99,13 +99,9 @@ int cmd_compare(int argc, char **argv)
 		return FP_EXIT_OK;
 	}
 	if (rc == 0 && (rc = rundir_load(o.cur, &cur, err)) == 0) {
-		struct rundir base;
-
-		/* BASE is read twice (here to refuse it early, before anything is written) */
-		if ((rc = rundir_load(o.base, &base, err)) == 0) {
+		/* both read once, before anything is written: a run that does not read is refused */
+		if ((rc = rundir_load(o.base, &base, err)) == 0 && (rc = compare_out(&o, dir, sizeof dir, err)))
 			rundir_free(&base);
-			rc = compare_out(&o, dir, sizeof dir, err);
-		}
 		if (rc)
 			rundir_free(&cur);
 	}
@@ -122,8 +118,9 @@ int cmd_compare(int argc, char **argv)
 					 state, why);
 	}
 	struct cmp_opts co = { .tolerance_pct = o.tolerance_pct };
-	rc = checks_compare(o.base, o.cur, &cur, dir, &co, &v);
+	rc = checks_write_compare(o.base, &base, o.cur, &cur, dir, &co, &v);
 	rundir_free(&cur);
+	rundir_free(&base);
 	verdict_free(&v);
 	if (rc >= 0)
 		escape_term_line(stdout, "results: %s", dir);

@@ -71,6 +71,8 @@ static void run_usage(FILE *f)
 	      "Actions, written, never applied (drain-slurm.sh, k8s-health-labels.yaml):\n"
 	      "      --k8s-taint         the failed nodes' Node objects carry a NoSchedule taint\n", f);
 	checks_usage(f, 1);
+	fputs("      --test-model        check that the judges' model of this run (made from what it\n"
+	      "                          wrote, never read back) holds what its directory does (tests)\n", f);
 	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
 

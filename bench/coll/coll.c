@@ -39,6 +39,7 @@ struct coll_run {
 	double last_busbw;
 	long long sweep_wrong;     /* rank 0: wrong elements in the sweep's rows so far */
 	const char *run_id, *dir;  /* rank 0 */
+	const struct results_tee *tee; /* rank 0: the run's tee takes the rows too */
 	FILE *csv;                 /* collectives.csv, rank 0 */
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
 	int wrong_rows;            /* rows with a wrong element (rank 0) */
@@ -181,13 +182,21 @@ static void wrong_report(const struct coll_row *row, const struct coll_rank_res 
 /* rank 0: the two rows of one size into collectives.csv and the table; adds their busbw */
 static int size_write(struct coll_run *run, const struct coll_row *rows, double *bw, int *nbw)
 {
+	struct results_teebuf tee;
+	FILE *t = results_tee_open(run->tee, &tee); /* the same rows for the run's own model */
+
+	if (t)
+		coll_csv_header(t);
 	for (int ip = 0; ip < 2; ip++) {
 		coll_csv_row(run->csv, &rows[ip]);
+		if (t)
+			coll_csv_row(t, &rows[ip]);
 		if (!isnan(rows[ip].busbw)) {
 			*bw += rows[ip].busbw;
 			(*nbw)++;
 		}
 	}
+	results_tee_done(run->tee, &tee, "collectives.csv");
 	if (csv_flush(run->csv, "collectives.csv"))
 		return FP_ERUNTIME;
 	coll_table_line(stdout, &rows[0], &rows[1]);
@@ -588,7 +597,7 @@ int coll_stage(struct world *w, struct run_out *ro, void *arg)
 
 int coll_stage_sum(struct world *w, struct run_out *ro, const struct coll_opts *o, struct coll_summary *sum)
 {
-	struct coll_run run = { .o = o, .w = w, .run_id = ro->run_id, .dir = ro->dir, .sum = sum };
+	struct coll_run run = { .o = o, .w = w, .run_id = ro->run_id, .dir = ro->dir, .tee = &ro->tee, .sum = sum };
 	int rc = 0;
 
 	*sum = (struct coll_summary){ 0 };

@@ -398,6 +398,22 @@ int results_close(FILE *f, const char *dir, const char *file)
 	return 0;
 }
 
+FILE *results_tee_open(const struct results_tee *tee, struct results_teebuf *b)
+{
+	*b = (struct results_teebuf){ 0 };
+	return tee && tee->fn ? (b->f = open_memstream(&b->text, &b->len)) : NULL;
+}
+
+void results_tee_done(const struct results_tee *tee, struct results_teebuf *b, const char *file)
+{
+	int ok = b->f && fclose(b->f) == 0;
+
+	if (tee && tee->fn)
+		tee->fn(tee->ctx, file, ok ? b->text : NULL, ok ? b->len : 0);
+	free(b->text);
+	*b = (struct results_teebuf){ 0 };
+}
+
 enum { RESULTS_OPT_OUTPUT = 1, RESULTS_OPT_NAME, RESULTS_OPT_ROOT, RESULTS_OPT_NODE_NAMES };
 
 /* One of the options of results_where_group (ctx: struct results_where *; -o is --output). */

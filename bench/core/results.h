@@ -103,6 +103,24 @@ int results_input_read(const char *file, unsigned flags, size_t max, char **buf,
 int results_close(FILE *f, const char *dir, const char *file);
 
 
+/* A tee of a results file: what its writer writes there (a header and rows, or the whole file)
+ * handed as text to fn too, as file's; text NULL: that text was lost (out of memory). `run`
+ * sets one so that its own model is made from the same text (fabric/io/rundir.h). A writer
+ * asks results_tee_open for a memory stream to write the same text into (NULL: no tee, or out
+ * of memory, then results_tee_done says it was lost), and results_tee_done hands it over and
+ * frees it. tee may be NULL. */
+struct results_tee {
+	void (*fn)(void *ctx, const char *file, const char *text, size_t len);
+	void *ctx;
+};
+struct results_teebuf {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+FILE *results_tee_open(const struct results_tee *tee, struct results_teebuf *b);
+void results_tee_done(const struct results_tee *tee, struct results_teebuf *b, const char *file);
+
 /* How the run in dir ended, from its meta.json (for topo, report, compare): "ok", "failed",
  * "error", "interrupted" (a signal; the rows written before it are whole), "running" (its
  * process is alive, or it ran on another host, where this one cannot look), "incomplete"

@@ -33,7 +33,12 @@ struct run_out {
 		double write_s;    /* rank 0 merging the records and writing their rows */
 	} engine;
 	void (*after)(const char *dir); /* set by the body: rank 0 calls it once meta.json is final */
+	/* rank 0, set by `run` when its judges will read the run: each writer of a results file
+	 * hands the same text to this tee (core/results.h), so that the run's own model is made
+	 * without reading its directory back (fabric/io/rundir.h). fn NULL: no tee. */
+	struct results_tee tee;
 };
+
 
 
 /* Create the directory (rank 0) and write meta.json with status "running". Returns 0, or

@@ -163,6 +163,12 @@ int inv_report_write(const struct inv_report *r)
 		files[i].write(out.f, r);
 		if (results_tmp_commit(&out))
 			rc = FP_ERUNTIME;
+		struct results_teebuf tee;
+		FILE *t = results_tee_open(r->tee, &tee); /* the same text for the run's own model */
+
+		if (t)
+			files[i].write(t, r);
+		results_tee_done(r->tee, &tee, files[i].file);
 	}
 	return rc;
 }

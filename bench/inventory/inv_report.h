@@ -10,6 +10,7 @@
 /* What rank 0 writes, from the gathered inventories (ranks[k]: ranks on node k). */
 struct inv_report {
 	const char *dir, *run_id;
+	const struct results_tee *tee; /* the run's tee takes the files' text too (NULL: none) */
 	const struct inv_node *nodes;
 	const int *ranks;
 	int n;

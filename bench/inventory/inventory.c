@@ -186,7 +186,7 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 		  const int *ranks, int n, struct inv_path *paths, int *npaths, const char *label)
 {
 	struct inv_mismatch *mm = calloc(MISMATCH_MAX, sizeof *mm);
-	struct inv_report r = { .dir = ro->dir, .run_id = ro->run_id, .nodes = nodes, .ranks = ranks,
+	struct inv_report r = { .dir = ro->dir, .run_id = ro->run_id, .tee = &ro->tee, .nodes = nodes, .ranks = ranks,
 				.n = n, .paths = paths, .label = label };
 	int rc;
 

@@ -496,7 +496,11 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 		      const struct sched *sc, int s)
 {
 	const struct p2p_opts *o = run->o;
+	struct results_teebuf tee;
+	FILE *t = results_tee_open(&run->out->tee, &tee); /* the same rows for the run's own model */
 
+	if (t)
+		p2p_csv_header(t);
 	run->nstep_rec = 0;
 	for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
 		const struct sched_pair *p = &sc->pair[k];
@@ -511,6 +515,8 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
 					      po->labels[src], po->labels[dst], &r);
 				p2p_csv_row(run->csv, po, &r);
+				if (t)
+					p2p_csv_row(t, po, &r);
 				p2p_matrices_add(m, o, &r);
 				if (z == o->nsizes - 1 && r.status != P2P_OK)
 					run->failed++;
@@ -519,6 +525,7 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 			}
 		}
 	}
+	results_tee_done(&run->out->tee, &tee, run->csv_name);
 	return csv_flush(run->csv, run->csv_name);
 }
 

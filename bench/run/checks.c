@@ -72,6 +72,10 @@ void checks_opts_free(struct checks_opts *jo)
 {
 	exp_free(&jo->rules);
 	decl_free(&jo->decl);
+	if (jo->base)
+		rundir_free(jo->base);
+	free(jo->base);
+	jo->base = NULL;
 }
 
 /* checks_read_files_, and on failure what it read freed: a good --expect met by a bad
@@ -196,22 +200,6 @@ int checks_write_compare(const char *base_dir, const struct rundir *base, const 
 		    no_p2p ? ", pairs not compared" : "");
 	cmp_report_free(&rep);
 	return rc ? rc : failed;
-}
-
-int checks_compare(const char *base_dir, const char *cur_dir, const struct rundir *cur, const char *out,
-		  const struct cmp_opts *co, struct verdict *v)
-{
-	struct rundir base;
-	char err[RUNDIR_ERR_MAX];
-	int rc = rundir_load(base_dir, &base, err);
-
-	if (rc) {
-		escape_term_line(stderr, "fabprobe: baseline: %s", err);
-		return rc;
-	}
-	rc = checks_write_compare(base_dir, &base, cur_dir, cur, out, co, v);
-	rundir_free(&base);
-	return rc;
 }
 
 /* ---------------------------------------------------------------- expectations, declared */

@@ -1,8 +1,9 @@
 /* checks_stage.c — `run`'s judges (checks.h): the baseline comparison, the expectations and
- * the declared cabling. Before the confirmation pass, rank 0 names the pairs they suspect, so
- * that the pass measures them with the map's own candidates (one plan, one re-measurement,
- * docs/judging.md); the last stage judges the files, confirming figures included, and writes
- * the judges' files once. */
+ * the declared cabling, over the run's own model (made from what its writers wrote, never read
+ * back from its directory) and the baseline read once before the run. Before the confirmation
+ * pass, rank 0 names the pairs they suspect, so that the pass measures them with the map's own
+ * candidates (one plan, one re-measurement, docs/judging.md); the last stage judges the model,
+ * confirming figures included, and writes the judges' files once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,11 +18,11 @@
 /* Rank 0's state. */
 struct jst {
 	const struct checks_opts *jo;
-	struct run_out *ro;
 	const struct p2p_opts *o;
 	const struct world *w;
-	struct rundir base, cur;
-	int have_base, have_cur;
+	const char *dir;             /* the run's results directory: the judges' files go there */
+	const struct rundir *base;   /* the baseline, read once before the run (NULL: none) */
+	const struct rundir *cur;    /* the run's own model */
 	struct cmp_opts co;
 };
 
@@ -67,11 +68,11 @@ static int candidates(struct jst *s, int *t)
 {
 	int n = 0;
 
-	if (s->have_base) {
+	if (s->base) {
 		struct cmp_report rep;
 		struct cmp_skip sk;
 
-		if (checks_cmp(&s->base, &s->cur, &s->co, NULL, NULL, &rep, &sk))
+		if (checks_cmp(s->base, s->cur, &s->co, NULL, NULL, &rep, &sk))
 			return FP_ERUNTIME;
 		for (int i = 0; i < rep.nworse; i++)
 			n = triple_add(s, t, n, rep.worse[i].path, rep.worse[i].a, rep.worse[i].b);
@@ -80,7 +81,7 @@ static int candidates(struct jst *s, int *t)
 	if (s->jo->accept) {
 		struct acc_report rep;
 
-		if (checks_acc(&s->cur, &s->jo->rules, NULL, &rep))
+		if (checks_acc(s->cur, &s->jo->rules, NULL, &rep))
 			return FP_ERUNTIME;
 		for (int i = 0; i < rep.nfailed_pairs; i++)
 			n = triple_add(s, t, n, rep.failed_pairs[i].path, rep.failed_pairs[i].a, rep.failed_pairs[i].b);
@@ -89,69 +90,55 @@ static int candidates(struct jst *s, int *t)
 	return n;
 }
 
-/* Rank 0: read what the run wrote so far, and the baseline. */
-static int load(struct jst *s)
+int checks_base_load(struct checks_opts *jo)
 {
 	char err[RUNDIR_ERR_MAX];
 	int rc;
 
-	if ((rc = rundir_load(s->ro->dir, &s->cur, err))) {
-		escape_term_line(stderr, "fabprobe: judging this run: %s", err);
-		return rc;
+	if (!jo->baseline || jo->base)
+		return 0;
+	if (!(jo->base = malloc(sizeof *jo->base)))
+		return FP_ERUNTIME;
+	if ((rc = rundir_load(jo->baseline, jo->base, err))) {
+		escape_term_line(stderr, "fabprobe run: --baseline: %s", err);
+		free(jo->base);
+		jo->base = NULL;
 	}
-	s->have_cur = 1;
-	if (s->jo->baseline) {
-		if ((rc = rundir_load(s->jo->baseline, &s->base, err))) {
-			escape_term_line(stderr, "fabprobe: --baseline: %s", err);
-			return rc;
-		}
-		s->have_base = 1;
-	}
-	return 0;
-}
-
-/* Rank 0: the judges' files and summaries. */
-static int finish(struct jst *s, struct verdict *v)
-{
-	int rc = 0, r;
-
-	if (s->have_base)
-		rc = checks_write_compare(s->jo->baseline, &s->base, s->ro->dir, &s->cur, s->ro->dir, &s->co, v);
-	r = checks_run(s->jo, &s->cur, s->ro->dir, v);
-	return rc < 0 ? rc : r < 0 ? r : rc | r;
+	return rc;
 }
 
 int checks_suspected(const struct checks_opts *jo, const struct p2p_opts *o, const struct world *w,
-		     const struct run_out *ro, int ntiers, const char *const *labels, int *t)
+		     struct rundir *cur, int ntiers, const char *const *labels, int *t)
 {
-	struct jst s = { .jo = jo, .ro = (struct run_out *)ro, .o = o, .w = w,
+	struct jst s = { .jo = jo, .o = o, .w = w, .base = jo->base, .cur = cur,
 			 .co = { .tolerance_pct = jo->tolerance_pct } };
-	int n = load(&s);
+	char err[RUNDIR_ERR_MAX];
+	int rc = 0;
 
-	if (n == 0 && ntiers > 0 && (n = rundir_set_topology(&s.cur, w->nep, (const char *const *)w->labels, ntiers,
-							     labels)) == FP_EUSAGE)
-		n = FP_ERUNTIME; /* a map of its own making always has this shape */
-	if (n == 0)
-		n = candidates(&s, t);
-	if (s.have_cur)
-		rundir_free(&s.cur);
-	if (s.have_base)
-		rundir_free(&s.base);
-	return n;
+	if (ntiers > 0 && (rc = rundir_set_topology(cur, w->nep, (const char *const *)w->labels, ntiers, labels)))
+		return FP_ERUNTIME; /* a map of its own making always has this shape */
+	if ((rc = rundir_index(cur, err))) {
+		escape_term_line(stderr, "fabprobe: judging this run: %s", err);
+		return rc;
+	}
+	return candidates(&s, t);
 }
 
-int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, struct verdict *v)
+int checks_stage(struct world *w, struct run_out *ro, const struct checks_opts *jo, int skip, struct rundir *cur,
+		 struct verdict *v)
 {
-	struct jst s = { .jo = jo, .ro = ro, .w = w, .co = { .tolerance_pct = jo->tolerance_pct } };
-	int rc;
+	struct cmp_opts co = { .tolerance_pct = jo->tolerance_pct };
+	char err[RUNDIR_ERR_MAX];
+	int rc = 0, r;
 
 	if (skip || w->rank != 0)
 		return 0;
-	if ((rc = load(&s)) == 0)
-		rc = finish(&s, v);
-	if (s.have_cur)
-		rundir_free(&s.cur);
-	if (s.have_base)
-		rundir_free(&s.base);
-	return rc;
+	if ((rc = rundir_index(cur, err))) {
+		escape_term_line(stderr, "fabprobe: judging this run: %s", err);
+		return rc;
+	}
+	if (jo->base)
+		rc = checks_write_compare(jo->baseline, jo->base, ro->dir, cur, ro->dir, &co, v);
+	r = checks_run(jo, cur, ro->dir, v);
+	return rc < 0 ? rc : r < 0 ? r : rc | r;
 }

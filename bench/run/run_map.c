@@ -670,10 +670,12 @@ static void map_again_say(const struct run_path_map *p)
 }
 
 static int write_one(const struct run_maps *mp, int i, const char *suffix, int schedulers, const char *dir,
-		     const struct emit_topo *base, int print)
+		     const struct emit_topo *base, int print, const struct results_tee *tee)
 {
 	const struct run_path_map *p = &mp->p[i];
 	struct emit_topo t = *base;
+	struct results_teebuf tb;
+	FILE *f;
 	int rc;
 
 	t.tree = map_of(p);
@@ -681,6 +683,10 @@ static int write_one(const struct run_maps *mp, int i, const char *suffix, int s
 	t.rest = p->first.n || p->rest.n ? &p->rest : NULL;
 	t.suffix = suffix;
 	rc = topo_outputs_write(dir, &t, schedulers);
+	if ((f = results_tee_open(tee, &tb))) /* topology.csv's text for the run's own model */
+		topo_csv_topology(f, &t);
+	if (tee)
+		results_tee_done(tee, &tb, "topology.csv");
 	if (print) {
 		printf("\npath %s%s:", p->m->path, i == mp->compute ? " (the compute fabric: the scheduler files)" : "");
 		topo_summary_print(stdout, &t);
@@ -708,11 +714,11 @@ int run_maps_write(struct run_maps *mp, const struct world *w, const struct run_
 		char suffix[P2P_PATH_MAX + 2];
 
 		path_suffix(mp->p[i].m->path, suffix, sizeof suffix);
-		if ((wrc = write_one(mp, i, suffix, 0, ro->dir, base, 1)) && rc != FP_ERUNTIME)
+		if ((wrc = write_one(mp, i, suffix, 0, ro->dir, base, 1, NULL)) && rc != FP_ERUNTIME)
 			rc = wrc;
 	}
 	/* the compute path's map again, un-suffixed, with the scheduler files */
-	if ((wrc = write_one(mp, mp->compute, "", !w->single_node, ro->dir, base, 0)) && rc != FP_ERUNTIME)
+	if ((wrc = write_one(mp, mp->compute, "", !w->single_node, ro->dir, base, 0, &ro->tee)) && rc != FP_ERUNTIME)
 		rc = wrc;
 	/* every path's matrices, once, in the compute map's tree order (docs/formats.md) */
 	for (int i = 0; i < mp->npaths; i++)

@@ -65,9 +65,9 @@ static int run_confirm_options(struct run_opts *c, struct opts_group *g)
 
 /* rank 0: the pairs the judges suspect in the first figures (checks_suspected), each pair's
  * tier from the compute path's first map; the count into *n (0 when no judge is asked for). */
-static int run_judged(const struct run_opts *c, const struct world *w, const struct run_out *ro,
-		      struct run_maps *mp, int *t, int *n)
+static int run_judged(const struct run_opts *c, const struct world *w, struct run_state *st, int *t, int *n)
 {
+	struct run_maps *mp = &st->mp;
 	const struct infer_result *r;
 	char (*names)[EMIT_NAME_MAX] = NULL;
 	const char **labels = NULL;
@@ -90,7 +90,11 @@ static int run_judged(const struct run_opts *c, const struct world *w, const str
 		emit_group_name(&et, k, r->group[x], names[x]);
 		labels[x] = names[x];
 	}
-	if (rc == 0 && (rc = checks_suspected(&c->checks, &c->p2p, w, ro, r->ntiers, labels, t)) >= 0) {
+	if (rc == 0 && st->model_rc) {
+		escape_term_line(stderr, "fabprobe: judging this run: %s", st->model_err);
+		rc = st->model_rc;
+	}
+	if (rc == 0 && (rc = checks_suspected(&c->checks, &c->p2p, w, &st->model, r->ntiers, labels, t)) >= 0) {
 		*n = rc;
 		rc = 0;
 	}
@@ -110,7 +114,7 @@ static int run_confirm_step(struct world *w, struct run_out *ro, struct run_stat
 				       .judged_paths = c->p2p.paths };
 
 	if (w->rank == 0)
-		rc = run_judged(c, w, ro, &st->mp, t, &cf.njudged);
+		rc = run_judged(c, w, st, t, &cf.njudged);
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD) || rc)
 		return st->krc = rc < 0 ? rc : FP_ERUNTIME; /* a baseline or run that does not read: said */
 	rc = run_confirm(&cf, &c->p2p, w, ro, &st->mp);
@@ -220,29 +224,51 @@ const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outp
 
 /* ---------------------------------------------------------------- checks */
 
-/* The judging options (checks.c) into g. */
-static int run_checks_options(struct run_opts *c, struct opts_group *g)
+/* --test-model */
+static int run_checks_take(void *ctx, int val, const char *arg, char *err)
 {
-	*g = checks_opts_group(&c->checks, 1);
-	return 1;
+	(void)val, (void)arg, (void)err;
+	((struct run_opts *)ctx)->test_model = 1;
+	return 0;
 }
 
-/* Before anything is measured, collective: rank 0 reads the baseline whole, as the judges
- * will, so that a baseline they would refuse (a host twice in nodes.csv, a malformed
- * p2p.csv) ends the job now with exit 2, not after the whole run. */
+/* The judging options (checks.c) and --test-model into g. */
+static int run_checks_options(struct run_opts *c, struct opts_group *g)
+{
+	static const struct option lo[] = { { "test-model", no_argument, NULL, 1 }, { NULL, 0, NULL, 0 } };
+
+	g[0] = checks_opts_group(&c->checks, 1);
+	g[1] = (struct opts_group){ .longopts = lo, .take = run_checks_take, .ctx = c };
+	return 2;
+}
+
+/* rank 0, --test-model: the run's own model against its directory read whole, as `report` and
+ * `compare` read it: they must hold the same (rundir_same). 0, or FP_ERUNTIME said. */
+static int run_model_test(const struct run_out *ro, struct rundir *model)
+{
+	struct rundir rd = { 0 };
+	char err[RUNDIR_ERR_MAX], why[256];
+	int rc = rundir_index(model, err) ? FP_ERUNTIME : rundir_load(ro->dir, &rd, err) ? FP_ERUNTIME : 0;
+
+	if (rc == 0 && !rundir_same(model, &rd, why, sizeof why)) {
+		snprintf(err, sizeof err, "the run's own model and its directory differ: %s", why);
+		rc = FP_ERUNTIME;
+	}
+	if (rc == 0)
+		printf("model: the run's own model holds what its directory does (%zu p2p rows, %d retests)\n",
+		       model->np2p, model->nretest);
+	else
+		escape_term_line(stderr, "fabprobe: --test-model: %s", err);
+	rundir_free(&rd);
+	return rc;
+}
+
+/* Before anything is measured, collective: rank 0 reads the baseline whole, once, as the
+ * judges will take it (checks_base_load). */
 static int run_checks_check(struct world *w, struct run_opts *c)
 {
-	int rc = 0;
+	int rc = w->rank == 0 ? checks_base_load(&c->checks) : 0;
 
-	if (w->rank == 0 && c->checks.baseline) {
-		struct rundir base;
-		char err[RUNDIR_ERR_MAX];
-
-		if ((rc = rundir_load(c->checks.baseline, &base, err)))
-			escape_term_line(stderr, "fabprobe run: --baseline: %s", err);
-		else
-			rundir_free(&base);
-	}
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
 	return rc;
@@ -254,11 +280,18 @@ static int run_checks_on(const struct run_opts *c)
 	return checks_wanted(&c->checks);
 }
 
-/* rank 0: the judges on the files written, the confirming figures among them (nothing when
+/* rank 0: the judges on the run's own model, the confirming figures among them (nothing when
  * an earlier stage failed, but that is said). */
 static int run_checks_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	return st->jrc = checks_stage(w, ro, &st->c->checks, st->failed != 0, &st->judged);
+	if (w->rank == 0 && !st->failed && st->model_rc) {
+		escape_term_line(stderr, "fabprobe: judging this run: %s", st->model_err);
+		return st->jrc = st->model_rc;
+	}
+	st->jrc = checks_stage(w, ro, &st->c->checks, st->failed != 0, &st->model, &st->judged);
+	if (w->rank == 0 && !st->failed && st->jrc >= 0 && st->c->test_model && run_model_test(ro, &st->model))
+		st->jrc = FP_ERUNTIME;
+	return st->jrc;
 }
 
 const struct run_stage run_stage_checks = { .name = "checks", .opts = run_checks_options, .on = run_checks_on,

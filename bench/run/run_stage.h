@@ -46,6 +46,7 @@ struct run_opts {
 	struct p2p_opts p2p_lat;     /* planned: the pairs stage's options, latency sizes alone */
 	int loaded;                  /* --loaded: the loaded pass, after the order */
 	int test_split_leaves;       /* --test-split-leaves: the first map's leaves drawn split (a hook) */
+	int test_model;              /* --test-model: the judges' model checked against the directory */
 };
 
 /* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
@@ -82,6 +83,12 @@ struct run_state {
 	struct run_maps mp;          /* rank 0: the latency maps */
 	struct coll_summary coll;    /* rank 0: the collectives' wrong rows and paths below --min-pct */
 	char which[1024];            /* rank 0: the confirmed suspects, as the verdict says them */
+	/* rank 0, when a judge is asked for: the run as its judges read it, made from the text its
+	 * writers hand to the results directory's tee (never read back from the directory), and
+	 * the first failure to make it (FP_E*, said in model_err) */
+	struct rundir model;
+	int model_rc;
+	char model_err[RUNDIR_ERR_MAX];
 	struct verdict judged;       /* rank 0: the judges' clauses (the checks stage) */
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */

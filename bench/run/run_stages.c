@@ -129,6 +129,24 @@ static void run_state_free(struct run_state *st)
 	free(st->links.find);
 	verdict_free(&st->judged);
 	verdict_free(&st->verdict);
+	rundir_free(&st->model);
+}
+
+/* rank 0: a results file's text, as its writer wrote it, into the run's own model (the files
+ * the model is made of; the others pass) */
+static void run_model_tee(void *ctx, const char *file, const char *text, size_t len)
+{
+	struct run_state *st = ctx;
+	int rc;
+
+	if (st->model_rc || !rundir_reads(file))
+		return;
+	if (!text) {
+		snprintf(st->model_err, sizeof st->model_err, "%s: out of memory", file);
+		st->model_rc = FP_ERUNTIME;
+	} else if ((rc = rundir_add_text(&st->model, file, text, len, st->model_err))) {
+		st->model_rc = rc;
+	}
 }
 
 int run_stages_run(const struct run_stage *const *stages, struct world *w, struct run_out *ro, struct run_opts *c)
@@ -136,6 +154,13 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 	struct run_state st = { .c = c };
 	int rc = 0;
 
+	if (w->rank == 0 && checks_wanted(&c->checks)) {
+		if (rundir_init(&st.model, ro->dir)) {
+			snprintf(st.model_err, sizeof st.model_err, "out of memory");
+			st.model_rc = FP_ERUNTIME;
+		}
+		ro->tee = (struct results_tee){ .fn = run_model_tee, .ctx = &st };
+	}
 	for (int i = 0; stages[i]; i++) {
 		const struct run_stage *s = stages[i];
 
@@ -146,6 +171,7 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		if (rc < 0 && !st.failed)
 			st.failed = rc;
 	}
+	ro->tee = (struct results_tee){ 0 }; /* st ends here */
 	if (rc == FP_ETIMEDOUT || st.failed) {
 		run_state_free(&st);
 		return rc == FP_ETIMEDOUT ? rc : st.failed;

@@ -77,9 +77,13 @@ slow_not_worse() {
 for k in $(seq "${FP_REPEATS:-3}"); do
 	d=$tmp/new$k
 	$FC mpirun "$FP" run "${Q[@]}" --baseline "$tmp/base" --expect "$tmp/expect.conf" \
-		--declared "$tmp/base/topology.conf" -o "$d" > "$d.out" 2>&1
+		--declared "$tmp/base/topology.conf" --test-model -o "$d" > "$d.out" 2>&1
 	expect "run $k: verdict FAIL, naming the baseline, acceptance and declared findings" \
 		grep -q '^verdict: FAIL .*baseline: [1-9][0-9]* worse, 0 gone, 1 moved; acceptance: 2 of 5 rules failed; declared: 1 mismatch)' "$d.out"
+	# the judges judged the run's own model, never its directory read back: it holds what the
+	# directory does, confirming figures, the map and the collectives included
+	expect "run $k: the judges' model of the run is its directory's (--test-model)" \
+		grep -q "^model: the run's own model holds what its directory does ([1-9][0-9]* p2p rows, [1-9][0-9]* retests)" "$d.out"
 	# one confirmation pass for the map's candidates and the judges' pairs: the suspects it held
 	# are in suspects.csv and in the verdict's suspects clause (they vanished once, when the
 	# judges re-measured on their own and redrew the map: "none confirmed"), and the judges'

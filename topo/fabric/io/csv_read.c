@@ -184,19 +184,13 @@ int csv_read_open(struct csv_read *r, const char *file, char *err)
 	return csv_read_open_in(r, file, 0, err);
 }
 
-int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char *err)
+/* r->f open: its header row read and kept. 0, or FP_EUSAGE / FP_ERUNTIME with err (r closed). */
+static int header_read(struct csv_read *r, char *err)
 {
-	int got;
+	int got = row_text(r);
 
-	struct stat st;
-
-	*r = (struct csv_read){ .file = file, .next_line = 1 };
-	if (!(r->f = regular_open(file, flags, &st, err)))
-		return FP_EUSAGE;
-	r->size = (long long)st.st_size;
-	r->mtime_ns = mtime_ns(&st);
-	if ((got = row_text(r)) <= 0) {
-		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", file, got == -2 ? "a row of more than 64 MiB (not a CSV file)"
+	if (got <= 0) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: %s", r->file, got == -2 ? "a row of more than 64 MiB (not a CSV file)"
 			 : got ? "out of memory" : "empty file (no header row)");
 		csv_read_close(r);
 		return got == -1 ? FP_ERUNTIME : FP_EUSAGE;
@@ -210,9 +204,35 @@ int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char 
 	r->nfield = 0;
 	return 0;
 oom:
-	snprintf(err, CSV_READ_ERR_MAX, "%s: out of memory", file);
+	snprintf(err, CSV_READ_ERR_MAX, "%s: out of memory", r->file);
 	csv_read_close(r);
 	return FP_ERUNTIME;
+}
+
+int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char *err)
+{
+	struct stat st;
+
+	*r = (struct csv_read){ .file = file, .next_line = 1 };
+	if (!(r->f = regular_open(file, flags, &st, err)))
+		return FP_EUSAGE;
+	r->size = (long long)st.st_size;
+	r->mtime_ns = mtime_ns(&st);
+	return header_read(r, err);
+}
+
+int csv_read_open_mem(struct csv_read *r, const char *name, const char *text, size_t len, char *err)
+{
+	*r = (struct csv_read){ .file = name, .next_line = 1, .size = (long long)len };
+	if (!len) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: empty file (no header row)", name);
+		return FP_EUSAGE;
+	}
+	if (!(r->f = fmemopen((void *)text, len, "r"))) {
+		snprintf(err, CSV_READ_ERR_MAX, "%s: out of memory", name);
+		return FP_ERUNTIME;
+	}
+	return header_read(r, err);
 }
 
 int csv_read_next(struct csv_read *r, char *err)

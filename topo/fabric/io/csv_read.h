@@ -40,6 +40,9 @@ struct csv_read {
 int csv_read_open(struct csv_read *r, const char *file, char *err);
 /* The same with results_input_open's flags (RESULTS_IN_NOLINK: a file of a results directory). */
 int csv_read_open_in(struct csv_read *r, const char *file, unsigned flags, char *err);
+/* The same over text (len bytes, not copied: it outlives r), as if it were the file name: the
+ * one reader for what a writer hands over in memory (the run's own model, rundir.h). */
+int csv_read_open_mem(struct csv_read *r, const char *name, const char *text, size_t len, char *err);
 /* The next data row: returns 1 (r->field[0..nfield-1]), 0 at the end, FP_ERUNTIME out of
  * memory, FP_EUSAGE with "file:line: why" in err when the row has more fields than the header
  * (the row is still held: its fields are there, and reading may go on). Blank lines are

@@ -62,13 +62,11 @@ static const int in_col[P2P_CSV_IN_NCOLS] = {
 	 P2P_CSV_NEED(P2P_COL_SIZE) | P2P_CSV_NEED(P2P_COL_STATUS))
 #define SIZE_MAX_B 1000000000000000LL /* 1e15: size_B above it is no message size */
 
-int p2p_csv_open(struct p2p_csv_reader *p, const char *file, unsigned need, char *err)
+/* p->r open: its header has the columns every reader and need ask for. 0 or FP_EUSAGE (closed). */
+static int p2p_header(struct p2p_csv_reader *p, const char *file, unsigned need, char *err)
 {
-	int at[P2P_NCOLS], rc;
+	int at[P2P_NCOLS];
 
-	memset(p, 0, sizeof *p);
-	if ((rc = csv_read_open(&p->r, file, err)))
-		return rc;
 	if (p->r.nul || p->r.line != 1) {
 		snprintf(err, CSV_READ_ERR_MAX, p->r.nul ? "%s:%d: a NUL byte: not a text file" :
 			 "%s:%d: blank line before the header", file, p->r.nul ? p->r.line : 1);
@@ -88,6 +86,27 @@ int p2p_csv_open(struct p2p_csv_reader *p, const char *file, unsigned need, char
 fail:
 	csv_read_close(&p->r);
 	return FP_EUSAGE;
+}
+
+int p2p_csv_open(struct p2p_csv_reader *p, const char *file, unsigned need, char *err)
+{
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if ((rc = csv_read_open(&p->r, file, err)))
+		return rc;
+	return p2p_header(p, file, need, err);
+}
+
+int p2p_csv_open_mem(struct p2p_csv_reader *p, const char *name, const char *text, size_t len, unsigned need,
+		     char *err)
+{
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	if ((rc = csv_read_open_mem(&p->r, name, text, len, err)))
+		return rc;
+	return p2p_header(p, name, need, err);
 }
 
 /* Column i of p2p_csv_in in the current row ("" when the file lacks it). */

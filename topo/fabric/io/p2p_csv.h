@@ -79,6 +79,9 @@ struct p2p_csv_reader {
  * before the header is no part of its first name; no blank line before it. Returns 0, or
  * FP_EUSAGE with "file[:line]: why" in err (CSV_READ_ERR_MAX), FP_ERUNTIME out of memory. */
 int p2p_csv_open(struct p2p_csv_reader *p, const char *file, unsigned need, char *err);
+/* The same over text (len bytes, not copied), read as the file name would be. */
+int p2p_csv_open_mem(struct p2p_csv_reader *p, const char *name, const char *text, size_t len, unsigned need,
+		     char *err);
 /* The next row into *row: 1, 0 at the end, or FP_EUSAGE with "file:line: why" in err (the
  * column named where a cell is at fault), FP_ERUNTIME. Every row has the header's cell count;
  * a last row without a line break and with fewer cells was cut short (a full disk, a killed

@@ -3,6 +3,7 @@
 #include "rundir.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -257,9 +258,11 @@ const char *rundir_metric_name(int metric)
 	return metric >= 0 && metric < RD_NMETRIC ? p2p_csv_cols[col[metric]].name : "?";
 }
 
-/* Read dir/name (p2p.csv, or a file of retests: the same columns) when it exists, into *rows
- * (grown), *n rows so far; *present says whether it did. 0, FP_EUSAGE or FP_ERUNTIME (err). */
-static int p2p_part(struct rundir *rd, const char *name, struct rd_p2p **rows, size_t *n, int *present, char *err)
+/* Read dir/name (p2p.csv, or a file of retests: the same columns), or text (len bytes) as
+ * that file, into *rows (grown), *n rows so far; *present says whether there was any. 0,
+ * FP_EUSAGE or FP_ERUNTIME (err). */
+static int p2p_part(struct rundir *rd, const char *name, const char *text, size_t len, struct rd_p2p **rows,
+		    size_t *n, int *present, char *err)
 {
 	struct p2p_csv_reader r;
 	struct p2p_csv_in in;
@@ -268,9 +271,11 @@ static int p2p_part(struct rundir *rd, const char *name, struct rd_p2p **rows, s
 	int rc;
 
 	snprintf(path, sizeof path, "%s/%s", rd->dir, name);
-	if ((rc = rd_present(path, present, err)) || !*present)
+	if (text)
+		*present = 1;
+	else if ((rc = rd_present(path, present, err)) || !*present)
 		return rc;
-	if ((rc = p2p_csv_open(&r, path, RD_P2P_NEED, err)))
+	if ((rc = text ? p2p_csv_open_mem(&r, path, text, len, RD_P2P_NEED, err) : p2p_csv_open(&r, path, RD_P2P_NEED, err)))
 		return rc;
 	while ((rc = p2p_csv_next(&r, &in, err)) == 1) {
 		if (*n == cap) {
@@ -387,9 +392,13 @@ static struct rd_p2p *p2p_lookup(const struct rundir *rd, const struct rd_p2p *k
 	return NULL;
 }
 
-/* Fold the retest rows into their first measurement: the best of all retests per metric. */
+/* Fold the retest rows into their first measurement: the best of all retests per metric (from
+ * scratch: a model indexed again after more retests folds them all once). */
 static void retests_fold(struct rundir *rd, const struct rd_p2p *t, size_t nt)
 {
+	for (size_t i = 0; i < rd->np2p; i++)
+		for (int m = 0; m < RD_NMETRIC; m++)
+			rd->p2p[i].retest[m] = NAN;
 	for (size_t i = 0; i < nt; i++) {
 		struct rd_p2p *hit = p2p_lookup(rd, &t[i]);
 
@@ -489,7 +498,7 @@ static const int coll_used[] = { COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_DTYPE, 
 static int coll_read(struct rd_reader *x)
 {
 	struct rundir *rd = x->rd;
-	int c[12], rc, cap = 0;
+	int c[12], rc, cap = rd->ncoll; /* rows add to those given before (rundir_add_text) */
 
 	if (table_columns(x, coll_csv_cols, COLL_NCOLS, coll_used, c, 12, 10))
 		return FP_EUSAGE;
@@ -605,19 +614,21 @@ static int nics_read(struct rd_reader *x)
 
 /* ---------------------------------------------------------------- loading */
 
-/* The retest rows into a list of their own (folded in once the first rows are sorted). */
-struct retests {
-	struct rd_p2p *rows;
-	size_t n;
-};
-
-/* Read dir/name with fn when it exists; *present says whether it did. */
-static int part(struct rundir *rd, char *err, const char *name, int (*fn)(struct rd_reader *), int *present)
+/* Read dir/name, or text (len bytes) as that file, with fn; *present says whether there was one. */
+static int part(struct rundir *rd, char *err, const char *name, const char *text, size_t len,
+		int (*fn)(struct rd_reader *), int *present)
 {
 	struct rd_reader x = { .rd = rd, .err = err };
 	char path[4200];
-	int rc = open_file(&x, rd->dir, name, path, sizeof path, present);
+	int rc;
 
+	if (text) {
+		snprintf(path, sizeof path, "%s/%s", rd->dir, name);
+		*present = 1;
+		rc = csv_read_open_mem(&x.r, path, text, len, err);
+	} else {
+		rc = open_file(&x, rd->dir, name, path, sizeof path, present);
+	}
 	if (rc || !*present)
 		return rc;
 	rc = fn(&x);
@@ -644,16 +655,20 @@ static int topo_index(struct rundir *rd)
 	return 0;
 }
 
-/* After reading: names in strcmp order, rows sorted, retests folded, hosts to topology. */
-static int index_build(struct rundir *rd, struct retests *rt)
+int rundir_index(struct rundir *rd, char *err)
 {
 	if (ranks_make(rd))
-		return FP_ERUNTIME;
+		goto oom;
 	if (rd->np2p) /* no rows: no array (qsort must not be given NULL) */
 		qsort_r(rd->p2p, rd->np2p, sizeof *rd->p2p, cmp_p2p, rd);
-	retests_fold(rd, rt->rows, rt->n);
-	rd->nretest = (int)rt->n;
-	return topo_index(rd);
+	retests_fold(rd, rd->rt, rd->nrt);
+	rd->nretest = (int)rd->nrt;
+	if (topo_index(rd))
+		goto oom;
+	return p2p_unique(rd, err);
+oom:
+	snprintf(err, RUNDIR_ERR_MAX, "%.600s: out of memory", rd->dir);
+	return FP_ERUNTIME;
 }
 
 int rundir_load_topology(struct rundir *rd, const char *dir, const char *name, char *err)
@@ -666,7 +681,7 @@ int rundir_load_topology(struct rundir *rd, const char *dir, const char *name, c
 	memset(&rd->topo, 0, sizeof rd->topo);
 	memcpy(saved, rd->dir, sizeof saved);
 	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
-	rc = part(rd, err, name ? name : "topology.csv", topo_read, &rd->has_topo);
+	rc = part(rd, err, name ? name : "topology.csv", NULL, 0, topo_read, &rd->has_topo);
 	memcpy(rd->dir, saved, sizeof saved);
 	if (rc == 0 && (ranks_make(rd) || topo_index(rd)))
 		rc = FP_ERUNTIME;
@@ -702,52 +717,108 @@ oom:
 	return FP_ERUNTIME;
 }
 
+/* The files of a results directory the model is made of, in the order they are read: the first
+ * measurements (p2p.csv, then a planned run's bandwidth), the retests, the map and the rest.
+ * fn NULL: p2p rows; retest: into the retest rows. has: the flag its presence sets (or -1). */
+static const struct rd_file {
+	const char *name;
+	unsigned bit;
+	int (*fn)(struct rd_reader *);
+	int retest;
+	long has;
+} rd_files[] = {
+	{ "p2p.csv", RD_FILE_P2P, NULL, 0, offsetof(struct rundir, has_p2p) },
+	{ "p2p_bw.csv", RD_FILE_P2P, NULL, 0, -1 },
+	{ "p2p_retest.csv", RD_FILE_RETESTS, NULL, 1, -1 },
+	{ "p2p_confirm.csv", RD_FILE_RETESTS, NULL, 1, -1 }, /* run's confirmation pass: pairs measured alone */
+	{ "topology.csv", RD_FILE_TOPO, topo_read, 0, offsetof(struct rundir, has_topo) },
+	{ "collectives.csv", RD_FILE_COLL, coll_read, 0, offsetof(struct rundir, has_coll) },
+	{ "nodes.csv", RD_FILE_NODES, nodes_read, 0, offsetof(struct rundir, has_nodes) },
+	{ "nics.csv", RD_FILE_NICS, nics_read, 0, offsetof(struct rundir, has_nics) },
+};
+
+/* Forget what rd holds of f's kind: a map, nodes or NICs given again replace those given before;
+ * p2p, retest and collectives rows add up (their writers hand them over a part at a time). */
+static void file_reset(struct rundir *rd, const struct rd_file *f)
+{
+	if (f->fn == topo_read) {
+		free(rd->topo.host);
+		free(rd->topo.group);
+		memset(&rd->topo, 0, sizeof rd->topo);
+	} else if (f->fn == nodes_read) {
+		free(rd->node);
+		rd->node = NULL;
+		rd->nnode = 0;
+	} else if (f->fn == nics_read) {
+		free(rd->nic);
+		rd->nic = NULL;
+		rd->nnic = 0;
+	}
+}
+
+/* f, from dir or from text (len bytes). */
+static int file_read(struct rundir *rd, const struct rd_file *f, const char *text, size_t len, char *err)
+{
+	int present = 0, rc;
+
+	file_reset(rd, f);
+	if (f->fn)
+		rc = part(rd, err, f->name, text, len, f->fn, &present);
+	else if (f->retest)
+		rc = p2p_part(rd, f->name, text, len, &rd->rt, &rd->nrt, &present, err);
+	else
+		rc = p2p_part(rd, f->name, text, len, &rd->p2p, &rd->np2p, &present, err);
+	if (present && f->has >= 0)
+		*(int *)((char *)rd + f->has) = 1;
+	return rc;
+}
+
+int rundir_init(struct rundir *rd, const char *dir)
+{
+	memset(rd, 0, sizeof *rd);
+	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
+	return rundir_intern(rd, "") == 0 ? 0 : FP_ERUNTIME;
+}
+
+int rundir_reads(const char *name)
+{
+	for (size_t i = 0; i < sizeof rd_files / sizeof *rd_files; i++)
+		if (!strcmp(rd_files[i].name, name))
+			return 1;
+	return 0;
+}
+
+int rundir_add_text(struct rundir *rd, const char *name, const char *text, size_t len, char *err)
+{
+	for (size_t i = 0; i < sizeof rd_files / sizeof *rd_files; i++)
+		if (!strcmp(rd_files[i].name, name))
+			return file_read(rd, &rd_files[i], text, len, err);
+	snprintf(err, RUNDIR_ERR_MAX, "%s: internal: not a file of the model", name);
+	return FP_EUSAGE;
+}
+
 int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err)
 {
-	struct retests rt = { 0 };
 	struct stat st;
-	int rc = 0, has_rt = 0;
+	int rc = 0;
 
 	memset(rd, 0, sizeof *rd);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, RUNDIR_ERR_MAX, "%s: not a results directory", dir);
 		return FP_EUSAGE;
 	}
-	snprintf(rd->dir, sizeof rd->dir, "%s", dir);
-	if (rundir_intern(rd, "") != 0)
-		goto oom;
-	if (files & RD_FILE_P2P)
-		rc = p2p_part(rd, "p2p.csv", &rd->p2p, &rd->np2p, &rd->has_p2p, err);
-	if (!rc && (files & RD_FILE_P2P)) { /* a planned run's bandwidth, measured after the map */
-		int has_bw = 0;
-
-		rc = p2p_part(rd, "p2p_bw.csv", &rd->p2p, &rd->np2p, &has_bw, err);
+	if (rundir_init(rd, dir)) {
+		snprintf(err, RUNDIR_ERR_MAX, "%s: out of memory", dir);
+		rc = FP_ERUNTIME;
 	}
-	if (!rc && (files & RD_FILE_RETESTS))
-		rc = p2p_part(rd, "p2p_retest.csv", &rt.rows, &rt.n, &has_rt, err);
-	if (!rc && (files & RD_FILE_RETESTS)) /* run's confirmation pass: pairs behind suspects, measured alone */
-		rc = p2p_part(rd, "p2p_confirm.csv", &rt.rows, &rt.n, &has_rt, err);
-	if (!rc && (files & RD_FILE_TOPO))
-		rc = part(rd, err, "topology.csv", topo_read, &rd->has_topo);
-	if (!rc && (files & RD_FILE_COLL))
-		rc = part(rd, err, "collectives.csv", coll_read, &rd->has_coll);
-	if (!rc && (files & RD_FILE_NODES))
-		rc = part(rd, err, "nodes.csv", nodes_read, &rd->has_nodes);
-	if (!rc && (files & RD_FILE_NICS))
-		rc = part(rd, err, "nics.csv", nics_read, &rd->has_nics);
-	if (!rc && index_build(rd, &rt))
-		goto oom;
+	for (size_t i = 0; !rc && i < sizeof rd_files / sizeof *rd_files; i++)
+		if (files & rd_files[i].bit)
+			rc = file_read(rd, &rd_files[i], NULL, 0, err);
 	if (!rc)
-		rc = p2p_unique(rd, err);
-	free(rt.rows);
+		rc = rundir_index(rd, err);
 	if (rc)
 		rundir_free(rd);
 	return rc;
-oom:
-	free(rt.rows);
-	rundir_free(rd);
-	snprintf(err, RUNDIR_ERR_MAX, "%s: out of memory", dir);
-	return FP_ERUNTIME;
 }
 
 int rundir_load(const char *dir, struct rundir *rd, char *err)
@@ -768,6 +839,7 @@ void rundir_free(struct rundir *rd)
 	strtab_free(&rd->tab);
 	free(rd->rank);
 	free(rd->p2p);
+	free(rd->rt);
 	free(rd->coll);
 	free(rd->node);
 	free(rd->nic);
@@ -775,6 +847,102 @@ void rundir_free(struct rundir *rd)
 	free(rd->topo.group);
 	free(rd->topo_of);
 	memset(rd, 0, sizeof *rd);
+}
+
+/* ---------------------------------------------------------------- two models alike */
+
+/* floats alike: both NAN, or equal */
+static int same_f(double x, double y)
+{
+	return (isnan(x) && isnan(y)) || x == y;
+}
+
+#define SAME_STR(f) (!strcmp(a->tab.str[p->f], b->tab.str[q->f]))
+
+static int same_p2p(const struct rundir *a, const struct rd_p2p *p, const struct rundir *b, const struct rd_p2p *q)
+{
+	int ok = SAME_STR(path) && SAME_STR(kind) && SAME_STR(src) && SAME_STR(dst) && SAME_STR(status) &&
+		 SAME_STR(src_dev) && SAME_STR(dst_dev) && p->size == q->size && p->ok == q->ok &&
+		 same_f(p->line_rate, q->line_rate) && !strcmp(p->file, q->file);
+
+	for (int m = 0; ok && m < RD_NMETRIC; m++)
+		ok = same_f(p->v[m], q->v[m]) && same_f(p->retest[m], q->retest[m]);
+	return ok;
+}
+
+static int same_coll(const struct rundir *a, const struct rd_coll *p, const struct rundir *b, const struct rd_coll *q)
+{
+	return SAME_STR(backend) && SAME_STR(op) && SAME_STR(dtype) && SAME_STR(redop) && SAME_STR(status) &&
+	       SAME_STR(root) && SAME_STR(path) && p->size == q->size && p->in_place == q->in_place &&
+	       p->nranks == q->nranks && same_f(p->busbw, q->busbw) && p->wrong == q->wrong;
+}
+
+static int same_node(const struct rundir *a, const struct rd_node *p, const struct rundir *b, const struct rd_node *q)
+{
+	return SAME_STR(host) && SAME_STR(kernel) && SAME_STR(mpi) && SAME_STR(cpu) && p->gpus == q->gpus &&
+	       p->nics == q->nics;
+}
+
+static int same_nic(const struct rundir *a, const struct rd_nic *p, const struct rundir *b, const struct rd_nic *q)
+{
+	return SAME_STR(host) && SAME_STR(name) && SAME_STR(kind) && SAME_STR(fw) && p->up == q->up &&
+	       p->is_virtual == q->is_virtual && same_f(p->rate, q->rate) && same_f(p->width, q->width) &&
+	       same_f(p->mtu, q->mtu);
+}
+
+/* the topologies hold the same hosts in the same groups, tier by tier (in any row order) */
+static int same_topo(const struct rundir *a, const struct rundir *b)
+{
+	const struct rd_topo *t = &a->topo, *u = &b->topo;
+
+	if (t->n != u->n || t->ntiers != u->ntiers)
+		return 0;
+	for (int k = 0; k < t->ntiers; k++)
+		if (strcmp(t->tier_name[k], u->tier_name[k]))
+			return 0;
+	for (int i = 0; i < t->n; i++) {
+		int id = rundir_find(b, a->tab.str[t->host[i]]), j = id < 0 ? -1 : b->topo_of[id];
+
+		if (j < 0)
+			return 0;
+		for (int k = 0; k < t->ntiers; k++)
+			if (strcmp(a->tab.str[t->group[(size_t)k * t->n + i]], b->tab.str[u->group[(size_t)k * u->n + j]]))
+				return 0;
+	}
+	return 1;
+}
+
+int rundir_same(const struct rundir *a, const struct rundir *b, char *why, size_t len)
+{
+	const char *what = NULL;
+	long at = -1;
+
+	if (a->has_p2p != b->has_p2p || a->has_topo != b->has_topo || a->has_coll != b->has_coll ||
+	    a->has_nodes != b->has_nodes || a->has_nics != b->has_nics)
+		what = "the files held";
+	else if (a->np2p != b->np2p || a->nretest != b->nretest)
+		what = "the count of p2p or retest rows";
+	else if (a->ncoll != b->ncoll || a->nnode != b->nnode || a->nnic != b->nnic)
+		what = "the count of collectives, nodes or NICs";
+	else if (a->has_topo && !same_topo(a, b))
+		what = "topology";
+	for (size_t i = 0; !what && i < a->np2p; i++)
+		if (!same_p2p(a, &a->p2p[i], b, &b->p2p[i]))
+			what = "p2p row", at = (long)i;
+	for (int i = 0; !what && i < a->ncoll; i++)
+		if (!same_coll(a, &a->coll[i], b, &b->coll[i]))
+			what = "collectives row", at = i;
+	for (int i = 0; !what && i < a->nnode; i++)
+		if (!same_node(a, &a->node[i], b, &b->node[i]))
+			what = "nodes row", at = i;
+	for (int i = 0; !what && i < a->nnic; i++)
+		if (!same_nic(a, &a->nic[i], b, &b->nic[i]))
+			what = "nics row", at = i;
+	if (what && at >= 0)
+		snprintf(why, len, "%s %ld differs", what, at);
+	else if (what)
+		snprintf(why, len, "%s differ", what);
+	return !what;
 }
 
 int rundir_tier(const struct rundir *rd, int a, int b)

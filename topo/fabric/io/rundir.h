@@ -65,6 +65,8 @@ struct rundir {
 	struct rd_p2p *p2p;                /* sorted by path, src, dst, size (by name) */
 	size_t np2p;
 	int nretest;                       /* retest rows read */
+	struct rd_p2p *rt;                 /* …those rows (folded into p2p's retest figures by rundir_index) */
+	size_t nrt;
 	struct rd_coll *coll;
 	int ncoll;
 	struct rd_node *node;
@@ -88,6 +90,27 @@ int rundir_load(const char *dir, struct rundir *rd, char *err);
  * absent one leaves its has_… 0; a directory with none of them is no error here. */
 int rundir_load_files(const char *dir, unsigned files, struct rundir *rd, char *err);
 void rundir_free(struct rundir *rd);
+
+/* The same model made from what a writer hands over instead of from the directory: the one
+ * reader of each file over its text, so that a run's own model and a later rundir_load of its
+ * directory cannot differ (hwloc builds one topology from the machine or from its XML alike).
+ * rundir_init starts an empty one for dir (0 or FP_ERUNTIME); rundir_add_text reads text (len
+ * bytes: a header and rows) as the file name of the directory would be read: p2p.csv,
+ * p2p_bw.csv and collectives.csv rows add to those given before (a header before each part),
+ * p2p_retest.csv and p2p_confirm.csv rows to the retests; topology.csv, nodes.csv and nics.csv
+ * replace what was given of them. 0, FP_EUSAGE with err (the text does not read, or name is no
+ * file of the model), FP_ERUNTIME. rundir_index makes it ready to judge (names ordered, rows
+ * sorted, retests folded, a row given twice refused): after the last text, and again after more;
+ * 0, FP_EUSAGE or FP_ERUNTIME with err. rundir_load is init, every file read, then index. */
+int rundir_init(struct rundir *rd, const char *dir);
+int rundir_add_text(struct rundir *rd, const char *name, const char *text, size_t len, char *err);
+int rundir_index(struct rundir *rd, char *err);
+/* Whether a and b, both indexed, hold the same: the files, every row's strings and figures (in
+ * their sorted order; not where each row was in its file), the retests folded, the map. 1, or
+ * 0 with what differs first in why (len bytes). */
+int rundir_same(const struct rundir *a, const struct rundir *b, char *why, size_t len);
+/* Whether name is a file the model is made of (rundir_add_text takes it). */
+int rundir_reads(const char *name);
 /* Replace rd's topology by dir/name, a file as topology.csv is written (NULL: topology.csv;
  * absent: none, has_topo 0). 0 or FP_EUSAGE / FP_ERUNTIME. */
 int rundir_load_topology(struct rundir *rd, const char *dir, const char *name, char *err);
