@@ -10,7 +10,6 @@
 #include "fabric/io/inv_csv.h"
 #include "inv_report.h"
 
-#define NCOLS(t) ((int)(sizeof t / sizeof t[0]))
 
 /* ------------------------------------------------------------------ nodes.csv */
 
@@ -36,9 +35,11 @@ static void nodes_csv(FILE *f, const struct inv_report *r)
 			snprintf(notes + strlen(notes), sizeof notes - strlen(notes), "%s%s", i ? "; " : "",
 				 nd->notes[i]);
 		csv_row(f, inv_csv_node_cols, INV_CSV_NODE_NCOLS, &(struct inv_csv_node){
-			r->run_id, nd->host, nd->hostname, nd->cpu_model, nd->kernel, nd->mpi_version, nd->probes_used,
-			nd->probes_missing, notes, r->ranks[k], nd->sockets, nd->cores, nd->threads,
-			nd->numa_nodes, nd->mem_bytes, nd->numa_mem_bytes, nd->ngpus, physical_nics(nd) });
+			.run_id = r->run_id, .host = nd->host, .hostname = nd->hostname, .cpu_model = nd->cpu_model,
+			.kernel = nd->kernel, .mpi = nd->mpi_version, .used = nd->probes_used,
+			.missing = nd->probes_missing, .notes = notes, .ranks = r->ranks[k], .sockets = nd->sockets,
+			.cores = nd->cores, .threads = nd->threads, .numa = nd->numa_nodes, .mem = nd->mem_bytes,
+			.numa_mem = nd->numa_mem_bytes, .gpus = nd->ngpus, .nics = physical_nics(nd) });
 	}
 }
 
@@ -52,36 +53,22 @@ static void nics_csv(FILE *f, const struct inv_report *r)
 			const struct inv_nic *n = &r->nodes[k].nics[i];
 
 			csv_row(f, inv_csv_nic_cols, INV_CSV_NIC_NCOLS, &(struct inv_csv_nic){
-				r->run_id, r->nodes[k].host, n->device, n->netdev, inv_kind_name(n->kind),
-				n->state, n->netdev_state, n->speed, n->pci, n->guid_or_mac, n->ipv4,
-				n->fw_ver, n->port, n->is_virtual, n->width, n->mtu, n->numa,
-				n->ipv4_prefix, n->gid_index, n->rate_gbps });
+				.run_id = r->run_id, .host = r->nodes[k].host, .device = n->device, .netdev = n->netdev,
+				.kind = inv_kind_name(n->kind), .state = n->state, .netdev_state = n->netdev_state,
+				.speed = n->speed, .pci = n->pci, .addr = n->guid_or_mac, .ipv4 = n->ipv4,
+				.fw = n->fw_ver, .port = n->port, .virt = n->is_virtual, .width = n->width,
+				.mtu = n->mtu, .numa = n->numa, .prefix = n->ipv4_prefix, .gid = n->gid_index,
+				.rate = n->rate_gbps });
 		}
 }
 
 /* ------------------------------------------------------------------ gpus.csv, paths.csv, mismatches */
 
-struct gpu_row {
-	const char *run_id, *host, *model, *pci, *nic, *cls;
-	int64_t index, numa;
-};
-
-static const struct csv_col gpu_cols[] = {
-	CSV_COL("run_id", CSV_STR, struct gpu_row, run_id, 0),
-	CSV_COL("host", CSV_STR, struct gpu_row, host, 0),
-	CSV_COL("index", CSV_I64, struct gpu_row, index, 0),
-	CSV_COL("model", CSV_STR, struct gpu_row, model, 0),
-	CSV_COL("pci_addr", CSV_STR, struct gpu_row, pci, 0),
-	CSV_COL("numa_node", CSV_I64, struct gpu_row, numa, 0),
-	CSV_COL("nearest_nic", CSV_STR, struct gpu_row, nic, 0),
-	CSV_COL("path_class", CSV_STR, struct gpu_row, cls, 0),
-};
-
 static void gpus_csv(FILE *f, const struct inv_report *r)
 {
 	char nic[48];
 
-	csv_header(f, gpu_cols, NCOLS(gpu_cols));
+	csv_header(f, inv_csv_gpu_cols, INV_CSV_GPU_NCOLS);
 	for (int k = 0; k < r->n; k++)
 		for (int g = 0; g < r->nodes[k].ngpus; g++) {
 			const struct inv_gpu *gpu = &r->nodes[k].gpus[g];
@@ -89,59 +76,31 @@ static void gpus_csv(FILE *f, const struct inv_report *r)
 			nic[0] = 0;
 			if (gpu->nic >= 0)
 				inv_nic_label(&r->nodes[k].nics[gpu->nic], nic, sizeof nic);
-			csv_row(f, gpu_cols, NCOLS(gpu_cols), &(struct gpu_row){
-				r->run_id, r->nodes[k].host, gpu->model, gpu->pci, nic,
-				inv_class_name(gpu->path_class), g, gpu->numa });
+			csv_row(f, inv_csv_gpu_cols, INV_CSV_GPU_NCOLS, &(struct inv_csv_gpu){
+				.run_id = r->run_id, .host = r->nodes[k].host, .model = gpu->model, .pci = gpu->pci,
+				.nic = nic, .cls = inv_class_name(gpu->path_class), .index = g, .numa = gpu->numa });
 		}
 }
 
-struct path_row {
-	const char *run_id, *path, *kind, *subnet;
-	int64_t nodes, missing, differs;
-};
-
-static const struct csv_col path_cols[] = {
-	CSV_COL("run_id", CSV_STR, struct path_row, run_id, 0),
-	CSV_COL("path", CSV_STR, struct path_row, path, 0),
-	CSV_COL("kind", CSV_STR, struct path_row, kind, 0),
-	CSV_COL("nodes", CSV_I64, struct path_row, nodes, 0),
-	CSV_COL("nodes_missing", CSV_I64, struct path_row, missing, 0),
-	CSV_COL("subnet", CSV_STR, struct path_row, subnet, 0),
-	CSV_COL("subnet_differs", CSV_I64, struct path_row, differs, 0),
-};
-
 static void paths_csv(FILE *f, const struct inv_report *r)
 {
-	csv_header(f, path_cols, NCOLS(path_cols));
+	csv_header(f, inv_csv_path_cols, INV_CSV_PATH_NCOLS);
 	for (int p = 0; p < r->npaths; p++)
-		csv_row(f, path_cols, NCOLS(path_cols), &(struct path_row){
-			r->run_id, r->paths[p].name, inv_kind_name(r->paths[p].kind), r->paths[p].subnet,
-			r->paths[p].nnodes, r->n - r->paths[p].nnodes, r->paths[p].subnet_differs });
+		csv_row(f, inv_csv_path_cols, INV_CSV_PATH_NCOLS, &(struct inv_csv_path){
+			.run_id = r->run_id, .path = r->paths[p].name, .kind = inv_kind_name(r->paths[p].kind),
+			.subnet = r->paths[p].subnet, .nodes = r->paths[p].nnodes, .missing = r->n - r->paths[p].nnodes,
+			.differs = r->paths[p].subnet_differs });
 }
-
-struct mm_row {
-	const char *run_id, *host, *item, *field, *value, *majority;
-	int64_t tie;
-};
-
-static const struct csv_col mm_cols[] = {
-	CSV_COL("run_id", CSV_STR, struct mm_row, run_id, 0),
-	CSV_COL("host", CSV_STR, struct mm_row, host, 0),
-	CSV_COL("item", CSV_STR, struct mm_row, item, 0),
-	CSV_COL("field", CSV_STR, struct mm_row, field, 0),
-	CSV_COL("value", CSV_STR, struct mm_row, value, 0),
-	CSV_COL("majority", CSV_STR, struct mm_row, majority, 0),
-	CSV_COL("tie", CSV_I64, struct mm_row, tie, 0),
-};
 
 static void mm_csv(FILE *f, const struct inv_report *r)
 {
-	csv_header(f, mm_cols, NCOLS(mm_cols));
+	csv_header(f, inv_csv_mm_cols, INV_CSV_MM_NCOLS);
 	for (int i = 0; i < r->nmm; i++) {
 		const struct inv_mismatch *m = &r->mm[i];
 
-		csv_row(f, mm_cols, NCOLS(mm_cols), &(struct mm_row){ r->run_id, r->nodes[m->node].host,
-			m->item, m->field, m->value, m->majority, m->tie });
+		csv_row(f, inv_csv_mm_cols, INV_CSV_MM_NCOLS, &(struct inv_csv_mm){
+			.run_id = r->run_id, .host = r->nodes[m->node].host, .item = m->item, .field = m->field,
+			.value = m->value, .majority = m->majority, .tie = m->tie });
 	}
 }
 

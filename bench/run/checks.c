@@ -2,7 +2,6 @@
 #include "checks.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/results.h"
+#include "fabric/io/check_csv.h"
 #include "fabric/judge/accept.h"
 #include "fabric/judge/declared.h"
 #include "fabric/judge/expect.h"
@@ -249,19 +249,9 @@ static void decl_row_out(void *ctx, const struct decl_row *r)
 {
 	struct decl_out *o = ctx;
 
-	csv_field(o->csv, r->host);
-	if (r->tier >= 0)
-		fprintf(o->csv, ",%d,", r->tier);
-	else
-		fputs(",,", o->csv);
-	csv_field(o->csv, r->tier_name);
-	fprintf(o->csv, ",%s,", decl_problem_name(r->problem));
-	csv_field(o->csv, r->declared);
-	fputc(',', o->csv);
-	csv_field(o->csv, r->measured);
-	fputc(',', o->csv);
-	csv_field(o->csv, r->matches);
-	fprintf(o->csv, ",%s\n", r->how);
+	csv_row(o->csv, decl_csv_cols, DECL_NCOLS, &(struct decl_csv_row){
+		.host = r->host, .tier = r->tier, .sw = r->tier_name, .problem = decl_problem_name(r->problem),
+		.declared = r->declared, .measured = r->measured, .measured_matches = r->matches, .how = r->how });
 	if (o->shown++ >= 20)
 		return;
 	if (r->problem == DECL_MISSING)
@@ -288,7 +278,7 @@ int checks_write_declared(const char *file, const struct decl *d, const struct r
 	if (results_tmp_open(&csv, out, "declared_mismatch.csv"))
 		return FP_ERUNTIME;
 	o.csv = csv.f;
-	fputs("host,tier,switch,problem,declared,measured,measured_matches,how\n", o.csv);
+	csv_header(o.csv, decl_csv_cols, DECL_NCOLS);
 	putchar('\n');
 	escape_term_line(stdout, "declared topology (%s, %s: %d nodes, %d tier%s):", file, d->format, d->n,
 			 d->ntiers, d->ntiers == 1 ? "" : "s");

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
+#include "fabric/io/check_csv.h"
 #include "fabric/emit/emit.h"
 #include "fabric/plan/bisect.h"
 #include "run_stage.h"
@@ -274,19 +275,10 @@ static void bis_csv_row(struct bis_ctx *cx, const struct bis_path *bp, const str
 
 	if (!cx->csv)
 		return;
-	csv_field(cx->csv, bp->path);
-	fputc(',', cx->csv);
-	csv_field(cx->csv, c->name);
-	fprintf(cx->csv, ",%d,%s,", c->level, burst);
 	names(cx, c, lo, hi, buf, sizeof buf);
-	csv_field(cx->csv, buf);
-	if (streams > 0)
-		fprintf(cx->csv, ",%d", streams);
-	else
-		fputc(',', cx->csv);
-	fprintf(cx->csv, isnan(GBps) ? "," : ",%.4f", GBps);
-	fprintf(cx->csv, isnan(against) ? "," : ",%.4f", against);
-	fprintf(cx->csv, ",%s\n", result);
+	csv_row(cx->csv, bisect_csv_cols, BISECT_NCOLS, &(struct bisect_csv_row){
+		.path = bp->path, .group = c->name, .tier = c->level, .burst = burst, .nodes = buf,
+		.streams = streams > 0 ? streams : -1, .GBps = GBps, .against_GBps = against, .result = result });
 }
 
 static void say_start(struct bis_ctx *cx, const struct bis_path *bp, const struct bis_group *c)
@@ -456,7 +448,7 @@ static int bis_pack(struct run_state *st, struct run_out *ro, const struct p2p_r
 				lm = loaded->path[j].bw;
 		if (lm && bp->r->group && (rc = bis_find(bp, &st->mp.p[i], lm, labels)) == 0 && bp->ngrp) {
 			if (!cx->csv && (cx->csv = results_open(ro->dir, "loaded_bisect.csv")))
-				fputs("path,group,tier,burst,nodes,streams,GBps,against_GBps,result\n", cx->csv);
+				csv_header(cx->csv, bisect_csv_cols, BISECT_NCOLS);
 			c = bis_begin(cx, bp, first);
 		}
 		(*buf)[k++] = c;

@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
+#include "fabric/io/check_csv.h"
 #include "run_stage.h"
 
 #define ORDER_SEED 0x2026120111ULL /* the random order: the same on every run */
@@ -203,20 +204,31 @@ static int order_report(const struct world *w, struct run_out *ro, const struct 
 	/* order_check.csv */
 	if ((rc = results_tmp_open(&out, ro->dir, "order_check.csv")))
 		return rc;
-	fputs("order,backend,size_B,nodes,iters,time_us,algbw_GBps,busbw_GBps,predicted_busbw_GBps,wrong,hosts\n", out.f);
-	for (int o = 0; o < ORDER_N; o++)
+	csv_header(out.f, order_csv_cols, ORDER_NCOLS);
+	char *hosts = malloc((size_t)n * WORLD_LABEL_MAX + 1);
+
+	for (int o = 0; hosts && o < ORDER_N; o++)
 		for (int b = 0; b < BK_N; b++) {
 			const struct order_fig *g = &fig[o][b];
+			size_t k = 0;
 
-			fprintf(out.f, "%s,%s,%llu,%d,%d,%.3f,%.6f,%.6f,", order_name[o], bk_name[b],
-				(unsigned long long)(c->order_size / sizeof(float) * sizeof(float)), n, ORDER_ROUNDS * ORDER_ITERS, g->time_s * 1e6, g->algbw, g->busbw);
-			if (isfinite(pred[o]))
-				fprintf(out.f, "%.6f", pred[o]);
-			fprintf(out.f, ",%lld,", g->wrong);
-			for (int k = 0; k < n; k++) /* host names are checked (no space, comma or quote) */
-				fprintf(out.f, "%s%s", k ? " " : "", w->labels[seq[(size_t)o * n + k]]);
-			fputc('\n', out.f);
+			hosts[0] = 0;
+			for (int i = 0; i < n; i++) /* host names are checked (no space, comma or quote) */
+				k += (size_t)snprintf(hosts + k, WORLD_LABEL_MAX + 1, "%s%s", i ? " " : "",
+						      w->labels[seq[(size_t)o * n + i]]);
+			csv_row(out.f, order_csv_cols, ORDER_NCOLS, &(struct order_csv_row){
+				.order = order_name[o], .backend = bk_name[b],
+				.size_B = (int64_t)(c->order_size / sizeof(float) * sizeof(float)), .nodes = n,
+				.iters = ORDER_ROUNDS * ORDER_ITERS, .time_us = g->time_s * 1e6, .algbw_GBps = g->algbw,
+				.busbw_GBps = g->busbw, .predicted_busbw_GBps = isfinite(pred[o]) ? pred[o] : NAN,
+				.wrong = g->wrong, .hosts = hosts });
 		}
+	if (!hosts) {
+		results_tmp_abort(&out);
+		LOG_ERROR("out of memory for order_check.csv");
+		return FP_ERUNTIME;
+	}
+	free(hosts);
 	return results_tmp_commit(&out);
 }
 

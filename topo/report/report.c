@@ -14,6 +14,7 @@
 #include "fabric/io/coll_csv.h"
 #include "fabric/io/hostlist.h"
 #include "html.h"
+#include "fabric/io/map_csv.h"
 #include "report_int.h"
 #include "report_page.h"
 
@@ -158,7 +159,7 @@ static void map_finding(struct rpt *r, const struct rpt_map *m, const char *path
 	struct verdict *v = ((struct map_finding_arg *)arg)->v;
 	int one_node = ((struct map_finding_arg *)arg)->one_node;
 	const struct rtab *t = &m->suspects;
-	int ck = rtab_col(t, "kind"), ch = rtab_col(t, "hosts");
+	int ck = rtab_col(t, map_finding_cols[MAP_FIND_KIND].name), ch = rtab_col(t, map_finding_cols[MAP_FIND_HOSTS].name);
 	long k = t->total_rows;
 	char named[200] = "", on[160] = "";
 

@@ -12,15 +12,18 @@
 #include "core/results.h"
 #include "core/log.h"
 #include "heatmap.h"
+#include "fabric/io/check_csv.h"
 #include "html.h"
 #include "report_int.h"
 
 #define MAPS_MAX 8
 #define PAIRS_MAX (4 << 20)
 
+/* the columns of compare.csv the page reads (fabric/io/check_csv.h's table) */
 enum { K_KIND, K_PATH, K_SRC, K_DST, K_SIZE, K_METRIC, K_BEFORE, K_AFTER, K_CHANGE, K_CLASS, K_N };
-static const char *const kcol[K_N] = { "kind", "path", "src", "dst", "size_B", "metric", "before", "after",
-				       "change_pct", "class" };
+static const int kcol_id[K_N] = { CMP_COL_KIND, CMP_COL_PATH, CMP_COL_SRC, CMP_COL_DST, CMP_COL_SIZE, CMP_COL_METRIC,
+				  CMP_COL_BEFORE, CMP_COL_AFTER, CMP_COL_CHANGE, CMP_COL_CLASS };
+#define kcol(k) (cmp_csv_cols[kcol_id[k]].name)
 
 struct cell {
 	char *src, *dst;
@@ -190,7 +193,7 @@ static void kept_table(FILE *f, const struct kept *k, const char *cls)
 {
 	fprintf(f, "<table class=\"%s\"><thead><tr>", cls);
 	for (int c = 0; c < K_N; c++)
-		fprintf(f, "<th>%s</th>", kcol[c]);
+		fprintf(f, "<th>%s</th>", kcol(c));
 	fputs("</tr></thead><tbody>\n", f);
 	for (int i = 0; i < k->n; i++) {
 		fputs("<tr>", f);
@@ -234,7 +237,7 @@ static int cmp_read(struct rpt *r, struct cmp *c, const char *path)
 		return -1;
 	r->found++;
 	for (int i = 0; i < K_N; i++)
-		col[i] = csv_read_col(&in, kcol[i]);
+		col[i] = csv_read_col(&in, kcol(i));
 	if (col[K_CLASS] < 0 || col[K_CHANGE] < 0) {
 		rpt_note(r, "compare.csv:1: no 'class' or 'change_pct' column: no comparison shown");
 		csv_read_close(&in);

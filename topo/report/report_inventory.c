@@ -107,9 +107,11 @@ void rpt_inventory(struct rpt *r)
 		{ nc[INV_CSV_NIC_RATE].name, "rate (Gbit/s)" }, { nc[INV_CSV_NIC_WIDTH].name, "width (lanes)" },
 		{ nc[INV_CSV_NIC_MTU].name, "MTU (B)" }, { nc[INV_CSV_NIC_FW_VER].name, "firmware" }, { NULL },
 	};
-	static const char *const gpu_cols[][3] = {
-		{ "model", "model" }, { "path_class", "path to nearest NIC" }, { NULL },
+	const char *const gpu_cols[][3] = {
+		{ inv_csv_gpu_cols[INV_CSV_GPU_MODEL].name, "model" },
+		{ inv_csv_gpu_cols[INV_CSV_GPU_CLASS].name, "path to nearest NIC" }, { NULL },
 	};
+	const struct csv_col *pc = inv_csv_path_cols, *mc = inv_csv_mm_cols;
 	struct rtab t;
 
 	rpt_section(r->out, "inventory", "Inventory");
@@ -118,15 +120,19 @@ void rpt_inventory(struct rpt *r)
 	summary(r, "gpus.csv", "GPUs", gpu_cols);
 	if (rpt_table_load(r, "paths.csv", 256, &t, "no list of paths found") == 0) {
 		fputs("<h3>Paths found (paths.csv)</h3>\n", r->out);
-		rpt_table_html(r->out, &t, (const char *const[]){ "path", "kind", "nodes", "nodes_missing", "subnet",
-								  "subnet_differs", NULL }, 256, "paths");
+		rpt_table_html(r->out, &t, (const char *const[]){ pc[INV_CSV_PATH_PATH].name, pc[INV_CSV_PATH_KIND].name,
+								  pc[INV_CSV_PATH_NODES].name, pc[INV_CSV_PATH_MISSING].name,
+								  pc[INV_CSV_PATH_SUBNET].name, pc[INV_CSV_PATH_DIFFERS].name,
+								  NULL }, 256, "paths");
 		rtab_free(&t);
 	}
 	if (rpt_table_load(r, "inventory_mismatch.csv", RPT_ROWS_MAX, &t, "no mismatch table") == 0) {
 		fputs("<h3>Nodes that differ from the majority (inventory_mismatch.csv)</h3>\n", r->out);
 		if (t.total_rows)
-			rpt_table_html(r->out, &t, (const char *const[]){ "host", "item", "field", "value", "majority",
-									  "tie", NULL }, RPT_ROWS_MAX, "mismatch");
+			rpt_table_html(r->out, &t, (const char *const[]){ mc[INV_CSV_MM_HOST].name, mc[INV_CSV_MM_ITEM].name,
+									  mc[INV_CSV_MM_FIELD].name, mc[INV_CSV_MM_VALUE].name,
+									  mc[INV_CSV_MM_MAJORITY].name, mc[INV_CSV_MM_TIE].name,
+									  NULL }, RPT_ROWS_MAX, "mismatch");
 		else
 			fputs("<p>None: every node matches the majority.</p>\n", r->out);
 		rtab_free(&t);

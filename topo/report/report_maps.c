@@ -13,6 +13,7 @@
 #include "fabric/io/matrix.h"
 #include "heatmap.h"
 #include "html.h"
+#include "fabric/io/map_csv.h"
 #include "report_int.h"
 
 struct src {
@@ -126,8 +127,10 @@ static int marks_for(const struct rpt_map *mp, int own, const char *path, int fi
 		     const struct rpt_ix *ix, struct hm_mark **m, int *n)
 {
 	const struct rtab *t = &mp->suspects;
-	int ch = rtab_col(t, "hosts"), cm = rtab_col(t, "metric"), cr = rtab_col(t, "reason");
-	int ck = rtab_col(t, "kind"), cp = rtab_col(t, "path"), cap = 0, rc = 0;
+	const struct csv_col *fc = map_finding_cols;
+	int ch = rtab_col(t, fc[MAP_FIND_HOSTS].name), cm = rtab_col(t, fc[MAP_FIND_METRIC].name);
+	int cr = rtab_col(t, fc[MAP_FIND_REASON].name), ck = rtab_col(t, fc[MAP_FIND_KIND].name);
+	int cp = rtab_col(t, "path"), cap = 0, rc = 0; /* path: a column of older files */
 
 	*m = NULL;
 	*n = 0;

@@ -12,6 +12,8 @@
 
 #include "core/results.h"
 #include "fabric/emit/emit.h"
+#include "fabric/io/check_csv.h"
+#include "fabric/io/ctr_csv.h"
 #include "fabric/io/hostlist.h"
 #include "html.h"
 #include "report_int.h"
@@ -187,7 +189,9 @@ static void file_head(FILE *f, const char *path, int lines)
 /* the written ring's busbw in one order of order_check.csv (NAN: no such row) */
 static double ring_busbw(const struct rtab *t, const char *order)
 {
-	int o = rtab_col(t, "order"), b = rtab_col(t, "backend"), v = rtab_col(t, "busbw_GBps");
+	const struct csv_col *oc = order_csv_cols;
+	int o = rtab_col(t, oc[ORDER_COL_ORDER].name), b = rtab_col(t, oc[ORDER_COL_BACKEND].name);
+	int v = rtab_col(t, oc[ORDER_COL_BUSBW].name);
 
 	for (int i = 0; i < t->nrows; i++)
 		if (!strcmp(rtab_get(t, i, o), order) && !strcmp(rtab_get(t, i, b), "ring")) {
@@ -202,8 +206,9 @@ static double ring_busbw(const struct rtab *t, const char *order)
 /* `run`'s order stage: the all-reduce in the written, the launch and a random order */
 static void order_check(struct rpt *r)
 {
-	static const char *const cols[] = { "order", "backend", "busbw_GBps", "predicted_busbw_GBps", "wrong", "hosts",
-					    NULL };
+	const struct csv_col *oc = order_csv_cols;
+	const char *const cols[] = { oc[ORDER_COL_ORDER].name, oc[ORDER_COL_BACKEND].name, oc[ORDER_COL_BUSBW].name,
+				     oc[ORDER_COL_PREDICTED].name, oc[ORDER_COL_WRONG].name, oc[ORDER_COL_HOSTS].name, NULL };
 	struct rtab t;
 	double w, l;
 
@@ -258,15 +263,19 @@ void rpt_schedulers(struct rpt *r)
  * (congestion, retransmissions, a virtual port's errors): what explains a slow pair */
 void rpt_links(struct rpt *r)
 {
-	static const char *const cols[] = { "node", "port", "kind", "counter", "class", "before", "after", "delta",
-					    "finding", "note", NULL };
+	const struct csv_col *k = ctr_csv_cols;
+	const char *const cols[] = { k[CTR_COL_NODE].name, k[CTR_COL_PORT].name, k[CTR_COL_KIND].name,
+				     k[CTR_COL_COUNTER].name, k[CTR_COL_CLASS].name, k[CTR_COL_BEFORE].name,
+				     k[CTR_COL_AFTER].name, k[CTR_COL_DELTA].name, k[CTR_COL_FINDING].name,
+				     k[CTR_COL_NOTE].name, NULL };
 	struct rtab t, show;
 	int cf, cc, cd, cj, nf = 0, nm = 0;
 
 	if (rpt_table_load(r, "counters.csv", 1 << 20, &t, NULL))
 		return;
 	rpt_section(r->out, "links", "Link counters");
-	cf = rtab_col(&t, "finding"), cc = rtab_col(&t, "class"), cd = rtab_col(&t, "delta"), cj = rtab_col(&t, "judged");
+	cf = rtab_col(&t, k[CTR_COL_FINDING].name), cc = rtab_col(&t, k[CTR_COL_CLASS].name);
+	cd = rtab_col(&t, k[CTR_COL_DELTA].name), cj = rtab_col(&t, k[CTR_COL_JUDGED].name);
 	show = t;
 	if (!(show.cell = malloc(sizeof *show.cell * (size_t)(t.nrows ? t.nrows : 1) * (size_t)(t.ncols ? t.ncols : 1)))) {
 		rtab_free(&t);

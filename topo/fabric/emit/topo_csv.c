@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "fabric/io/map_csv.h"
 #include "core/escape.h"
 #include "fabric/io/hostlist.h"
 #include "fabric/judge/suspects.h"
@@ -14,10 +15,10 @@ void topo_csv_topology(FILE *f, const struct emit_topo *t)
 {
 	const struct infer_result *r = t->tree;
 
-	fputs("host,order", f);
+	fprintf(f, "%s,%s", map_topo_cols[MAP_TOPO_HOST].name, map_topo_cols[MAP_TOPO_ORDER].name);
 	for (int k = 0; k < r->ntiers; k++)
-		fprintf(f, ",tier%d", k);
-	fputs(",offset_us\n", f);
+		fprintf(f, "," MAP_CSV_TIER_FMT, k);
+	fprintf(f, ",%s\n", map_topo_cols[MAP_TOPO_OFFSET].name);
 	for (int k = 0; k < t->n; k++) {
 		int node = r->order[k];
 
@@ -29,42 +30,34 @@ void topo_csv_topology(FILE *f, const struct emit_topo *t)
 			emit_group_name(t, tier, r->group[(size_t)tier * t->n + node], g);
 			fprintf(f, ",%s", g);
 		}
-		fprintf(f, ",%.3f\n", fabs(r->offset_us[node]) < 0.0005 ? 0.0 : r->offset_us[node]);
+		fprintf(f, ",%.*f\n", map_topo_cols[MAP_TOPO_OFFSET].precision,
+			fabs(r->offset_us[node]) < 0.0005 ? 0.0 : r->offset_us[node]);
 	}
 }
 
-static void num(FILE *f, double v, int prec)
+/* a figure as the CSVs hold it: infinite (the top tier's threshold) is no figure, an empty cell */
+static double fin(double v)
 {
-	if (isfinite(v))
-		fprintf(f, ",%.*f", prec, v);
-	else
-		fputc(',', f);
+	return isfinite(v) ? v : NAN;
 }
 
 void topo_csv_tiers(FILE *f, const struct emit_topo *t)
 {
 	const struct infer_result *r = t->tree;
 
-	fputs("tier,switch,groups,pairs,lat_p50_us,bw_p50_GBps,threshold_us,level_us,sep_z,sep_sigma,sep_pairs,"
-	      "within_pairs,step_ratio,uncertain\n", f);
+	csv_header(f, map_tier_cols, MAP_TIER_NCOLS);
 	for (int k = 0; k < r->ntiers; k++) {
 		char kind[EMIT_NAME_MAX];
 		int top = k == r->ntiers - 1;
 
 		emit_tier_kind(k, kind);
-		fprintf(f, "%d,%s,%d,%lld", k, kind, r->ngroups[k], r->npairs[k]);
-		num(f, r->lat_p50_us[k], 3);
-		num(f, r->bw_p50_GBps[k], 4);
-		num(f, r->threshold_us[k], 3);
-		num(f, r->level_us[k], 3);
-		num(f, top ? NAN : r->sep_z[k], 1);
-		num(f, top ? NAN : r->sep_step[k], 2);
-		if (top)
-			fputs(",,", f);
-		else
-			fprintf(f, ",%lld,%lld", r->sep_pairs[k], r->sep_within[k]);
-		num(f, top ? NAN : r->step_ratio[k], 3);
-		fprintf(f, ",%d\n", r->uncertain[k]);
+		csv_row(f, map_tier_cols, MAP_TIER_NCOLS, &(struct map_tier_row){
+			.tier = k, .sw = kind, .groups = r->ngroups[k], .pairs = r->npairs[k],
+			.lat_p50_us = fin(r->lat_p50_us[k]), .bw_p50_GBps = fin(r->bw_p50_GBps[k]),
+			.threshold_us = fin(r->threshold_us[k]), .level_us = fin(r->level_us[k]),
+			.sep_z = top ? NAN : fin(r->sep_z[k]), .sep_sigma = top ? NAN : fin(r->sep_step[k]),
+			.sep_pairs = top ? -1 : r->sep_pairs[k], .within_pairs = top ? -1 : r->sep_within[k],
+			.step_ratio = top ? NAN : fin(r->step_ratio[k]), .uncertain = r->uncertain[k] });
 	}
 }
 
@@ -198,19 +191,13 @@ static void suspects_write(FILE *f, const struct emit_topo *t, const struct susp
 	int n = l ? l->n : t->tree->nsuspects;
 	struct topo_finding x;
 
-	fputs("kind,hosts,metric,value,expected,first_value,first_expected,state,reason\n", f);
+	csv_header(f, map_finding_cols, MAP_FIND_NCOLS);
 	for (int i = 0; i < n; i++) {
 		topo_finding_get(t, l, i, &x);
-		fprintf(f, "%s,", susp_kind_name(x.s->kind));
-		csv_field(f, x.hosts);
-		fprintf(f, ",%s", x.metric);
-		num(f, x.v, 4);
-		num(f, x.e, 4);
-		num(f, x.fv, 4);
-		num(f, x.fe, 4);
-		fprintf(f, ",%s,", susp_state_name(x.s->state));
-		csv_field(f, x.why);
-		fputc('\n', f);
+		csv_row(f, map_finding_cols, MAP_FIND_NCOLS, &(struct map_finding_row){
+			.kind = susp_kind_name(x.s->kind), .hosts = x.hosts, .metric = x.metric, .value = fin(x.v),
+			.expected = fin(x.e), .first_value = fin(x.fv), .first_expected = fin(x.fe),
+			.state = susp_state_name(x.s->state), .reason = x.why });
 	}
 }
 

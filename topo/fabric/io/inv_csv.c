@@ -46,3 +46,37 @@ const struct csv_col inv_csv_nic_cols[INV_CSV_NIC_NCOLS] = {
 	NIC(GID_INDEX, "roce_v2_gid_index", CSV_I64, gid, 0),
 	NIC(FW_VER, "fw_ver", CSV_STR, fw, 0),
 };
+
+#define GPU(i, n, t, f) [INV_CSV_GPU_##i] = CSV_COL(n, t, struct inv_csv_gpu, f, 0)
+const struct csv_col inv_csv_gpu_cols[INV_CSV_GPU_NCOLS] = {
+	GPU(RUN_ID, "run_id", CSV_STR, run_id),
+	GPU(HOST, "host", CSV_STR, host),
+	GPU(INDEX, "index", CSV_I64, index),
+	GPU(MODEL, "model", CSV_STR, model),
+	GPU(PCI, "pci_addr", CSV_STR, pci),
+	GPU(NUMA, "numa_node", CSV_I64, numa),
+	GPU(NIC, "nearest_nic", CSV_STR, nic),
+	GPU(CLASS, "path_class", CSV_STR, cls),
+};
+
+#define PATH(i, n, t, f) [INV_CSV_PATH_##i] = CSV_COL(n, t, struct inv_csv_path, f, 0)
+const struct csv_col inv_csv_path_cols[INV_CSV_PATH_NCOLS] = {
+	PATH(RUN_ID, "run_id", CSV_STR, run_id),
+	PATH(PATH, "path", CSV_STR, path),
+	PATH(KIND, "kind", CSV_STR, kind),
+	PATH(NODES, "nodes", CSV_I64, nodes),
+	PATH(MISSING, "nodes_missing", CSV_I64, missing),
+	PATH(SUBNET, "subnet", CSV_STR, subnet),
+	PATH(DIFFERS, "subnet_differs", CSV_I64, differs),
+};
+
+#define MM(i, n, t, f) [INV_CSV_MM_##i] = CSV_COL(n, t, struct inv_csv_mm, f, 0)
+const struct csv_col inv_csv_mm_cols[INV_CSV_MM_NCOLS] = {
+	MM(RUN_ID, "run_id", CSV_STR, run_id),
+	MM(HOST, "host", CSV_STR, host),
+	MM(ITEM, "item", CSV_STR, item),
+	MM(FIELD, "field", CSV_STR, field),
+	MM(VALUE, "value", CSV_STR, value),
+	MM(MAJORITY, "majority", CSV_STR, majority),
+	MM(TIE, "tie", CSV_I64, tie),
+};

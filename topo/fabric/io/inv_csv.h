@@ -44,4 +44,37 @@ enum inv_csv_nic_col {
 extern const struct csv_col inv_csv_node_cols[INV_CSV_NODE_NCOLS];
 extern const struct csv_col inv_csv_nic_cols[INV_CSV_NIC_NCOLS];
 
+/* gpus.csv: one row per GPU. */
+struct inv_csv_gpu {
+	const char *run_id, *host, *model, *pci, *nic, *cls;
+	int64_t index, numa;
+};
+enum inv_csv_gpu_col {
+	INV_CSV_GPU_RUN_ID, INV_CSV_GPU_HOST, INV_CSV_GPU_INDEX, INV_CSV_GPU_MODEL, INV_CSV_GPU_PCI,
+	INV_CSV_GPU_NUMA, INV_CSV_GPU_NIC, INV_CSV_GPU_CLASS, INV_CSV_GPU_NCOLS
+};
+extern const struct csv_col inv_csv_gpu_cols[INV_CSV_GPU_NCOLS];
+
+/* paths.csv: one row per path the inventory found. */
+struct inv_csv_path {
+	const char *run_id, *path, *kind, *subnet;
+	int64_t nodes, missing, differs;
+};
+enum inv_csv_path_col {
+	INV_CSV_PATH_RUN_ID, INV_CSV_PATH_PATH, INV_CSV_PATH_KIND, INV_CSV_PATH_NODES, INV_CSV_PATH_MISSING,
+	INV_CSV_PATH_SUBNET, INV_CSV_PATH_DIFFERS, INV_CSV_PATH_NCOLS
+};
+extern const struct csv_col inv_csv_path_cols[INV_CSV_PATH_NCOLS];
+
+/* inventory_mismatch.csv: one row per value a node holds against the majority. */
+struct inv_csv_mm {
+	const char *run_id, *host, *item, *field, *value, *majority;
+	int64_t tie;
+};
+enum inv_csv_mm_col {
+	INV_CSV_MM_RUN_ID, INV_CSV_MM_HOST, INV_CSV_MM_ITEM, INV_CSV_MM_FIELD, INV_CSV_MM_VALUE,
+	INV_CSV_MM_MAJORITY, INV_CSV_MM_TIE, INV_CSV_MM_NCOLS
+};
+extern const struct csv_col inv_csv_mm_cols[INV_CSV_MM_NCOLS];
+
 #endif

@@ -17,6 +17,7 @@
 #include "coll_csv.h"
 #include "csv_read.h"
 #include "inv_csv.h"
+#include "map_csv.h"
 #include "p2p_csv.h"
 #include "strtab.h"
 
@@ -439,12 +440,12 @@ static void tier_name(const char *label, int k, char out[16])
 static int topo_read(struct rd_reader *x)
 {
 	struct rd_topo *t = &x->rd->topo;
-	int tiers[RUNDIR_TIERS_MAX], hc = csv_read_col(&x->r, "host"), rc, cap = 0;
+	int tiers[RUNDIR_TIERS_MAX], hc = csv_read_col(&x->r, map_topo_cols[MAP_TOPO_HOST].name), rc, cap = 0;
 
 	for (t->ntiers = 0; t->ntiers < RUNDIR_TIERS_MAX; t->ntiers++) {
 		char name[16];
 
-		snprintf(name, sizeof name, "tier%d", t->ntiers);
+		snprintf(name, sizeof name, MAP_CSV_TIER_FMT, t->ntiers);
 		if ((tiers[t->ntiers] = csv_read_col(&x->r, name)) < 0)
 			break;
 	}

@@ -7,6 +7,7 @@
 
 #include "core/csv.h"
 #include "core/log.h"
+#include "fabric/io/check_csv.h"
 #include "fabric/io/coll_csv.h"
 #include "fabric/io/inv_csv.h"
 #include "fabric/io/p2p_csv.h"
@@ -252,7 +253,7 @@ int acc_report_init(struct acc_report *r, const struct exp_set *s, FILE *csv)
 {
 	*r = (struct acc_report){ .csv = csv, .set = s, .sum = calloc((size_t)s->n + 1, sizeof *r->sum) };
 	if (csv)
-		fputs("rule,from,path,src,dst,size_B,metric,value,expect,pass,note\n", csv);
+		csv_header(csv, acc_csv_cols, ACC_NCOLS);
 	return r->sum ? 0 : FP_ERUNTIME;
 }
 
@@ -266,28 +267,13 @@ void acc_report_free(struct acc_report *r)
 static void row_write(FILE *f, const struct acc_row *row)
 {
 	const struct exp_rule *r = row->rule;
+	char expect[64];
 
-	csv_field(f, r->key);
-	fputc(',', f);
-	csv_field(f, r->from);
-	fputc(',', f);
-	csv_field(f, row->path);
-	fputc(',', f);
-	csv_field(f, row->src);
-	fputc(',', f);
-	csv_field(f, row->dst);
-	if (row->size >= 0)
-		fprintf(f, ",%lld,", row->size);
-	else
-		fputs(",,", f);
-	csv_field(f, row->metric);
-	if (isfinite(row->value))
-		fprintf(f, ",%.4f", row->value);
-	else
-		fputc(',', f);
-	fprintf(f, ",%s %g,%s,", exp_op(r->what), r->value, row->pass < 0 ? "" : row->pass ? "1" : "0");
-	csv_field(f, row->note);
-	fputc('\n', f);
+	snprintf(expect, sizeof expect, "%s %g", exp_op(r->what), r->value);
+	csv_row(f, acc_csv_cols, ACC_NCOLS, &(struct acc_csv_row){
+		.rule = r->key, .from = r->from, .path = row->path, .src = row->src, .dst = row->dst,
+		.size_B = row->size, .metric = row->metric, .value = isfinite(row->value) ? row->value : NAN,
+		.expect = expect, .pass = row->pass, .note = row->note });
 }
 
 /* how far a value stands on the right side of the rule, relative (negative: failed) */

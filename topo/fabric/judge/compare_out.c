@@ -7,15 +7,16 @@
 
 #include "core/csv.h"
 #include "core/escape.h"
+#include "fabric/io/check_csv.h"
 #include "fabric/io/coll_csv.h"
 
 void cmp_report_init(struct cmp_report *r, FILE *csv, FILE *map_csv)
 {
 	*r = (struct cmp_report){ .csv = csv, .map_csv = map_csv, .tol_min = INFINITY, .tol_max = -INFINITY };
 	if (csv)
-		fputs("kind,path,src,dst,size_B,metric,tier,before,after,retest,change_pct,tolerance_pct,class,note\n", csv);
+		csv_header(csv, cmp_csv_cols, CMP_NCOLS);
 	if (map_csv)
-		fputs("tier,switch,host,before,after,after_matches,change\n", map_csv);
+		csv_header(map_csv, cmp_map_csv_cols, CMP_MAP_NCOLS);
 }
 
 void cmp_report_free(struct cmp_report *r)
@@ -25,45 +26,29 @@ void cmp_report_free(struct cmp_report *r)
 	r->nworse = r->worse_cap = 0;
 }
 
-static void num(FILE *f, double v, int prec)
+/* a figure as compare.csv holds it ("%.4f"; not finite: empty), into buf */
+static const char *fig(double v, char buf[32])
 {
-	if (isfinite(v))
-		fprintf(f, ",%.*f", prec, v);
-	else
-		fputc(',', f);
+	if (!isfinite(v))
+		return "";
+	snprintf(buf, 32, "%.4f", v);
+	return buf;
 }
 
 static void item_row(FILE *f, const struct cmp_item *it)
 {
-	fprintf(f, "%s,", cmp_kind_name(it->kind));
-	csv_field(f, it->path);
-	fputc(',', f);
-	csv_field(f, it->src);
-	fputc(',', f);
-	csv_field(f, it->dst);
-	if (it->size >= 0)
-		fprintf(f, ",%lld,", it->size);
-	else
-		fputs(",,", f);
-	csv_field(f, it->metric);
-	fputc(',', f);
-	csv_field(f, it->tier);
-	if (it->before_s || it->after_s) {
-		fputc(',', f);
-		csv_field(f, it->before_s ? it->before_s : "");
-		fputc(',', f);
-		csv_field(f, it->after_s ? it->after_s : "");
-		fputc(',', f);
-	} else {
-		num(f, it->before, 4);
-		num(f, it->after, 4);
-		num(f, it->retest, 4);
-	}
-	num(f, it->change_pct, 2);
-	num(f, it->tol_pct, 2);
-	fprintf(f, ",%s,", cmp_class_name(it->cls));
-	csv_field(f, it->note);
-	fputc('\n', f);
+	int text = it->before_s || it->after_s; /* an inventory value: text, no retest */
+	char b[32], a[32], r[32];
+
+	csv_row(f, cmp_csv_cols, CMP_NCOLS, &(struct cmp_csv_row){
+		.kind = cmp_kind_name(it->kind), .path = it->path, .src = it->src, .dst = it->dst, .size_B = it->size,
+		.metric = it->metric, .tier = it->tier,
+		.before = text ? (it->before_s ? it->before_s : "") : fig(it->before, b),
+		.after = text ? (it->after_s ? it->after_s : "") : fig(it->after, a),
+		.retest = text ? "" : fig(it->retest, r),
+		.change_pct = isfinite(it->change_pct) ? it->change_pct : NAN,
+		.tolerance_pct = isfinite(it->tol_pct) ? it->tol_pct : NAN, .cls = cmp_class_name(it->cls),
+		.note = it->note });
 }
 
 /* How bad a worse item is, for ranking: the ln ratio in the bad direction (infinite when the
@@ -150,22 +135,11 @@ void cmp_report_map(void *ctx, const struct cmp_map_row *row)
 	struct cmp_report *r = ctx;
 	FILE *f = r->map_csv;
 
-	if (f) {
-		if (row->tier >= 0)
-			fprintf(f, "%d,", row->tier);
-		else
-			fputc(',', f);
-		csv_field(f, row->tier_name);
-		fputc(',', f);
-		csv_field(f, row->host ? row->host : "");
-		fputc(',', f);
-		csv_field(f, row->before);
-		fputc(',', f);
-		csv_field(f, row->after);
-		fputc(',', f);
-		csv_field(f, row->after_as);
-		fprintf(f, ",%s\n", cmp_map_change_name(row->change));
-	}
+	if (f)
+		csv_row(f, cmp_map_csv_cols, CMP_MAP_NCOLS, &(struct cmp_map_csv_row){
+			.tier = row->tier, .sw = row->tier_name, .host = row->host ? row->host : "",
+			.before = row->before, .after = row->after, .after_matches = row->after_as,
+			.change = cmp_map_change_name(row->change) });
 	r->map_count[row->change]++;
 	if (!row->host)
 		snprintf(r->tiers, sizeof r->tiers, "%s -> %s", row->before, row->after);
