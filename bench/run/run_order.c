@@ -234,6 +234,54 @@ static int order_report(const struct world *w, struct run_out *ro, const struct 
 
 /* ---------------------------------------------------------------- the stage */
 
+/* An endpoint: a communicator per order (orders: each order's endpoints, rank 0's), the
+ * all-reduce of each backend in each, ORDER_ROUNDS times in turn (a spell of the host lands in
+ * one round of each; each figure is its median round) into fig; rank 0 reports (seq: scratch
+ * for the orders as the communicators hold them). 0 or FP_E*. */
+static int order_endpoints(struct world *w, struct run_out *ro, struct run_state *st, int *orders, int *seq,
+			   const char *path, size_t bytes, struct order_fig fig[ORDER_N][BK_N])
+{
+	int n = w->nep, rc = 0, made = 0;
+	MPI_Comm comm[ORDER_N];
+
+	for (int o = 0; o < ORDER_N && !rc; o++, made++) {
+		int key = 0, pos;
+
+		while (orders[o * n + key] != w->my_ep)
+			key++;
+		if ((rc = MPI_RC(MPI_Comm_split(w->epcomm, 0, key, &comm[o]))))
+			break;
+		/* the communicator's own rank order, as endpoint 0 gathers it */
+		if (!(rc = MPI_RC(MPI_Comm_rank(comm[o], &pos))))
+			rc = MPI_RC(MPI_Gather(&pos, 1, MPI_INT, w->rank == 0 ? seq + (size_t)o * n : NULL, 1, MPI_INT, 0,
+					       w->epcomm));
+	}
+	struct order_fig round[ORDER_ROUNDS][ORDER_N][BK_N];
+
+	for (int k = 0; k < ORDER_ROUNDS && !rc; k++)
+		for (int o = 0; o < ORDER_N && !rc; o++)
+			for (int b = 0; b < BK_N && !rc; b++)
+				rc = order_measure(b, comm[o], w, path, bytes, k, &round[k][o][b]);
+	for (int o = 0; o < ORDER_N && !rc; o++)
+		for (int b = 0; b < BK_N; b++)
+			fig[o][b] = order_median(round, o, b);
+	for (int o = 0; o < made; o++)
+		MPI_Comm_free(&comm[o]);
+	if (w->rank == 0 && !rc) {
+		/* seq held each endpoint's position: turn it into the endpoint at each position */
+		for (int o = 0; o < ORDER_N; o++) {
+			int *p = seq + (size_t)o * n;
+
+			for (int e = 0; e < n; e++)
+				orders[p[e]] = e; /* orders' row 0 as scratch */
+			memcpy(p, orders, sizeof *p * (size_t)n);
+		}
+		if (order_report(w, ro, st->c, &st->mp, seq, fig))
+			rc = FP_ERUNTIME;
+	}
+	return rc;
+}
+
 /* Every rank: rank 0 plans, the endpoints measure, rank 0 reports; the others asleep. */
 static int run_order_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
@@ -256,48 +304,8 @@ static int run_order_step(struct world *w, struct run_out *ro, struct run_state 
 	    mpi_bcast_sleepy(orders, (int)(sizeof *orders * (size_t)(ORDER_N * n)), 0, MPI_COMM_WORLD) ||
 	    mpi_bcast_sleepy(path, sizeof path, 0, MPI_COMM_WORLD))
 		goto out;
-	if (w->my_ep >= 0) {
-		MPI_Comm comm[ORDER_N];
-		int made = 0;
-
-		for (int o = 0; o < ORDER_N && !rc; o++, made++) {
-			int key = 0, pos;
-
-			while (orders[o * n + key] != w->my_ep)
-				key++;
-			if ((rc = MPI_RC(MPI_Comm_split(w->epcomm, 0, key, &comm[o]))))
-				break;
-			/* the communicator's own rank order, as endpoint 0 gathers it */
-			if (!(rc = MPI_RC(MPI_Comm_rank(comm[o], &pos))))
-				rc = MPI_RC(MPI_Gather(&pos, 1, MPI_INT, w->rank == 0 ? seq + (size_t)o * n : NULL, 1, MPI_INT,
-						       0, w->epcomm));
-		}
-		/* the orders and backends in turn, ORDER_ROUNDS times: a spell of the host lands in
-		 * one round of each, and each figure is its median round */
-		struct order_fig round[ORDER_ROUNDS][ORDER_N][BK_N];
-
-		for (int k = 0; k < ORDER_ROUNDS && !rc; k++)
-			for (int o = 0; o < ORDER_N && !rc; o++)
-				for (int b = 0; b < BK_N && !rc; b++)
-					rc = order_measure(b, comm[o], w, path, bytes, k, &round[k][o][b]);
-		for (int o = 0; o < ORDER_N && !rc; o++)
-			for (int b = 0; b < BK_N; b++)
-				fig[o][b] = order_median(round, o, b);
-		for (int o = 0; o < made; o++)
-			MPI_Comm_free(&comm[o]);
-		if (w->rank == 0 && !rc) {
-			/* seq held each endpoint's position: turn it into the endpoint at each position */
-			for (int o = 0; o < ORDER_N; o++) {
-				int *p = seq + (size_t)o * n;
-
-				for (int e = 0; e < n; e++)
-					orders[p[e]] = e; /* orders' row 0 as scratch */
-				memcpy(p, orders, sizeof *p * (size_t)n);
-			}
-			if (order_report(w, ro, st->c, &st->mp, seq, fig))
-				rc = FP_ERUNTIME;
-		}
-	}
+	if (w->my_ep >= 0)
+		rc = order_endpoints(w, ro, st, orders, seq, path, bytes, fig);
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
 	if (!rc && w->rank == 0) {

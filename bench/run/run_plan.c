@@ -187,6 +187,103 @@ static int planned_keep(struct run_planned *was, const int *group, int ntiers, i
 	return 0;
 }
 
+/* What one path's packed plan kept: pairs, steps (those inside leaves), pairs inside leaves. */
+struct pack_count {
+	int kept, steps, isteps;
+	long long inside;
+};
+
+/* One path's plan p (n endpoints) into buf from *k on: its pair and step counts, the step
+ * boundaries (a step of more pairs than cap in flight split), the pairs, less those measured
+ * already (before the map was drawn again: was), which then count as measured. 0 or
+ * FP_ERUNTIME. */
+static int plan_pack_path(const struct plan *p, int n, int cap, struct run_planned *was, int *buf, int *k,
+			  struct pack_count *pc)
+{
+	int at = *k, *pairs = malloc(sizeof *pairs * (2 * (size_t)p->s.npairs + 1)), rc;
+
+	*pc = (struct pack_count){ 0 };
+	if (!pairs)
+		return FP_ERUNTIME;
+	*k += 2; /* npairs and nsteps, once counted */
+	for (int s = 0; s < p->s.nsteps; s++) {
+		int in = 0;
+
+		for (int j = p->s.step_first[s]; j < p->s.step_first[s + 1]; j++) {
+			int a = p->s.pair[j].a, b = p->s.pair[j].b;
+
+			if (measured(was, n, a, b))
+				continue;
+			if (in == 0 || in == cap) {
+				buf[(*k)++] = pc->kept;
+				pc->steps++;
+				pc->isteps += s < p->intra_steps;
+				in = 0;
+			}
+			pairs[2 * pc->kept] = a;
+			pairs[2 * pc->kept + 1] = b;
+			pc->kept++;
+			in++;
+			pc->inside += s < p->intra_steps;
+		}
+	}
+	buf[(*k)++] = pc->kept;
+	buf[at] = pc->kept;
+	buf[at + 1] = pc->steps;
+	memcpy(buf + *k, pairs, sizeof *pairs * 2 * (size_t)pc->kept);
+	*k += 2 * pc->kept;
+	rc = measured_add(was, n, pairs, pc->kept);
+	free(pairs);
+	return rc;
+}
+
+/* rank 0: what a path's bandwidth plan measures, on the terminal */
+static void plan_say(const struct run_opts *c, const char *path, const struct plan *p, int again,
+		     const struct pack_count *pc)
+{
+	long long all = 0;
+
+	for (int t = 0; t < p->ntiers; t++)
+		all += p->all_pairs[t];
+	printf("run: bandwidth plan for %s %s (%d tier%s): %d %sof its %lld pairs (%.1f%%), "
+	       "%lld inside leaves, %lld across; %d steps (%d of them inside leaves, before -c); each node against "
+	       "%d node%s of up to %d sibling groups a tier, at most %d pair%s at once through a "
+	       "leaf's uplink\n",
+	       path, again ? "again, from its confirmed map: a tree other than the one planned" : "from its map",
+	       p->ntiers, p->ntiers == 1 ? "" : "s", pc->kept, again ? "more " : "", all,
+	       all ? 100.0 * (double)pc->kept / (double)all : 0.0, pc->inside, pc->kept - pc->inside,
+	       pc->steps, pc->isteps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
+	       c->plan.groups, c->plan.uplink_streams, c->plan.uplink_streams == 1 ? "" : "s");
+}
+
+/* rank 0: each path's plan from its map (again: only where the confirmed map is another tree;
+ * a path with no map: every pair, as one group) into pl, map[i] the map it was made from, and
+ * the ints the packed plans need. 0 or FP_ERUNTIME. */
+static int plans_make(struct run_state *st, int again, struct plan *pl, const struct infer_result **map,
+		      size_t *need, int *differs)
+{
+	int np = st->mp.npaths, rc = 0;
+	int *flat = np > 0 ? calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat) : NULL;
+
+	if (!flat)
+		rc = FP_ERUNTIME;
+	for (int i = 0; i < np && rc == 0; i++) {
+		const struct infer_result *r = map[i] = plan_map(st, i, again);
+		int n = st->mp.p[i].m->n;
+
+		*differs += r != NULL;
+		if (r)
+			rc = plan_bandwidth(r->group, r->ntiers, r->n, &st->c->plan, &pl[i]);
+		else if (!again)
+			rc = plan_bandwidth(flat, 1, n, &st->c->plan, &pl[i]);
+		if (rc == 0 && (r || !again))
+			rc = r ? planned_keep(&st->planned[i], r->group, r->ntiers, n) : planned_keep(&st->planned[i], flat, 1, n);
+		*need += 2 + (size_t)pl[i].s.nsteps + (size_t)pl[i].s.npairs + 1 + 2 * (size_t)pl[i].s.npairs;
+	}
+	free(flat);
+	return rc;
+}
+
 /* Each path's plan into ints: npaths, then per path npairs, nsteps, step_first[0..nsteps],
  * the pairs (a, b), the pairs already measured left out; said on the terminal. Again (after
  * the confirmation): only the paths whose confirmed map is not the tree planned before, each
@@ -199,96 +296,25 @@ static int *plans_pack(struct run_state *st, const struct run_out *ro, int again
 	struct plan pl[P2P_PATHS_MAX];
 	const struct infer_result *map[P2P_PATHS_MAX];
 	size_t need = 1;
-	int np = st->mp.npaths, *buf = NULL, k = 1, rc = 0, differs = 0;
+	int np = st->mp.npaths, *buf = NULL, k = 1, differs = 0;
+	int cap = c->p2p.concurrency > 0 ? (int)c->p2p.concurrency : INT_MAX;
 
 	memset(pl, 0, sizeof pl);
-	int *flat = np > 0 ? calloc((size_t)st->mp.p[0].m->n + 1, sizeof *flat) : NULL;
-
-	if (!flat)
-		rc = FP_ERUNTIME;
-	for (int i = 0; i < np && rc == 0; i++) {
-		const struct infer_result *r = map[i] = plan_map(st, i, again);
-		int n = st->mp.p[i].m->n;
-
-		differs += r != NULL;
-
-		/* a path the map could not be made for: every pair, as one group */
-		if (r)
-			rc = plan_bandwidth(r->group, r->ntiers, r->n, &c->plan, &pl[i]);
-		else if (!again)
-			rc = plan_bandwidth(flat, 1, n, &c->plan, &pl[i]);
-		if (rc == 0 && (r || !again))
-			rc = r ? planned_keep(&st->planned[i], r->group, r->ntiers, n) : planned_keep(&st->planned[i], flat, 1, n);
-		need += 2 + (size_t)pl[i].s.nsteps + (size_t)pl[i].s.npairs + 1 + 2 * (size_t)pl[i].s.npairs;
-	}
-	free(flat);
-	if (rc == 0 && need < (size_t)1 << 30 && (buf = malloc(sizeof *buf * need))) {
+	if (plans_make(st, again, pl, map, &need, &differs) == 0 && need < (size_t)1 << 30 &&
+	    (buf = malloc(sizeof *buf * need))) {
 		buf[0] = np;
 		for (int i = 0; i < np; i++) {
-			const struct plan *p = &pl[i];
 			const struct p2p_matrices *m = st->mp.p[i].m;
-			struct run_planned *was = &st->planned[i];
-			long long all = 0, across = 0, inside = 0;
-			int at = k, steps = 0, isteps = 0, kept = 0, cap = c->p2p.concurrency > 0 ? (int)c->p2p.concurrency : INT_MAX;
-			int *pairs;
+			struct pack_count pc;
 
-			k += 2; /* npairs and nsteps, once counted */
-			/* the step boundaries, a step of more pairs than -c allows in flight split, the
-			 * pairs measured already (before the map was drawn again) left out */
-			pairs = malloc(sizeof *pairs * (2 * (size_t)p->s.npairs + 1));
-			if (!pairs) {
+			if (plan_pack_path(&pl[i], m->n, cap, &st->planned[i], buf, &k, &pc)) {
 				free(buf);
 				buf = NULL;
 				break;
 			}
-			for (int s = 0; s < p->s.nsteps; s++) {
-				int in = 0;
-
-				for (int j = p->s.step_first[s]; j < p->s.step_first[s + 1]; j++) {
-					int a = p->s.pair[j].a, b = p->s.pair[j].b;
-
-					if (measured(was, m->n, a, b))
-						continue;
-					if (in == 0 || in == cap) {
-						buf[k++] = kept;
-						steps++;
-						isteps += s < p->intra_steps;
-						in = 0;
-					}
-					pairs[2 * kept] = a;
-					pairs[2 * kept + 1] = b;
-					kept++;
-					in++;
-					inside += s < p->intra_steps;
-				}
-			}
-			buf[k++] = kept;
-			buf[at] = kept;
-			buf[at + 1] = steps;
-			memcpy(buf + k, pairs, sizeof *pairs * 2 * (size_t)kept);
-			k += 2 * kept;
-			rc = measured_add(was, m->n, pairs, kept);
-			free(pairs);
-			if (rc) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			for (int t = 0; t < p->ntiers; t++)
-				all += p->all_pairs[t];
-			across = kept - inside;
-			est[i] = plan_estimate(c, ro, m, map[i] ? map[i] : &st->mp.p[i].r1, steps);
-			if (again && !map[i])
-				continue;
-			printf("run: bandwidth plan for %s %s (%d tier%s): %d %sof its %lld pairs (%.1f%%), "
-			       "%lld inside leaves, %lld across; %d steps (%d of them inside leaves, before -c); each node against "
-			       "%d node%s of up to %d sibling groups a tier, at most %d pair%s at once through a "
-			       "leaf's uplink\n",
-			       m->path, again ? "again, from its confirmed map: a tree other than the one planned" : "from its map",
-			       p->ntiers, p->ntiers == 1 ? "" : "s", kept, again ? "more " : "", all,
-			       all ? 100.0 * (double)kept / (double)all : 0.0, inside, across,
-			       steps, isteps, c->plan.peers, c->plan.peers == 1 ? "" : "s",
-			       c->plan.groups, c->plan.uplink_streams, c->plan.uplink_streams == 1 ? "" : "s");
+			est[i] = plan_estimate(c, ro, m, map[i] ? map[i] : &st->mp.p[i].r1, pc.steps);
+			if (!again || map[i])
+				plan_say(c, m->path, &pl[i], again, &pc);
 		}
 		*len = again && !differs ? 0 : k;
 	}
