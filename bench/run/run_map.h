@@ -6,7 +6,7 @@
 #define FP_RUN_MAP_H
 
 #include "fabric/infer/infer.h"
-#include "fabric/judge/suspects.h"
+#include "fabric/infer/suspects.h"
 #include "p2p/p2p.h"
 
 struct run_path_map {

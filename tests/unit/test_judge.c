@@ -1,4 +1,4 @@
-/* The suspect filter (fabric/judge/suspects.h): candidates from a map and its matrices, the pairs
+/* The suspect filter (fabric/infer/suspects.h): candidates from a map and its matrices, the pairs
  * behind them, and what holds once they are re-measured. Fabrics are synthetic, shaped like
  * the emulated cluster's (6.5 us and 1.2 GB/s within a rack, 60 us and 0.24 GB/s across),
  * with noise. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "fabric/judge/suspects.h"
+#include "fabric/infer/suspects.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 

@@ -9,7 +9,7 @@
 #include "fabric/io/map_csv.h"
 #include "core/escape.h"
 #include "fabric/io/hostlist.h"
-#include "fabric/judge/suspects.h"
+#include "fabric/infer/suspects.h"
 
 void topo_csv_topology(FILE *f, const struct emit_topo *t)
 {

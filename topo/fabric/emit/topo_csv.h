@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "emit.h"
-#include "fabric/judge/suspects.h"
+#include "fabric/infer/suspects.h"
 
 /* topology.csv: host, order, tier0, tier1, …, offset_us — one row per host in tree order;
  * offset_us: the node's share of every latency, against the median node (slow > 0) */

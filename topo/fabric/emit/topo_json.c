@@ -6,7 +6,7 @@
 
 #include "core/jw.h"
 #include "fabric/io/coll_csv.h"
-#include "fabric/judge/suspects.h"
+#include "fabric/infer/suspects.h"
 #include "topo_csv.h"
 
 /* tier k of the map: its switch kind, groups, pairs, figures, separation and members */

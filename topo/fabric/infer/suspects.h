@@ -20,7 +20,7 @@
 #ifndef FP_SUSPECTS_H
 #define FP_SUSPECTS_H
 
-#include "fabric/infer/infer.h"
+#include "infer.h"
 
 /* judge's own kind, after infer's */
 enum { SUSPECT_JITTERY_LINK = SUSPECT_UNMEASURED_NODE + 1, SUSPECT_NKINDS };
