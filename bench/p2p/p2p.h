@@ -175,6 +175,16 @@ struct p2p_plan {
 	int (*adapt)(void *ctx, int path, const struct p2p_rec *rec, int nrec, struct sched_pair *next, int max);
 	void *adapt_ctx;
 };
+/* A plan's wire format, rank 0's to every rank (one format for every plan: the bandwidth plan,
+ * the confirmation pass, the loaded pass and its bisection): the ints npaths, then per path
+ * npairs, nsteps, step_first[0..nsteps] (nsteps 0: one int, and one pair a step), and the
+ * pairs (a, b). p2p_plan_unpack reads buf (len ints; len 0: no path) into pl's paths, pairs and
+ * steps, each checked (endpoints in 0..nep-1 and distinct, a < b unless pl->directed, steps in
+ * order and covering the pairs); pl's other members are the caller's. 0 or FP_ERUNTIME (then
+ * p2p_plan_free still frees what was made). */
+int p2p_plan_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, struct p2p_plan *pl);
+void p2p_plan_free(struct p2p_plan *pl);
+
 /* o's sizes of one kind: those measured for latency (lat) and/or for bandwidth (bw), the other
  * kind's flags cleared, a size of neither left out. */
 void p2p_opts_only(const struct p2p_opts *o, int lat, int bw, struct p2p_opts *out);

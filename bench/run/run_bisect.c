@@ -419,7 +419,7 @@ static void bis_free(struct bis_ctx *cx)
 }
 
 /* rank 0: the candidates of every path and the first step of each into a plan's ints (as
- * plans_unpack reads them), the context into *out. 0 or FP_ERUNTIME. */
+ * p2p_plan_unpack reads them), the context into *out. 0 or FP_ERUNTIME. */
 static int bis_pack(struct run_state *st, struct run_out *ro, const struct p2p_result *loaded,
 		    const char *const *labels, struct bis_ctx **out, int **buf, int *len)
 {
@@ -514,7 +514,7 @@ int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const 
 			LOG_WARN("loaded_bisect.csv could not be written");
 	}
 	free(buf);
-	run_plans_free(&pl);
+	p2p_plan_free(&pl);
 	p2p_result_free(&got);
 	bis_free(cx);
 	return rc ? rc : prc < 0 ? prc : 0;

@@ -183,8 +183,9 @@ static int plan_judged(const struct run_confirm_opts *cf, const struct run_maps 
 	return nj;
 }
 
-/* rank 0: the plan as ints: npaths, then per path npairs and the pairs: the map's candidates,
- * the pairs the judges suspect, the controls, then the later rounds. Pairs whose estimate
+/* rank 0: the plan as ints (p2p.h's wire format, one pair a step): npaths, then per path
+ * npairs, 0 steps, 0, and the pairs (a < b): the map's candidates, the pairs the judges
+ * suspect, the controls, then the later rounds. Pairs whose estimate
  * would pass the budget are left out (their candidates are "not re-tested"). */
 static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *co, struct run_maps *mp, int *len,
 		      double *est, int *left_out)
@@ -195,17 +196,19 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 	*est = 0;
 	*left_out = 0;
 	for (int i = 0; i < mp->npaths; i++)
-		cap += 1 + 2 * rounds * (plan_room(mp->p[i].m->n) + (CONTROLS_PER_TIER + 2 * INFER_BOUNDARY_PAIRS) *
+		cap += 3 + 2 * rounds * (plan_room(mp->p[i].m->n) + (CONTROLS_PER_TIER + 2 * INFER_BOUNDARY_PAIRS) *
 							 INFER_TIERS_MAX + cf->njudged);
 	if (!(buf = malloc(sizeof *buf * (size_t)cap)))
 		return NULL;
 	buf[k++] = mp->npaths;
 	for (int i = 0; i < mp->npaths; i++) {
 		struct run_path_map *p = &mp->p[i];
-		int n = p->m->n, left = 0, at = k++, got, nj = 0;
+		int n = p->m->n, left = 0, at = k, got, nj = 0;
 		double lat = median_cells(p->m->lat_min, n), GBps = median_cells(p->m->bw, n);
 		double per = p2p_pair_estimate(co, isnan(lat) ? 20 : lat, isnan(GBps) || GBps <= 0 ? 1.25 : GBps) +
 			     STEP_OVERHEAD_S;
+
+		k += 3; /* npairs, nsteps 0 and step_first[0], once counted */
 
 		got = cf->off ? 0 : susp_pairs(&p->first, &p->r1, n, buf + k, plan_room(n), &left);
 		if (got < 0) {
@@ -272,44 +275,19 @@ static int *plan_pack(const struct run_confirm_opts *cf, const struct p2p_opts *
 				all++;
 			}
 		buf[at] = all;
+		buf[at + 1] = buf[at + 2] = 0;
+		for (int c = 0; c < all; c++) /* both directions are measured: a pair as a < b */
+			if (buf[k + 2 * c] > buf[k + 2 * c + 1]) {
+				int t = buf[k + 2 * c];
+
+				buf[k + 2 * c] = buf[k + 2 * c + 1];
+				buf[k + 2 * c + 1] = t;
+			}
 		p->est_s = per * all;
 		k += 2 * all;
 	}
 	*len = k;
 	return buf;
-}
-
-/* every rank: the plan from rank 0's ints */
-static int plan_unpack(const int *buf, int len, const struct p2p_opts *o, struct p2p_plan *plan)
-{
-	int k = 1;
-
-	memset(plan, 0, sizeof *plan);
-	plan->csv = "p2p_confirm.csv";
-	plan->what = "confirming:";
-	plan->npaths = len > 0 ? buf[0] : 0;
-	if (plan->npaths > o->npaths)
-		return FP_ERUNTIME;
-	for (int i = 0; i < plan->npaths; i++) {
-		int np = k < len ? buf[k++] : -1;
-
-		if (np < 0 || k + 2 * np > len)
-			return FP_ERUNTIME;
-		snprintf(plan->path[i], sizeof plan->path[i], "%s", o->paths[i]);
-		plan->npairs[i] = np;
-		plan->pair[i] = malloc(sizeof *plan->pair[i] * (size_t)(np + 1));
-		if (!plan->pair[i])
-			return FP_ERUNTIME;
-		for (int j = 0; j < np; j++, k += 2)
-			plan->pair[i][j] = (struct sched_pair){ buf[k], buf[k + 1] };
-	}
-	return 0;
-}
-
-static void plan_free(struct p2p_plan *plan)
-{
-	for (int i = 0; i < plan->npaths; i++)
-		free(plan->pair[i]);
 }
 
 int run_ints_share(const struct world *w, int **buf, int *len)
@@ -507,8 +485,10 @@ int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, str
 	}
 	if ((rc = run_ints_share(w, &buf, &len)))
 		goto out;
-	if ((rc = plan_unpack(buf, len, o, &plan)))
+	if ((rc = p2p_plan_unpack(buf, len, o, w->nep, &plan)))
 		LOG_ERROR("the confirmation plan does not read (%d ints)", len);
+	plan.csv = "p2p_confirm.csv";
+	plan.what = "confirming:";
 	plan.append = cf->again;
 	for (int i = 0; w->rank == 0 && rc == 0 && i < plan.npaths && i < mp->npaths; i++)
 		plan.est_s[i] = mp->p[i].est_s; /* the terminal's figures, from what the pairs measured */
@@ -536,7 +516,7 @@ int run_confirm(const struct run_confirm_opts *cf, const struct p2p_opts *o, str
 		rc = prc;
 out:
 	p2p_result_free(&res2);
-	plan_free(&plan);
+	p2p_plan_free(&plan);
 	free(buf);
 	return rc;
 }

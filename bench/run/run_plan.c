@@ -324,49 +324,6 @@ static int *plans_pack(struct run_state *st, const struct run_out *ro, int again
 	return buf;
 }
 
-/* Every rank: the ints into pl's paths and pairs (checked against the endpoints; a plan not
- * directed has a < b); pl's other members are the caller's. 0 or FP_ERUNTIME. */
-static int plans_unpack(const int *buf, int len, const struct p2p_opts *o, int nep, struct p2p_plan *pl)
-{
-	int k = 1, directed = pl->directed;
-
-	pl->npaths = len > 0 ? buf[0] : len == 0 ? 0 : -1; /* none: nothing to measure */
-	if (pl->npaths < 0 || pl->npaths > o->npaths)
-		return FP_ERUNTIME;
-	for (int i = 0; i < pl->npaths; i++) {
-		int np = k < len ? buf[k++] : -1, ns = k < len ? buf[k++] : -1;
-
-		if (np < 0 || ns < 0 || (long)k + ns + 1 + 2L * np > len)
-			return FP_ERUNTIME;
-		snprintf(pl->path[i], sizeof pl->path[i], "%s", o->paths[i]);
-		pl->npairs[i] = np;
-		pl->nsteps[i] = ns;
-		pl->step_first[i] = malloc(sizeof *pl->step_first[i] * ((size_t)ns + 1));
-		pl->pair[i] = malloc(sizeof *pl->pair[i] * ((size_t)np + 1));
-		if (!pl->step_first[i] || !pl->pair[i])
-			return FP_ERUNTIME;
-		for (int s = 0; s <= ns; s++)
-			pl->step_first[i][s] = buf[k++];
-		for (int j = 0; j < np; j++, k += 2) {
-			if (buf[k] < 0 || buf[k + 1] < 0 || buf[k] >= nep || buf[k + 1] >= nep || buf[k] == buf[k + 1] ||
-			    (!directed && buf[k] > buf[k + 1]))
-				return FP_ERUNTIME;
-			pl->pair[i][j] = (struct sched_pair){ buf[k], buf[k + 1] };
-		}
-		if (ns > 0 && (pl->step_first[i][0] != 0 || pl->step_first[i][ns] != np))
-			return FP_ERUNTIME;
-	}
-	return 0;
-}
-
-void run_plans_free(struct p2p_plan *pl)
-{
-	for (int i = 0; i < pl->npaths && i < P2P_PATHS_MAX; i++) {
-		free(pl->pair[i]);
-		free(pl->step_first[i]);
-	}
-}
-
 /* rank 0: the plan's bandwidth into the first figures' matrices (by path name), its failures
  * counted; then every path mapped again, with its bandwidth (again: at no less noise than its
  * confirmed map was drawn with, the map planned from). 0 or FP_ERUNTIME. */
@@ -403,7 +360,7 @@ int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts 
 
 	*prc = 0;
 	p2p_opts_only(&c->p2p, 0, 1, &bw);
-	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = plans_unpack(*buf, *len, &c->p2p, w->nep, pl)))
+	if ((rc = run_ints_share(w, buf, len)) == 0 && (rc = p2p_plan_unpack(*buf, *len, &c->p2p, w->nep, pl)))
 		LOG_ERROR("%s did not unpack", what);
 	pl->csv = csv;
 	pl->what = what;
@@ -444,7 +401,7 @@ static int plan_pass(struct world *w, struct run_out *ro, struct run_state *st, 
 		st->prc = st->prc ? st->prc : 1; /* a planned pair failed: the pairs did */
 out:
 	free(buf);
-	run_plans_free(&pl);
+	p2p_plan_free(&pl);
 	p2p_result_free(&got);
 	return rc < 0 ? (st->prc = rc) : pl.npaths > 0;
 }
@@ -651,7 +608,7 @@ static int run_loaded_step(struct world *w, struct run_out *ro, struct run_state
 		rc = FP_ERUNTIME;
 out:
 	free(buf);
-	run_plans_free(&pl);
+	p2p_plan_free(&pl);
 	p2p_result_free(&got);
 	return rc < 0 ? rc : 0;
 }

@@ -129,7 +129,6 @@ extern const struct run_stage run_stage_inventory, run_stage_counters_before, ru
 int run_plan_measure(struct world *w, struct run_out *ro, const struct run_opts *c, int **buf, int *len,
 		     const double *est, const char *csv, const char *what, struct p2p_plan *pl, struct p2p_result *got,
 		     int *prc);
-void run_plans_free(struct p2p_plan *pl);
 /* Every rank, after the confirmation pass of a planned run: when a path's confirmed map is not
  * the tree its bandwidth plan was made from (a leaf the first map split or joined), the plan of
  * the confirmed map, less the pairs measured, measured too (appended to p2p_bw.csv), and the
