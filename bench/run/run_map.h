@@ -70,6 +70,18 @@ int run_confirm(const struct run_confirm_opts *co, const struct p2p_opts *o, str
 void run_maps_compute(struct run_maps *mp);
 /* rank 0: path i's map, of the confirmed figures when there are some */
 const struct infer_result *run_maps_map(const struct run_maps *mp, int i);
+/* A path's map: the confirmed one once drawn, else the first. */
+static inline const struct infer_result *run_path_map_of(const struct run_path_map *p)
+{
+	return p->have_r2 ? &p->r2 : &p->r1;
+}
+/* A path's matrices as the suspect rules take them. */
+static inline struct susp_matrices run_susp_matrices(const struct p2p_matrices *m)
+{
+	return (struct susp_matrices){ m->n, m->lat_min, m->lat_p50, m->lat_p99, m->bw, NULL, m->lat_iters_min };
+}
+/* The median of a matrix's measured cells, n x n (O(N^2 log N)); NAN when none. */
+double run_matrix_median(const float *m, int n);
 /* rank 0: each path's map files (topology_<path>.csv, …), the compute path's un-suffixed with
  * the scheduler files, every matrix in the compute path's tree order; the summary; where two
  * paths' leaf groups disagree. 0, FP_EUSAGE (a name some format cannot hold: said), or
