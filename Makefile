@@ -114,7 +114,7 @@ FUZZ_CC      := clang
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # what the targets exercise: the readers, inference, emitters, the inventory's decoding (no MPI)
 FUZZ_LIB     := $(wildcard topo/fabric/*/*.c) $(filter-out %_verbs.c %_hwloc.c,$(wildcard topo/node/*.c)) \
-                bench/core/log.c bench/core/csv.c bench/core/escape.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c bench/core/rjson.c bench/core/jw.c \
+                bench/core/log.c bench/core/csv.c bench/core/escape.c bench/core/natsort.c bench/core/nodename.c bench/core/results.c bench/core/results_in.c bench/core/rjson.c bench/core/jw.c \
                 bench/core/opts.c bench/inventory/inv_report.c bench/inventory/inv_print.c
 FUZZ_LIB_CPP := -std=c11 -D_GNU_SOURCE -iquote bench -iquote topo -DFP_VERSION='"$(VERSION)"' \
                 -DFP_FEATURES='"fuzz"' $(if $(filter yes,$(HAVE_HWLOC)),-DHAVE_HWLOC=1 $(shell pkg-config --cflags hwloc))
