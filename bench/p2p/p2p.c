@@ -31,50 +31,8 @@
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 #include "fabric/plan/sched.h"
+#include "p2p_int.h"
 #include "window.h"
-
-#define WARMUP_WINDOWS_MAX 4096 /* warm-up windows kept for the rule; beyond: not converged */
-
-struct p2p_run {
-	const struct p2p_opts *o;
-	struct world *w;
-	struct run_out *out;     /* the results directory */
-	FILE *csv;               /* rank 0: p2p.csv, rows streamed as each step ends */
-	double timeout;          /* seconds per pair */
-	int nrec;                /* records per endpoint per step: 2 directions x sizes */
-	struct p2p_rec *mine;    /* nrec */
-	struct p2p_rec *all;     /* nep x nrec, rank 0 */
-	double *samples;         /* lat_iters */
-	uint64_t *ticks;         /* lat_iters + 1 clock readings */
-	struct clock_tick clk;   /* the per-sample clock */
-	double *wtimes;          /* window times: WARMUP_WINDOWS_MAX, at least bw_iters */
-	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
-	const char *csv_name;    /* "p2p.csv", or the plan's file */
-	int pin;                 /* place the endpoints on the cores they share (pin_init) */
-	cpu_set_t cpus;          /* this rank's affinity, restored at the end */
-	int stall_pending;       /* test-only stall not yet done */
-	int failed;              /* directions that failed, all paths */
-	double sync_s, write_s;  /* rank 0, this path: the engine's own time in its steps (below) */
-	struct p2p_result *res;  /* rank 0: every path's matrices, or NULL */
-	int lat_only;            /* an earlier latency pass: no stream, nothing written */
-	double est_s;            /* a plan's estimate of the path being measured (0: generic) */
-	const struct p2p_plan *plan; /* p2p_plan_main's, else NULL */
-	int path_i;              /* the index of the path being measured (in the plan) */
-	int ndirs;               /* directions a pair measures: 2, or 1 (a directed plan: a to b) */
-	struct p2p_rec *step_rec; /* rank 0, an adaptive plan: a step's directions at the last size */
-	int nstep_rec;
-	struct sched_pair *next;  /* an adaptive plan: the next step's pairs (nep / 2 + 1) */
-	struct lat_best *best;   /* nep x nrec: per peer, the earlier passes' best latency figures */
-	MPI_Request step_req;    /* the step's barrier: every endpoint done with its pairs */
-	int step_posted;         /* …posted by this endpoint (step_post) */
-};
-
-/* A direction's latency figures from the pass with the lowest minimum (--lat-passes), and the
- * highest minimum of any pass (hi). */
-struct lat_best {
-	int64_t iters;
-	double min, avg, p50, p99, hi;
-};
 
 /* ---------------------------------------------------------------- estimates */
 
@@ -122,7 +80,7 @@ static int pin_cpu(const struct p2p_run *run, int n)
 
 /* This process onto the n-th of its allowed cores; n < 0: back onto all of them. Best effort:
  * unpinned, it still measures. */
-static void pin_to(const struct p2p_run *run, int n)
+void p2p_pin_to(const struct p2p_run *run, int n)
 {
 	cpu_set_t one;
 	int c = pin_cpu(run, n);
@@ -156,7 +114,7 @@ static void pin_init(struct p2p_run *run)
 		run->pin = over;
 	mpi_wait_yield(run->pin);
 	if (run->pin)
-		pin_to(run, CPU_COUNT(&run->cpus) - 1);
+		p2p_pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
 
 /* Rank 0, on a machine the endpoints share: the cross-core round trip (core/cpuprobe.h)
@@ -180,281 +138,6 @@ static void pin_probe(struct p2p_run *run, int after)
 		ro->probe.after_ns = ns;
 	else if (isnan(ro->probe.before_ns))
 		ro->probe.before_ns = ns;
-}
-
-/* ---------------------------------------------------------------- measuring one pair */
-
-static int lat_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int initiator,
-		       size_t size, double deadline, struct p2p_rec *rec)
-{
-	const struct p2p_opts *o = run->o;
-	uint64_t *tick = run->ticks;
-	double *samples = run->samples;
-	struct stats st;
-	int rc;
-
-	for (long i = -o->lat_warmup; i < 0; i++)
-		if ((rc = initiator ? tr->roundtrip(c, size, deadline) : tr->echo(c, size, deadline)))
-			return rc;
-	if (!initiator) {
-		for (long i = 0; i < o->lat_iters; i++)
-			if ((rc = tr->echo(c, size, deadline)))
-				return rc;
-		return 0;
-	}
-	/* the timed loop: one clock read per sample, converted afterwards */
-	tick[0] = clock_tick_now(&run->clk);
-	for (long i = 0; i < o->lat_iters; i++) {
-		if ((rc = tr->roundtrip(c, size, deadline)))
-			return rc;
-		tick[i + 1] = clock_tick_now(&run->clk);
-	}
-	for (long i = 0; i < o->lat_iters; i++)
-		samples[i] = (double)(tick[i + 1] - tick[i]) * run->clk.sec * 0.5e6; /* half round trip, µs */
-	stats_compute(samples, (int)o->lat_iters, &st);
-	rec->lat_iters = o->lat_iters;
-	rec->lat_min = st.min;
-	rec->lat_avg = st.avg;
-	rec->lat_p50 = st.p50;
-	rec->lat_p99 = st.p99;
-	return 0;
-}
-
-/* The sender tells the receiver whether another warm-up window follows: the sender times the
- * windows, so it decides. Out of band, on the path's control communicator. */
-static int warmup_tell(struct p2p_run *run, struct tr_conn *c, int sender, int *more, double deadline)
-{
-	MPI_Request req;
-	int rc;
-
-	if (sender)
-		rc = MPI_RC(MPI_Isend(more, 1, MPI_INT, c->peer, 0, run->ctl, &req));
-	else
-		rc = MPI_RC(MPI_Irecv(more, 1, MPI_INT, c->peer, 0, run->ctl, &req));
-	if (!rc && (rc = mpi_wait_deadline(&req, 1, deadline)) == FP_ETIMEDOUT)
-		snprintf(c->why, TR_WHY_MAX, "timed out waiting for the %s's warm-up decision",
-			 sender ? "receiver to take" : "sender");
-	else if (rc)
-		snprintf(c->why, TR_WHY_MAX, "MPI error passing the warm-up decision");
-	return rc;
-}
-
-/* Warm-up windows until two consecutive ones agree (window.h) or the budget is spent. */
-static int bw_warmup(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
-		     size_t size, double deadline, struct p2p_rec *rec)
-{
-	const struct p2p_opts *o = run->o;
-	double t0 = clock_now(), budget_end = t0 + o->bw_warmup_time;
-	int rc, more = 1, k;
-
-	for (k = 0; more; k++) {
-		double t = clock_now();
-
-		rc = sender ? tr->stream_send(c, size, (int)o->window, deadline)
-			    : tr->stream_recv(c, size, (int)o->window, deadline);
-		if (rc)
-			return rc;
-		if (sender) {
-			double now = clock_now();
-			int conv;
-
-			run->wtimes[k] = now - t;
-			conv = window_converged(run->wtimes, k + 1, (int)o->bw_warmup, o->bw_tolerance) >= 0;
-			more = !conv && now < budget_end && k + 1 < WARMUP_WINDOWS_MAX;
-			rec->bw_converged = conv;
-		}
-		if ((rc = warmup_tell(run, c, sender, &more, deadline)))
-			return rc;
-	}
-	rec->bw_warm = k;
-	return 0;
-}
-
-/* This endpoint is done with the step's measurements: its part of the step's barrier, once. */
-static int step_post(struct p2p_run *run)
-{
-	if (run->step_posted)
-		return 0;
-	run->step_posted = 1;
-	return MPI_RC(MPI_Ibarrier(run->w->epcomm, &run->step_req));
-}
-
-/* A directed plan's stream, timed: it goes on streaming, untimed, until every endpoint of the
- * step is done (the step's barrier), so that a stream whose timed windows end first still
- * loads the uplinks the others are timed across (warm-ups converge after different numbers of
- * windows: without it the last streams of a step ran half alone and read above their share).
- * The sender decides and tells the receiver before each window; it stops two windows short of
- * the pair's deadline. What fails here fails no figure: they are taken. */
-static void bw_hold(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
-		    size_t size, double deadline)
-{
-	int more = 1, done = 0, win = (int)run->o->window;
-	double last = 0;
-
-	if (step_post(run))
-		return;
-	for (;;) {
-		double t = clock_now();
-
-		if (sender && MPI_Test(&run->step_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			done = 1;
-		if (sender)
-			more = !done && t + 2 * last < deadline;
-		if (warmup_tell(run, c, sender, &more, deadline) || !more)
-			return;
-		if (sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline))
-			return;
-		last = clock_now() - t;
-	}
-}
-
-/* hold: a directed plan's last size (bw_hold) */
-static int bw_measure(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
-		      size_t size, double deadline, int hold, struct p2p_rec *rec)
-{
-	const struct p2p_opts *o = run->o;
-	int rc, win = (int)o->window;
-	double t0, prev;
-	struct window_figures wf;
-
-	if (o->bw_warmup > 0 && (rc = bw_warmup(run, tr, c, sender, size, deadline, rec)))
-		return rc;
-	t0 = prev = clock_now();
-	for (long i = 0; i < o->bw_iters; i++) {
-		rc = sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline);
-		if (rc)
-			return rc;
-		if (sender) {
-			double now = clock_now();
-
-			run->wtimes[i] = now - prev;
-			prev = now;
-		}
-	}
-	if (sender) {
-		window_figures(run->wtimes, (int)o->bw_iters, (double)size * win, prev - t0, &wf);
-		rec->bw_iters = o->bw_iters;
-		rec->bw_GBps = wf.median;
-		rec->bw_total = wf.total;
-		rec->bw_min = wf.min;
-		rec->bw_max = wf.max;
-	}
-	if (hold)
-		bw_hold(run, tr, c, sender, size, deadline);
-	return 0;
-}
-
-static void rec_init(struct p2p_rec *r, int src, int dst, int size_idx)
-{
-	*r = (struct p2p_rec){ .src = src, .dst = dst, .size_idx = size_idx, .status = P2P_OK,
-			       .lat_iters = -1, .bw_iters = -1, .lat_min = NAN, .lat_avg = NAN,
-			       .lat_p50 = NAN, .lat_p99 = NAN, .lat_min_hi = NAN, .bw_GBps = NAN, .bw_total = NAN,
-			       .bw_min = NAN, .bw_max = NAN, .bw_warm = -1, .bw_converged = -1 };
-}
-
-/* Keep, per direction and latency size, the figures of the pass with the lowest minimum, and
- * the highest minimum of all passes: into run->best after an earlier pass, from it into
- * run->mine after the last one. Only the side that timed the ping-pongs holds figures; the
- * other's stay NAN, on both passes alike. */
-static void lat_keep_best(struct p2p_run *run, int peer)
-{
-	for (int i = 0; i < run->nrec; i++) {
-		struct p2p_rec *r = &run->mine[i];
-		struct lat_best *b = &run->best[(size_t)peer * (size_t)run->nrec + (size_t)i];
-		int have = b->iters > 0 && !isnan(b->min);
-
-		if (r->status != P2P_OK || isnan(r->lat_min)) {
-			continue;
-		} else if (run->lat_only) {
-			double hi = have && b->hi > r->lat_min ? b->hi : r->lat_min;
-
-			if (!have || r->lat_min < b->min)
-				*b = (struct lat_best){ r->lat_iters, r->lat_min, r->lat_avg, r->lat_p50, r->lat_p99, hi };
-			b->hi = hi;
-		} else if (have) {
-			r->lat_min_hi = b->hi > r->lat_min ? b->hi : r->lat_min;
-			if (b->min < r->lat_min) {
-				r->lat_iters = b->iters;
-				r->lat_min = b->min;
-				r->lat_avg = b->avg;
-				r->lat_p50 = b->p50;
-				r->lat_p99 = b->p99;
-			}
-		}
-	}
-}
-
-/* The pair (a, b), me one of them, every size: both directions, a to b first, or a to b alone
- * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). */
-static void pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
-		     const struct tr_port *ports, int a, int b, unsigned seq, int slot)
-{
-	const struct p2p_opts *o = run->o;
-	int me = run->w->my_ep, peer = me == a ? b : a, lo = a, hi = b;
-	double deadline = clock_now() + run->timeout;
-	struct tr_conn *c = NULL;
-	int status = P2P_OK;
-	char why[TR_WHY_MAX] = "";
-
-	for (int d = 0; d < 2; d++)
-		for (int s = 0; s < o->nsizes; s++)
-			rec_init(&run->mine[d * o->nsizes + s], d >= run->ndirs ? -1 : d ? hi : lo, d ? lo : hi, s);
-	if (run->stall_pending) {
-		run->stall_pending = 0;
-		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
-	}
-	if (run->pin)
-		pin_to(run, slot % (CPU_COUNT(&run->cpus) - 1));
-	if (!ports[me].usable || !ports[peer].usable) {
-		status = P2P_SKIPPED;
-		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
-	} else {
-		int rc = tr->connect(ctx, peer, seq, deadline, &c, why);
-
-		if (rc)
-			status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
-	}
-	int last_bw = -1;
-
-	for (int s = 0; s < o->nsizes; s++)
-		last_bw = o->sizes[s].bw ? s : last_bw;
-	for (int d = 0; d < run->ndirs; d++) {
-		int src = d ? hi : lo;
-
-		for (int s = 0; s < o->nsizes; s++) {
-			struct p2p_rec *r = &run->mine[d * o->nsizes + s];
-			const struct p2p_size *z = &o->sizes[s];
-			int rc = 0;
-
-			if (status != P2P_OK) {
-				r->status = status;
-				snprintf(r->why, sizeof r->why, "%s", why);
-				continue;
-			}
-			if (z->lat)
-				rc = lat_measure(run, tr, c, src == me, z->bytes, deadline, r);
-			if (!rc && z->bw && !run->lat_only)
-				rc = bw_measure(run, tr, c, src == me, z->bytes, deadline,
-						run->plan && run->plan->directed && s == last_bw, r);
-			if (rc) {
-				status = rc == FP_ETIMEDOUT ? P2P_TIMEOUT : P2P_ERROR;
-				if (rc == FP_ETIMEDOUT)
-					snprintf(why, sizeof why, "%.200s (pair deadline %.1f s)", c->why,
-						 run->timeout);
-				else
-					snprintf(why, sizeof why, "%s", c->why);
-				r->status = status;
-				snprintf(r->why, sizeof r->why, "%s", why);
-				/* the rest of this pair is not run: say why each row is empty */
-				snprintf(why, sizeof why, "not run: this pair stopped at %llu B (%s)",
-					 (unsigned long long)z->bytes, p2p_status_name(status));
-			}
-		}
-	}
-	if (c)
-		tr->disconnect(c);
-	if (run->pin)
-		pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
 
 /* ---------------------------------------------------------------- one path */
@@ -596,9 +279,9 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 				continue;
 			/* a sequence number of its own per pass: a message left over from a pair that
 			 * timed out never matches the same pair's next pass */
-			pair_run(run, tr, ctx, ports, q->a, q->b,
+			p2p_pair_run(run, tr, ctx, ports, q->a, q->b,
 				 (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs), k - sc->step_first[s]);
-			lat_keep_best(run, peer);
+			p2p_lat_keep_best(run, peer);
 		}
 	}
 	run->lat_only = 0;
@@ -673,23 +356,23 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 			return rc;
 		run->sync_s += clock_now() - ta;
 		for (int i = 0; i < run->nrec; i++)
-			rec_init(&run->mine[i], -1, -1, 0);
+			p2p_rec_init(&run->mine[i], -1, -1, 0);
 		for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
 			const struct sched_pair *p = &sc->pair[k];
 			int peer = p->a == w->my_ep ? p->b : p->a;
 
 			if (p->a != w->my_ep && p->b != w->my_ep)
 				continue;
-			pair_run(run, tr, ctx, ports, p->a, p->b, (unsigned)k, k - sc->step_first[s]);
+			p2p_pair_run(run, tr, ctx, ports, p->a, p->b, (unsigned)k, k - sc->step_first[s]);
 			if (run->best)
-				lat_keep_best(run, peer);
+				p2p_lat_keep_best(run, peer);
 		}
 		/* Nobody is measuring once the barrier ends, so the records reach rank 0 then: gathered
 		 * as each endpoint finished, they arrived while rank 0 still timed its own pair (seven
 		 * records of 1.4 KiB a step on 8 nodes, each served by its progress engine inside the
 		 * timed loop), a tail on rank 0's pairs only. The barrier's own messages are empty,
 		 * at most one a round to each endpoint, alike for all. */
-		if ((rc = step_post(run)) || (rc = mpi_wait_sleepy(&run->step_req, clock_now() + 3 * run->timeout + 30)))
+		if ((rc = p2p_step_post(run)) || (rc = mpi_wait_sleepy(&run->step_req, clock_now() + 3 * run->timeout + 30)))
 			return rc; /* a rank is hung: the caller ends the job */
 		run->step_posted = 0;
 		tb = clock_now();
@@ -853,7 +536,7 @@ static int run_finish(struct p2p_run *run, int rc)
 {
 	if (run->pin) {
 		pin_probe(run, 1);
-		pin_to(run, -1);
+		p2p_pin_to(run, -1);
 		mpi_wait_yield(0);
 	}
 	if (run->csv && results_close(run->csv, run->out->dir, run->csv_name) && rc == 0)
