@@ -143,4 +143,7 @@ typedef void (*cmp_map_sink)(void *ctx, const struct cmp_map_row *row);
 int cmp_map(const struct rundir *base, const struct rundir *cur, cmp_map_sink sink, void *ctx);
 const char *cmp_map_change_name(int change);
 
+/* it, present in one run only: gone (only in BASE: in_base) or new, said in its note. */
+void cmp_one_side(struct cmp_item *it, int in_base);
+
 #endif
