@@ -156,4 +156,15 @@ int susp_unconfirmed(const struct susp_list *first, struct susp_list *out);
 /* Count of suspects per kind in l (counts: SUSPECT_NKINDS entries), in state `state`. */
 void susp_count(const struct susp_list *l, int state, int *counts);
 
+/* A kind of finding about one node (slow, low bandwidth, unmeasured), not a link. */
+static inline int susp_node_kind(int kind)
+{
+	return kind == SUSPECT_SLOW_NODE || kind == SUSPECT_LOW_BW_NODE || kind == SUSPECT_UNMEASURED_NODE;
+}
+/* The tier at which i and j meet in map r. */
+static inline int susp_pair_tier(const struct infer_result *r, int i, int j)
+{
+	return infer_pair_tier(r->group, r->ntiers, r->n, i, j);
+}
+
 #endif
