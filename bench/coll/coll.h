@@ -18,6 +18,7 @@
 #include "coll_math.h"
 #include "core/opts.h"
 #include "core/results.h"
+#include "fabric/io/coll_csv.h"
 
 /* ---------------------------------------------------------------- ops, types, reductions */
 
@@ -96,23 +97,6 @@ struct coll_opts {
 	int shared_gpu;          /* --shared-gpu: ranks may share a GPU (a check, not a figure) */
 };
 
-/* What the verdict and summary.json of a run need from its collectives stage (rank 0). */
-#define COLL_SUMMARY_SWEEPS 64
-struct coll_summary {
-	int wrong_rows;          /* rows with a wrong element */
-	int nlow;                /* paths below --min-pct */
-	char low[256];           /* "tcp:eth0 31%, ..." */
-	int nrated, nunrated;    /* all-reduce sweeps --min-pct judged, and could not (no line rate) */
-	int nsweeps;             /* each sweep's largest size (the first COLL_SUMMARY_SWEEPS) */
-	struct coll_sweep_sum {
-		char backend[16], path[80], op[16], dtype[16], redop[8];
-		uint64_t size_B;
-		double busbw_GBps;       /* the better of out of place and in place */
-		double line_rate_Gbps;   /* NAN when unknown */
-		long long wrong;         /* wrong elements over the sweep's rows */
-		int below_min_pct;       /* an all-reduce below --min-pct (line_rate_judge) */
-	} sweep[COLL_SUMMARY_SWEEPS];
-};
 
 /* --path P: 0, or FP_EUSAGE with a one-line reason in err. Pure. */
 int coll_path_parse(const char *path, char *err);

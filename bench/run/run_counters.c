@@ -188,14 +188,14 @@ static int my_rows(const struct run_state *st, const struct world *w, struct ctr
  * port come together) */
 static void finding_add(struct run_links *l, const char *node, const struct ctr_delta *d, const char *kind)
 {
-	struct run_link_finding *f = l->nfind ? &l->find[l->nfind - 1] : NULL;
+	struct ctr_finding *f = l->sum.nfind ? &l->sum.find[l->sum.nfind - 1] : NULL;
 	size_t k;
 
 	if (!f || strcmp(f->node, node) || strcmp(f->port, d->port) || strcmp(f->kind, kind)) {
-		l->nfind_all++;
-		if (l->nfind >= RUN_LINK_FINDINGS_MAX)
+		l->sum.nfind_all++;
+		if (l->sum.nfind >= RUN_LINK_FINDINGS_MAX)
 			return;
-		f = &l->find[l->nfind++];
+		f = &l->sum.find[l->sum.nfind++];
 		memset(f, 0, sizeof *f);
 		snprintf(f->node, sizeof f->node, "%s", node);
 		snprintf(f->port, sizeof f->port, "%s", d->port);
@@ -218,7 +218,7 @@ static void node_rows(FILE *csv, struct run_links *l, const char *node, struct c
 
 		d->port[sizeof d->port - 1] = d->name[sizeof d->name - 1] = 0; /* a peer's bytes */
 		if (d->judged && (!last || strcmp(last, d->port)))
-			l->judged_ports++, last = d->port;
+			l->sum.judged_ports++, last = d->port;
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ctr_delta *d = &rows[i];
@@ -272,7 +272,7 @@ static int receive_all(const struct world *w, struct run_links *l, FILE *csv, st
 		} else if (h.nrows < 0) {
 			continue;
 		}
-		l->nodes++, l->ports += h.nports, l->left_out += h.left_out, l->rows += h.nrows;
+		l->sum.nodes++, l->sum.ports += h.nports, l->sum.left_out += h.left_out, l->sum.rows += h.nrows;
 		node_rows(csv, l, h.node, rows, h.nrows);
 	}
 	free(buf);
@@ -283,17 +283,17 @@ static int receive_all(const struct world *w, struct run_links *l, FILE *csv, st
 static void links_say(const struct run_links *l)
 {
 	printf("\nlink counters: %d port%s on %d node%s read before the first pair and after the last transfer, "
-	       "%d judged (counters.csv)", l->ports, l->ports == 1 ? "" : "s", l->nodes, l->nodes == 1 ? "" : "s",
-	       l->judged_ports);
-	if (l->left_out)
-		printf("; %d counter%s left out (too many)", l->left_out, l->left_out == 1 ? "" : "s");
-	if (!l->nfind_all)
+	       "%d judged (counters.csv)", l->sum.ports, l->sum.ports == 1 ? "" : "s", l->sum.nodes, l->sum.nodes == 1 ? "" : "s",
+	       l->sum.judged_ports);
+	if (l->sum.left_out)
+		printf("; %d counter%s left out (too many)", l->sum.left_out, l->sum.left_out == 1 ? "" : "s");
+	if (!l->sum.nfind_all)
 		printf(": no flap or error counter rose on a judged port\n");
 	else
-		printf(": %d finding%s\n", l->nfind_all, l->nfind_all == 1 ? "" : "s");
-	for (int i = 0; i < l->nfind; i++)
-		escape_term_line(stdout, "  %s %s:%s (%s)", l->find[i].kind, l->find[i].node, l->find[i].port,
-				 l->find[i].what);
+		printf(": %d finding%s\n", l->sum.nfind_all, l->sum.nfind_all == 1 ? "" : "s");
+	for (int i = 0; i < l->sum.nfind; i++)
+		escape_term_line(stdout, "  %s %s:%s (%s)", l->sum.find[i].kind, l->sum.find[i].node, l->sum.find[i].port,
+				 l->sum.find[i].what);
 	fflush(stdout);
 }
 
@@ -317,7 +317,7 @@ static int run_counters_step(struct world *w, struct run_out *ro, struct run_sta
 	}
 	ctr_set_free(&l->before);
 	if (w->rank == 0) {
-		if (!(l->find = calloc(RUN_LINK_FINDINGS_MAX, sizeof *l->find)))
+		if (!(l->sum.find = calloc(RUN_LINK_FINDINGS_MAX, sizeof *l->sum.find)))
 			rc = FP_ERUNTIME;
 		else if ((csv = results_open(ro->dir, "counters.csv")))
 			ctr_csv_header(csv);
@@ -325,7 +325,7 @@ static int run_counters_step(struct world *w, struct run_out *ro, struct run_sta
 			rc = receive_all(w, l, csv, rows, &h);
 		if (csv && results_close(csv, ro->dir, "counters.csv") && rc == 0)
 			rc = FP_ERUNTIME;
-		l->done = rc == 0;
+		l->sum.done = rc == 0;
 		if (rc == 0)
 			links_say(l);
 	} else {
@@ -341,7 +341,7 @@ static int run_counters_step(struct world *w, struct run_out *ro, struct run_sta
 	free(rows);
 	if (mpi_allreduce_sleepy(&rc, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
-	return st->lrc = rc ? rc : l->nfind_all > 0;
+	return st->lrc = rc ? rc : l->sum.nfind_all > 0;
 }
 
 const struct run_stage run_stage_counters = { .name = "counters", .on = run_counters_on, .step = run_counters_step };

@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "fabric/io/ctr_csv.h"
 #include "fabric/plan/plan.h"
 #include "inventory/inv_stage.h"
 #include "node/counters.h"
@@ -53,23 +54,14 @@ struct run_opts {
 enum { RUN_PLAN_ALL, RUN_PLAN_MAP, RUN_PLAN_AUTO };
 #define RUN_PLAN_AUTO_MIN 64 /* (the terminal says "more than 64": keep them one) */
 
-/* The link counters (run_counters.c): a flap or error counter that rose on a node's port. */
+/* The link counters (run_counters.c): what rank 0 gathered (sum), and each node's first read. */
 #define RUN_LINK_FINDINGS_MAX 256
-struct run_link_finding {
-	char node[WORLD_LABEL_MAX];
-	char port[CTR_PORT_MAX];
-	char kind[16];               /* link_flap, link_errors */
-	char what[200];              /* "carrier_changes +2, rx_crc_errors +15" */
-};
+_Static_assert(CTR_FIND_NODE_MAX == WORLD_LABEL_MAX && CTR_FIND_PORT_MAX == CTR_PORT_MAX, "ctr_finding's sizes");
 struct run_links {
 	struct ctr_set before;       /* a leader: its node's first read */
 	char node[WORLD_LABEL_MAX];  /* …and the node's name */
 	int leader, read;            /* this rank reads for its node; the first read was made */
-	int done;                    /* rank 0: the second read was gathered */
-	int nodes, ports, rows, left_out; /* rank 0: what was read and written */
-	int judged_ports;            /* rank 0: ports whose flaps and errors count */
-	int nfind, nfind_all;        /* rank 0: findings kept (RUN_LINK_FINDINGS_MAX at most), and all */
-	struct run_link_finding *find;
+	struct ctr_summary sum;      /* rank 0: the second read gathered, and its findings */
 };
 
 /* One run, as the stages hand it on. Each stage's result: 0, 1 when it found something (a
@@ -139,21 +131,11 @@ int run_plan_refill(struct world *w, struct run_out *ro, struct run_state *st);
  * 0's), bisected to what explains each. 0 or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
 int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const struct p2p_result *loaded);
 
-/* rank 0: summary.json (run_summary.c) from the run's records and its verdict (st->verdict,
- * line: its one line). 0 or FP_ERUNTIME. */
-int run_summary_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
-
-/* rank 0: junit.xml (run_junit.c), the run's checks as JUnit test cases. 0 or FP_ERUNTIME. */
-int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
-/* rank 0: fabprobe.prom (run_prom.c), the run as Prometheus gauges (node_exporter's textfile
- * collector format); the pairs' series only up to RUN_PROM_PAIRS_MAX nodes (n^2 of them).
- * 0 or FP_ERUNTIME. */
-#define RUN_PROM_PAIRS_MAX 128
-int run_prom_write(const struct world *w, const struct run_out *ro, const struct run_state *st);
-
-/* rank 0: drain-slurm.sh and k8s-health-labels.yaml (run_actions.c), the nodes at fault by the
- * run's findings, after the verdict. 0 or FP_ERUNTIME (a name a format refuses is said). */
-int run_actions_write(const struct world *w, const struct run_out *ro, const struct run_state *st);
+/* rank 0, after the verdict (run_files.c): the run's own files from its model
+ * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and
+ * k8s-health-labels.yaml; line is the verdict's. A file that cannot be written is said, the
+ * others stand. */
+void run_files_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
 
 /* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1
  * when --help was asked for, or FP_EUSAGE with a one-line reason in err. Pure. */

@@ -88,15 +88,15 @@ static void run_verdict(const struct world *w, struct run_state *st)
 		    st->coll.wrong_rows ? "WRONG RESULTS" : coll);
 	verdict_add(v, VERDICT_SUSPECTS, st->trc, "suspects: %s", st->trc ? st->which : w->single_node && st->which[0] ?
 		    "not counted on one node" : c->no_confirm ? "none" : "none confirmed");
-	if (st->links.done && !st->links.nfind_all)
-		snprintf(links, sizeof links, "no flap or error on %d judged port%s", st->links.judged_ports,
-			 st->links.judged_ports == 1 ? "" : "s");
-	for (int i = 0, k = 0; st->links.done && i < st->links.nfind && k < (int)sizeof links; i++)
-		k += snprintf(links + k, sizeof links - (size_t)k, "%s%s %s:%s", i ? ", " : "", st->links.find[i].kind,
-			      st->links.find[i].node, st->links.find[i].port);
-	if (st->links.done && st->links.nfind_all > st->links.nfind && strlen(links) + 32 < sizeof links)
+	if (st->links.sum.done && !st->links.sum.nfind_all)
+		snprintf(links, sizeof links, "no flap or error on %d judged port%s", st->links.sum.judged_ports,
+			 st->links.sum.judged_ports == 1 ? "" : "s");
+	for (int i = 0, k = 0; st->links.sum.done && i < st->links.sum.nfind && k < (int)sizeof links; i++)
+		k += snprintf(links + k, sizeof links - (size_t)k, "%s%s %s:%s", i ? ", " : "", st->links.sum.find[i].kind,
+			      st->links.sum.find[i].node, st->links.sum.find[i].port);
+	if (st->links.sum.done && st->links.sum.nfind_all > st->links.sum.nfind && strlen(links) + 32 < sizeof links)
 		snprintf(links + strlen(links), sizeof links - strlen(links), " and %d more (counters.csv)",
-			 st->links.nfind_all - st->links.nfind);
+			 st->links.sum.nfind_all - st->links.sum.nfind);
 	verdict_add(v, VERDICT_LINKS, st->lrc, "links: %s", c->no_counters ? "not read (--no-counters)" : links);
 	verdict_append(v, &st->judged); /* a judge fails the run exactly when its clause does */
 	/* a tier the map is unsure of (its step far below the others'): the scheduler files were
@@ -126,7 +126,7 @@ static void run_state_free(struct run_state *st)
 		free(st->planned[i].pair);
 	}
 	ctr_set_free(&st->links.before);
-	free(st->links.find);
+	free(st->links.sum.find);
 	verdict_free(&st->judged);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
@@ -188,14 +188,10 @@ int run_stages_run(const struct run_stage *const *stages, struct world *w, struc
 		escape_term_write(stdout, line ? line : "verdict: FAIL (out of memory)", 0); /* names from the fabric */
 		fputc('\n', stdout);
 		fflush(stdout);
-		if (!line || run_summary_write(w, ro, &st, line))
-			LOG_ERROR("summary.json could not be written (the other files stand)");
-		if (run_prom_write(w, ro, &st))
-			LOG_ERROR("fabprobe.prom could not be written (the other files stand)");
-		if (!line || run_junit_write(w, ro, &st, line))
-			LOG_ERROR("junit.xml could not be written (the other files stand)");
-		if (run_actions_write(w, ro, &st))
-			LOG_ERROR("drain-slurm.sh or k8s-health-labels.yaml could not be written (the other files stand)");
+		if (line)
+			run_files_write(w, ro, &st, line);
+		else
+			LOG_ERROR("out of memory for the verdict: summary.json, fabprobe.prom, junit.xml and the actions not written");
 		free(line);
 	}
 	run_state_free(&st);

@@ -3,11 +3,14 @@
  * name passed the name policy of its format; every reason is one single-quoted shell word or
  * one double-quoted YAML scalar, with no byte outside printable ASCII (a reason is a line of
  * `sinfo -R`, never a second one). */
+#include <math.h>
 #include <string.h>
 
 #include "core/escape.h"
 #include "core/log.h"
 #include "emit.h"
+#include "run_model.h"
+#include "topo_csv.h"
 
 /* what reason r becomes in a file: printable ASCII, at most EMIT_REASON_MAX - 1 bytes */
 void emit_reason_clean(const char *r, char *out)
@@ -148,4 +151,54 @@ int emit_k8s_health(FILE *f, const struct emit_health *h, char *err)
 		}
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the nodes at fault */
+
+/* append "; text" to reasons[a] (EMIT_REASON_MAX each) */
+static void reason_add(char *reasons, int a, const char *text)
+{
+	char *r = reasons + (size_t)a * EMIT_REASON_MAX;
+	size_t k = strlen(r);
+
+	if (k + 3 < EMIT_REASON_MAX && snprintf(r + k, EMIT_REASON_MAX - k, "%s%s", k ? "; " : "", text) < 0)
+		r[k] = 0;
+}
+
+void run_model_reasons(const struct run_model *m, char *reasons, const char **why)
+{
+	for (int e = 0; e < m->n; e++)
+		reasons[(size_t)e * EMIT_REASON_MAX] = 0;
+	for (int i = 0; !m->single_node && i < m->npaths; i++) {
+		const struct run_model_path *p = &m->path[i];
+		struct emit_topo t = { .n = m->n, .hosts = m->hosts, .tree = p->map };
+
+		for (int k = 0; t.tree && k < p->held->n; k++) {
+			struct topo_finding fd;
+			char text[EMIT_REASON_MAX];
+
+			if (!susp_on_node(&p->held->s[k]) || p->held->s[k].a < 0 || p->held->s[k].a >= m->n)
+				continue;
+			topo_finding_get(&t, p->held, k, &fd);
+			if (isfinite(fd.v) && isfinite(fd.e) && fd.metric[0])
+				snprintf(text, sizeof text, "%s on %s (%s %.3g, expected %.3g)", susp_kind_name(fd.s->kind),
+					 p->path, fd.metric, fd.v, fd.e);
+			else
+				snprintf(text, sizeof text, "%s on %s", susp_kind_name(fd.s->kind), p->path);
+			reason_add(reasons, fd.s->a, text);
+		}
+	}
+	for (int i = 0; !m->single_node && m->links && i < m->links->nfind; i++) {
+		const struct ctr_finding *f = &m->links->find[i];
+		char text[EMIT_REASON_MAX];
+
+		for (int e = 0; e < m->n; e++)
+			if (!strcmp(m->hosts[e], f->node)) {
+				if (snprintf(text, sizeof text, "%s %s (%s)", f->kind, f->port, f->what) >= (int)sizeof text)
+					strcpy(text + sizeof text - 5, "...)");
+				reason_add(reasons, e, text);
+			}
+	}
+	for (int e = 0; e < m->n; e++)
+		why[e] = reasons[(size_t)e * EMIT_REASON_MAX] ? reasons + (size_t)e * EMIT_REASON_MAX : NULL;
 }

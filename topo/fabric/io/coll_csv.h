@@ -47,4 +47,22 @@ static inline double coll_pct_line_rate(double GBps, double rate_Gbps)
 void coll_csv_header(FILE *f);
 void coll_csv_write(FILE *f, const struct coll_csv_row *row);
 
+/* What the verdict and summary.json of a run need from its collectives stage (rank 0). */
+#define COLL_SUMMARY_SWEEPS 64
+struct coll_summary {
+	int wrong_rows;          /* rows with a wrong element */
+	int nlow;                /* paths below --min-pct */
+	char low[256];           /* "tcp:eth0 31%, ..." */
+	int nrated, nunrated;    /* all-reduce sweeps --min-pct judged, and could not (no line rate) */
+	int nsweeps;             /* each sweep's largest size (the first COLL_SUMMARY_SWEEPS) */
+	struct coll_sweep_sum {
+		char backend[16], path[80], op[16], dtype[16], redop[8];
+		uint64_t size_B;
+		double busbw_GBps;       /* the better of out of place and in place */
+		double line_rate_Gbps;   /* NAN when unknown */
+		long long wrong;         /* wrong elements over the sweep's rows */
+		int below_min_pct;       /* an all-reduce below --min-pct (line_rate_judge) */
+	} sweep[COLL_SUMMARY_SWEEPS];
+};
+
 #endif

@@ -30,4 +30,22 @@ extern const struct csv_col ctr_csv_cols[CTR_NCOLS];
 void ctr_csv_header(FILE *f);
 void ctr_csv_write(FILE *f, const struct ctr_csv_row *row);
 
+/* A flap or error counter that rose on a node's port: a finding of the link counters. */
+#define CTR_FIND_NODE_MAX 272 /* a node's name, as the world labels it */
+#define CTR_FIND_PORT_MAX 40  /* "mlx5_0:1", or a netdev name */
+struct ctr_finding {
+	char node[CTR_FIND_NODE_MAX];
+	char port[CTR_FIND_PORT_MAX];
+	char kind[16];               /* link_flap, link_errors */
+	char what[200];              /* "carrier_changes +2, rx_crc_errors +15" */
+};
+/* What a run's link counters came to (rank 0). */
+struct ctr_summary {
+	int done;                    /* the second read was gathered */
+	int nodes, ports, rows, left_out; /* what was read and written */
+	int judged_ports;            /* ports whose flaps and errors count */
+	int nfind, nfind_all;        /* findings kept (at most the run's cap), and all */
+	struct ctr_finding *find;
+};
+
 #endif

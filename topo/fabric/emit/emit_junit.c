@@ -1,19 +1,19 @@
-/* run_junit.c — junit.xml (run_stage.h): the run's checks as JUnit test cases, for the CI
+/* emit_junit.c — junit.xml (run_model.h): the run's checks as JUnit test cases, for the CI
  * systems that show them red or green. One suite per stage: the inventory, each path's
  * nodes (a node fails on a path where its pairs were not all measured or a finding on it
  * held) and links (each finding on a pair that held), each path's map (a case per tier),
  * the collectives (a case per sweep: a wrong element, or below --min-pct), the judges, and
- * the verdict. Written by rank 0 from the run's records; every text through the one XML rule
+ * the verdict. Written from the run's model; every text through the one XML rule
  * (core/escape.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/escape.h"
-#include "core/results.h"
-#include "fabric/emit/topo_csv.h"
+#include "core/log.h"
 #include "fabric/io/coll_csv.h"
-#include "run_stage.h"
+#include "run_model.h"
+#include "topo_csv.h"
 
 /* one test case: name, the failure's message (NULL: passed) and what it measured (NULL: none,
  * as system-out: the name stays the same from run to run, so that a CI keeps its history) */
@@ -55,13 +55,13 @@ static void suite_open(FILE *f, const char *name, int tests, int failures)
 
 /* direction x of m has no figure at all (neither a latency nor a bandwidth: -s none measures
  * no bandwidth, and a direction it measured is not missing) */
-static int dir_missing(const struct p2p_matrices *m, size_t x)
+static int dir_missing(const struct run_model_path *m, size_t x)
 {
 	return !(m->lat_min && !isnan(m->lat_min[x])) && !(m->bw && !isnan(m->bw[x]));
 }
 
 /* the directions of node a on m not measured (either way, with any peer) */
-static int node_unmeasured(const struct p2p_matrices *m, int a)
+static int node_unmeasured(const struct run_model_path *m, int a)
 {
 	int k = 0;
 
@@ -72,10 +72,10 @@ static int node_unmeasured(const struct p2p_matrices *m, int a)
 }
 
 /* the reason of the first finding on node a of path p that held, into why; 0 when none */
-static int node_finding(const struct emit_topo *t, const struct run_path_map *p, int a, char *why, size_t len)
+static int node_finding(const struct emit_topo *t, const struct run_model_path *p, int a, char *why, size_t len)
 {
-	for (int k = 0; k < p->held.n; k++) {
-		const struct suspect *s = &p->held.s[k];
+	for (int k = 0; k < p->held->n; k++) {
+		const struct suspect *s = &p->held->s[k];
 		char hosts[600];
 		const char *metric;
 
@@ -87,36 +87,36 @@ static int node_finding(const struct emit_topo *t, const struct run_path_map *p,
 	return 0;
 }
 
-static void path_suites(FILE *f, const struct world *w, const struct run_maps *mp)
+static void path_suites(FILE *f, const struct run_model *m)
 {
-	for (int i = 0; i < mp->npaths; i++) {
-		const struct run_path_map *p = &mp->p[i];
-		const struct infer_result *r = run_maps_map(mp, i);
-		struct emit_topo t = { .n = w->nep, .hosts = (const char *const *)w->labels, .tree = r };
-		char suite[P2P_PATH_MAX + 16], why[1400];
+	for (int i = 0; i < m->npaths; i++) {
+		const struct run_model_path *p = &m->path[i];
+		const struct infer_result *r = p->map;
+		struct emit_topo t = { .n = m->n, .hosts = m->hosts, .tree = r };
+		char suite[128], why[1400];
 		int links = 0, fails = 0;
 
-		for (int k = 0; k < p->held.n; k++)
-			links += p->held.s[k].state == SUSP_HELD && !susp_on_node(&p->held.s[k]);
-		for (int a = 0; a < w->nep; a++)
-			fails += node_unmeasured(p->m, a) > 0 || (r && node_finding(&t, p, a, why, sizeof why));
-		snprintf(suite, sizeof suite, "pairs %s", p->m->path);
-		suite_open(f, suite, w->nep + links, fails + links);
-		for (int a = 0; a < w->nep; a++) {
-			int un = node_unmeasured(p->m, a);
+		for (int k = 0; k < p->held->n; k++)
+			links += p->held->s[k].state == SUSP_HELD && !susp_on_node(&p->held->s[k]);
+		for (int a = 0; a < m->n; a++)
+			fails += node_unmeasured(p, a) > 0 || (r && node_finding(&t, p, a, why, sizeof why));
+		snprintf(suite, sizeof suite, "pairs %s", p->path);
+		suite_open(f, suite, m->n + links, fails + links);
+		for (int a = 0; a < m->n; a++) {
+			int un = node_unmeasured(p, a);
 
 			if (r && node_finding(&t, p, a, why, sizeof why))
-				tcase(f, suite, w->labels[a], why);
+				tcase(f, suite, m->hosts[a], why);
 			else if (un) {
 				snprintf(why, sizeof why, "%s: %d direction%s with its peers not measured on %s (p2p.csv says why)",
-					 w->labels[a], un, un == 1 ? "" : "s", p->m->path);
-				tcase(f, suite, w->labels[a], why);
+					 m->hosts[a], un, un == 1 ? "" : "s", p->path);
+				tcase(f, suite, m->hosts[a], why);
 			} else {
-				tcase(f, suite, w->labels[a], NULL);
+				tcase(f, suite, m->hosts[a], NULL);
 			}
 		}
-		for (int k = 0; k < p->held.n && r; k++) {
-			const struct suspect *s = &p->held.s[k];
+		for (int k = 0; k < p->held->n && r; k++) {
+			const struct suspect *s = &p->held->s[k];
 			char hosts[600], name[700];
 			const char *metric;
 
@@ -129,7 +129,7 @@ static void path_suites(FILE *f, const struct world *w, const struct run_maps *m
 		fputs("  </testsuite>\n", f);
 		if (!r)
 			continue;
-		snprintf(suite, sizeof suite, "map %s", p->m->path);
+		snprintf(suite, sizeof suite, "map %s", p->path);
 		suite_open(f, suite, r->ntiers, 0);
 		for (int k = 0; k < r->ntiers; k++) {
 			char kind[EMIT_NAME_MAX], name[64], fig[200];
@@ -144,9 +144,9 @@ static void path_suites(FILE *f, const struct world *w, const struct run_maps *m
 	}
 }
 
-static void coll_suite(FILE *f, const struct run_state *st)
+static void coll_suite(FILE *f, const struct run_model *m)
 {
-	const struct coll_summary *cs = &st->coll;
+	const struct coll_summary *cs = m->coll;
 	int fails = 0;
 
 	for (int i = 0; i < cs->nsweeps; i++)
@@ -163,33 +163,33 @@ static void coll_suite(FILE *f, const struct run_state *st)
 			snprintf(why, sizeof why, "%lld wrong element(s) in the checked results (collectives.csv)", x->wrong);
 		else if (x->below_min_pct)
 			snprintf(why, sizeof why, "busbw %.1f %% of the %.1f Gbit/s line rate, below --min-pct %g",
-				 coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps), x->line_rate_Gbps, st->c->min_pct);
+				 coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps), x->line_rate_Gbps, m->min_pct);
 		tcase_out(f, "collectives", name, why[0] ? why : NULL, fig);
 	}
 	fputs("  </testsuite>\n", f);
 }
 
 /* the endpoint a link finding's node is, or -1 (one node of several ranks: no endpoint) */
-static int finding_endpoint(const struct world *w, const struct run_link_finding *f)
+static int finding_endpoint(const struct run_model *m, const struct ctr_finding *f)
 {
-	for (int e = 0; e < w->nep; e++)
-		if (!strcmp(w->labels[e], f->node))
+	for (int e = 0; e < m->n; e++)
+		if (!strcmp(m->hosts[e], f->node))
 			return e;
 	return -1;
 }
 
 /* the link counters: a case per node, failed by each counter that rose on one of its ports; a
  * finding of a node that is no endpoint as a case of its own */
-static void links_suite(FILE *f, const struct world *w, const struct run_links *l)
+static void links_suite(FILE *f, const struct run_model *m, const struct ctr_summary *l)
 {
-	char *why = calloc((size_t)w->nep + 1, 1200);
+	char *why = calloc((size_t)m->n + 1, 1200);
 	int fails = 0, extra = 0;
 
 	if (!why)
 		return;
 	for (int i = 0; i < l->nfind; i++) {
-		int e = finding_endpoint(w, &l->find[i]);
-		char *s = why + (size_t)(e < 0 ? w->nep : e) * 1200;
+		int e = finding_endpoint(m, &l->find[i]);
+		char *s = why + (size_t)(e < 0 ? m->n : e) * 1200;
 		size_t k = strlen(s);
 
 		if (e < 0)
@@ -200,12 +200,12 @@ static void links_suite(FILE *f, const struct world *w, const struct run_links *
 			snprintf(s + k, 1200 - k, "%s%s on %s: %s", k ? "; " : "", l->find[i].kind, l->find[i].port,
 				 l->find[i].what);
 	}
-	suite_open(f, "link counters", w->nep + extra, fails + extra);
-	for (int e = 0; e < w->nep; e++)
-		tcase(f, "link counters", w->labels[e], why[(size_t)e * 1200] ? why + (size_t)e * 1200 : NULL);
+	suite_open(f, "link counters", m->n + extra, fails + extra);
+	for (int e = 0; e < m->n; e++)
+		tcase(f, "link counters", m->hosts[e], why[(size_t)e * 1200] ? why + (size_t)e * 1200 : NULL);
 	for (int i = 0; i < l->nfind; i++)
-		if (finding_endpoint(w, &l->find[i]) < 0) {
-			char *s = why + (size_t)w->nep * 1200;
+		if (finding_endpoint(m, &l->find[i]) < 0) {
+			char *s = why + (size_t)m->n * 1200;
 
 			snprintf(s, 1200, "%s on %s: %s", l->find[i].kind, l->find[i].port, l->find[i].what);
 			tcase(f, "link counters", l->find[i].node, s);
@@ -214,41 +214,35 @@ static void links_suite(FILE *f, const struct world *w, const struct run_links *
 	free(why);
 }
 
-int run_junit_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line)
+int emit_junit(FILE *f, const struct run_model *m)
 {
-	struct results_file out;
-	const struct verdict *v = &st->verdict;
+	const struct verdict *v = m->verdict;
 	int judges_fail = 0, fails = verdict_fails(v);
 	char judges[1024];
-	FILE *f;
 
 	for (int i = 0; i < v->n; i++)
 		judges_fail |= v->c[i].about >= VERDICT_JUDGED && v->c[i].about <= VERDICT_DECLARED && v->c[i].fails;
-
-	if (results_tmp_open(&out, ro->dir, "junit.xml"))
-		return FP_ERUNTIME;
-	f = out.f;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabprobe run ", f);
-	escape_xml_write(f, ro->run_id);
+	escape_xml_write(f, m->run_id);
 	fputs("\">\n", f);
-	suite_open(f, "inventory", 1, st->c->no_inventory ? 0 : st->irc != 0);
-	tcase(f, "inventory", "every node alike", st->c->no_inventory ? NULL : st->irc ?
+	suite_open(f, "inventory", 1, m->inventoried && m->inventory_differs);
+	tcase(f, "inventory", "every node alike", m->inventoried && m->inventory_differs ?
 	      "the nodes differ: inventory_mismatch.csv names them" : NULL);
 	fputs("  </testsuite>\n", f);
-	path_suites(f, w, &st->mp);
-	if (!st->c->no_coll)
-		coll_suite(f, st);
-	if (st->links.done)
-		links_suite(f, w, &st->links);
+	path_suites(f, m);
+	if (m->coll_run && m->coll)
+		coll_suite(f, m);
+	if (m->links && m->links->done)
+		links_suite(f, m, m->links);
 	suite_open(f, "judges", 1, judges_fail);
 	tcase(f, "judges", "baseline, expectations and declared cabling",
 	      judges_fail ? verdict_join(v, VERDICT_JUDGED, VERDICT_DECLARED, judges, sizeof judges) : NULL);
 	fputs("  </testsuite>\n", f);
-	suite_open(f, "unjudged", 1, st->urc != 0); /* nothing is a pass that nothing judged */
-	tcase(f, "unjudged", "everything judged", st->urc ? st->unjudged : NULL);
+	suite_open(f, "unjudged", 1, m->unjudged_fails); /* nothing is a pass that nothing judged */
+	tcase(f, "unjudged", "everything judged", m->unjudged_fails ? m->unjudged : NULL);
 	fputs("  </testsuite>\n", f);
 	suite_open(f, "verdict", 1, fails);
-	tcase(f, "verdict", "fabprobe run", fails ? line : NULL);
+	tcase(f, "verdict", "fabprobe run", fails ? m->line : NULL);
 	fputs("  </testsuite>\n</testsuites>\n", f);
-	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
+	return ferror(f) ? FP_ERUNTIME : 0;
 }
