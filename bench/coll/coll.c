@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "coll_backend.h"
+#include "coll_int.h"
 #include "coll_report.h"
 #include "core/csv.h"
 #include "core/mpi_util.h"
@@ -28,153 +29,11 @@
 
 extern char **environ;
 
-struct coll_run {
-	const struct coll_opts *o;
-	const struct world *w;
-	const struct coll_env *env; /* the backend's ranks (a per-path one: one per node) */
-	const char *path;          /* the rows' path: --path, or the per-path backend's */
-	double rate;               /* the path's bottleneck (Gbit/s), NAN when unknown */
-	struct coll_summary *sum;  /* rank 0: what the verdict needs, or NULL */
-	uint64_t last_size;        /* rank 0: a sweep's largest size so far, and its better busbw */
-	double last_busbw;
-	long long sweep_wrong;     /* rank 0: wrong elements in the sweep's rows so far */
-	const char *run_id, *dir;  /* rank 0 */
-	const struct results_tee *tee; /* rank 0: the run's tee takes the rows too */
-	FILE *csv;                 /* collectives.csv, rank 0 */
-	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
-	int wrong_rows;            /* rows with a wrong element (rank 0) */
-	struct coll_rank_res *all; /* rank 0: every rank's result of one case */
-};
-
-/* One rank's view of one case; travels to rank 0 as bytes. */
-struct coll_rank_res {
-	double t_s;                /* mean seconds per op */
-	struct coll_check chk;
-};
-
-static int failed(const struct coll_backend *be, const char *what)
-{
-	LOG_ERROR("%s: %s failed (rows written so far are kept)", be->name, what);
-	return FP_ERUNTIME;
-}
-
 /* Rank 0's verdict on what only it did (a file written), given to every rank of comm: 0 or rc. */
 static int agree_root(int rc, MPI_Comm comm)
 {
 	CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
 	return rc;
-}
-
-/* ---------------------------------------------------------------- one case */
-
-static int time_case(struct coll_run *run, const struct coll_backend *be, void *ctx,
-		     const struct coll_case *c, double *t_s)
-{
-	coll_run_fn op = be->run[c->op->id];
-	double s;
-
-	if (be->fill(ctx, c, ++run->seed))
-		return FP_ERUNTIME;
-	for (long i = 0; i < run->o->warmup; i++)
-		if (op(ctx, c))
-			return FP_ERUNTIME;
-	if (be->sync && be->sync(ctx))
-		return FP_ERUNTIME;
-	CHECK_MPI(MPI_Barrier(run->env->comm));
-	if (run->o->test_stall_rank >= 0 && run->w && run->o->test_stall_rank == run->w->rank) { /* a hung node (tests) */
-		fprintf(stderr, "fabprobe coll: --test-stall: rank %d stops here\n", run->w->rank);
-		for (;;)
-			pause();
-	}
-	if (be->timer_start(ctx))
-		return FP_ERUNTIME;
-	for (long i = 0; i < run->o->iters; i++)
-		if (op(ctx, c))
-			return FP_ERUNTIME;
-	if (be->timer_stop(ctx, &s))
-		return FP_ERUNTIME;
-	*t_s = s / (double)run->o->iters;
-	return 0;
-}
-
-/* A separate, untimed run on fresh inputs, checked against coll_math.h. */
-static int check_case(struct coll_run *run, const struct coll_backend *be, void *ctx,
-		      const struct coll_case *c, struct coll_check *chk)
-{
-	uint32_t seed = ++run->seed;
-	struct coll_layout l;
-
-	if (be->fill(ctx, c, seed) || be->run[c->op->id](ctx, c) || (be->sync && be->sync(ctx)))
-		return FP_ERUNTIME;
-	coll_layout_get(c, be->quirks, &l);
-	if (run->o->test_corrupt_rank == c->rank && l.out_elems > 0 && be->corrupt(ctx, c, l.out_elems / 2))
-		return FP_ERUNTIME;
-	return be->check(ctx, c, seed, chk);
-}
-
-/* rank 0: the row from every rank's result */
-static void row_merge(struct coll_run *run, const struct coll_case *c, struct coll_row *row)
-{
-	const struct coll_rank_res *all = run->all;
-	int n = c->nranks;
-
-	row->status = COLL_OK;
-	row->time_us = row->time_us_max = 0;
-	for (int r = 0; r < n; r++) {
-		row->time_us += all[r].t_s * 1e6 / n;
-		row->time_us_max = fmax(row->time_us_max, all[r].t_s * 1e6);
-	}
-	coll_bandwidth(c->op, row->size_B, row->time_us, n, &row->algbw, &row->busbw);
-	if (!run->o->check)
-		return;
-	row->wrong = 0;
-	for (int r = 0; r < n; r++)
-		row->wrong += all[r].chk.wrong;
-	if (row->wrong)
-		row->status = COLL_WRONG;
-}
-
-/* Every rank: measure (or not) the case; rank 0 gets the merged row. prime: the first size
- * of a sweep, measured once untimed first (the first use of an op reads 1.5-2x slow).
- * Returns 0, or FP_ERUNTIME on a rank whose backend failed (see coll_stage). */
-static int case_run(struct coll_run *run, const struct coll_backend *be, void *ctx,
-		    const struct coll_case *c, int prime, struct coll_row *row)
-{
-	struct coll_rank_res mine = { .t_s = NAN, .chk = { .wrong = -1, .first = -1 } };
-
-	row->status = COLL_UNSUPPORTED;
-	row->time_us = row->time_us_max = row->algbw = row->busbw = NAN;
-	row->wrong = -1;
-	if (be->unsupported(c) || !be->run[c->op->id])
-		return 0; /* the same answer on every rank: nobody measures */
-	if (prime && time_case(run, be, ctx, c, &mine.t_s))
-		return failed(be, "warming up");
-	if (time_case(run, be, ctx, c, &mine.t_s))
-		return failed(be, "timing");
-	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
-		return failed(be, "checking");
-	CHECK_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, run->all, sizeof mine, MPI_BYTE, 0,
-			     run->env->comm));
-	if (c->rank == 0)
-		row_merge(run, c, row);
-	return 0;
-}
-
-/* rank 0: name the first wrong element of a row */
-static void wrong_report(const struct coll_row *row, const struct coll_rank_res *all)
-{
-	const struct coll_case *c = row->c;
-	int r = 0;
-
-	while (r < c->nranks - 1 && all[r].chk.wrong == 0)
-		r++;
-	fprintf(stderr, "fabprobe coll: WRONG RESULT: %s %s %s%s%s, %llu B (count %llu), %s: %lld wrong "
-		"element(s) over %d ranks; first on rank %d at result index %lld: got %.17g, expected %.17g\n",
-		row->backend, c->op->name, c->dtype->name, c->redop >= 0 ? " " : "",
-		c->redop >= 0 ? coll_redop_names[c->redop] : "", (unsigned long long)row->size_B,
-		(unsigned long long)c->count, c->in_place ? "in place" : "out of place",
-		(long long)row->wrong, c->nranks, r, (long long)all[r].chk.first, all[r].chk.got,
-		all[r].chk.want);
 }
 
 /* ---------------------------------------------------------------- a sweep */
@@ -224,12 +83,12 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
 					      .size_B = size_B, .nnodes = run->w->nnodes,
 					      .path = run->path, .line_rate_Gbps = run->rate };
-		if ((rc = case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
+		if ((rc = coll_case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
 			return rc;
 		if (c->rank == 0 && rows[ip].wrong > 0)
 			run->sweep_wrong += rows[ip].wrong;
 		if (c->rank == 0 && rows[ip].status == COLL_WRONG) {
-			wrong_report(&rows[ip], run->all);
+			coll_wrong_report(&rows[ip], run->all);
 			run->wrong_rows++;
 		}
 	}
@@ -369,7 +228,7 @@ static int backend_probe(const struct coll_backend *be, const struct coll_env *e
 
 /* Collective over env's ranks: the backend opened on every rank (0), or cannot run there (1:
  * why, the same everywhere), or failed on some rank (FP_ERUNTIME, said); closed unless 0. */
-static int backend_open(const struct coll_backend *be, const struct coll_env *env, void **ctx, char *why, size_t len)
+int coll_backend_open(const struct coll_backend *be, const struct coll_env *env, void **ctx, char *why, size_t len)
 {
 	int rc = be->open(env, ctx, why, len), worst = 0, skip = rc == 1;
 
@@ -379,7 +238,7 @@ static int backend_open(const struct coll_backend *be, const struct coll_env *en
 		return 0;
 	be->close(*ctx); /* NULL where open failed */
 	*ctx = NULL;
-	return worst < 0 || rc == 0 ? failed(be, "opening (see the errors above)") : 1;
+	return worst < 0 || rc == 0 ? coll_failed(be, "opening (see the errors above)") : 1;
 }
 
 /* Every op, datatype and reduction of the options through one backend (over env's ranks). */
@@ -388,7 +247,7 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 	const struct coll_opts *o = run->o;
 	void *ctx = NULL;
 	char why[320] = "";
-	int rc = backend_open(be, env, &ctx, why, sizeof why);
+	int rc = coll_backend_open(be, env, &ctx, why, sizeof why);
 
 	if (rc < 0)
 		return rc;
@@ -521,48 +380,6 @@ static int coll_main(struct coll_run *run)
 	if (w->rank == 0 && run->sum)
 		run->sum->wrong_rows = run->wrong_rows;
 	return w->rank == 0 && (run->wrong_rows > 0 || (run->sum && run->sum->nlow > 0));
-}
-
-/* ---------------------------------------------------------------- one all-reduce */
-
-int coll_allreduce_once(const char *backend, MPI_Comm comm, const char *path, const char *host, uint64_t bytes,
-			long warmup, long iters, int check, double *t_s, long long *wrong, char *why, size_t len)
-{
-	const struct coll_backend *be = coll_backend_find(backend);
-	struct coll_opts o;
-	struct coll_env env = { .comm = comm, .max_bytes = bytes, .path = path, .host = host };
-	struct coll_run run = { .o = &o, .env = &env };
-	struct coll_check chk = { .wrong = 0 };
-	void *ctx = NULL;
-	double t = NAN;
-	long long bad;
-	int rc;
-
-	if (!be || be->absent) {
-		snprintf(why, len, "no backend %s in this build", backend);
-		return 1;
-	}
-	coll_opts_default(&o);
-	env.wait_s = o.wait_s;
-	o.warmup = warmup;
-	o.iters = iters;
-	CHECK_MPI(MPI_Comm_rank(comm, &env.rank));
-	CHECK_MPI(MPI_Comm_size(comm, &env.nranks));
-	mpi_machine_ranks(comm, &env.shared_core);
-	struct coll_case c = { .op = &coll_ops[COLL_ALLREDUCE], .dtype = &coll_dtypes[COLL_FLOAT], .redop = COLL_SUM,
-			       .root = -1, .count = bytes / sizeof(float), .rank = env.rank, .nranks = env.nranks };
-
-	if ((rc = backend_open(be, &env, &ctx, why, len)))
-		return rc;
-	rc = time_case(&run, be, ctx, &c, &t) || (check && check_case(&run, be, ctx, &c, &chk)) ? failed(be, "one all-reduce")
-											       : 0;
-	be->close(ctx);
-	if (rc)
-		return rc;
-	bad = chk.wrong;
-	CHECK_MPI(MPI_Allreduce(&t, t_s, 1, MPI_DOUBLE, MPI_MAX, comm));
-	CHECK_MPI(MPI_Allreduce(&bad, wrong, 1, MPI_LONG_LONG, MPI_SUM, comm));
-	return 0;
 }
 
 /* ---------------------------------------------------------------- the subcommand */
