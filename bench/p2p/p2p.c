@@ -34,112 +34,6 @@
 #include "p2p_int.h"
 #include "window.h"
 
-/* ---------------------------------------------------------------- estimates */
-
-double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
-{
-	/* a warm-up that converges at once: two windows that agree (at least --bw-warmup) */
-	long warm = o->bw_warmup ? (o->bw_warmup > 2 ? o->bw_warmup : 2) : 0;
-	double t = 0;
-
-	for (int i = 0; i < o->nsizes; i++) {
-		const struct p2p_size *z = &o->sizes[i];
-		double wire = (double)z->bytes / (GBps * 1e9);
-
-		if (z->lat) /* every latency pass (--lat-passes) */
-			t += (double)o->lat_passes * (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
-		if (z->bw)
-			t += (double)(o->bw_iters + warm) *
-			     ((double)o->window * wire + 2 * lat_us * 1e-6);
-	}
-	return 2 * t; /* both directions */
-}
-
-double p2p_default_timeout(const struct p2p_opts *o)
-{
-	int nbw = 0;
-	double t;
-
-	for (int i = 0; i < o->nsizes; i++)
-		nbw += o->sizes[i].bw;
-	/* a warm-up that never converges stops at its budget, in each direction at each size */
-	t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
-	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
-}
-
-/* ---------------------------------------------------------------- sharing a machine */
-
-/* The n-th of this rank's allowed cores (run->cpus), or -1. */
-static int pin_cpu(const struct p2p_run *run, int n)
-{
-	for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &run->cpus) && k++ == n)
-			return c;
-	return -1;
-}
-
-/* This process onto the n-th of its allowed cores; n < 0: back onto all of them. Best effort:
- * unpinned, it still measures. */
-void p2p_pin_to(const struct p2p_run *run, int n)
-{
-	cpu_set_t one;
-	int c = pin_cpu(run, n);
-
-	if (n < 0 || c < 0) {
-		sched_setaffinity(0, sizeof run->cpus, &run->cpus);
-		return;
-	}
-	CPU_ZERO(&one);
-	CPU_SET(c, &one);
-	sched_setaffinity(0, sizeof one, &one);
-}
-
-/* When the endpoints that share this machine (the same kernel boot id) outnumber its cores —
- * the emulated cluster, where every "node" runs on the same cores, or one node oversubscribed
- * — the endpoints are placed: the two sides of the slot-th measured pair together on one core
- * (slot modulo all cores but the last), every endpoint that waits on the last core. Together
- * on one core, a message costs the same whichever cores the host gives this machine's vCPUs at
- * the moment; on two cores, every message paid the cache-line transfer between them, which on
- * a shared host moves between ~0.1 and ~0.4 µs a round trip in spells of seconds (read as a
- * bimodal latency that follows no switch). Sharing a core, the sides must never spin while
- * they wait (tr_env.shared_core, mpi_wait_yield). Elsewhere (one endpoint per machine) nothing
- * is pinned. Collective over epcomm. */
-static void pin_init(struct p2p_run *run)
-{
-	int over = 0;
-
-	mpi_machine_ranks(run->w->epcomm, &over);
-	run->pin = 0;
-	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
-		run->pin = over;
-	mpi_wait_yield(run->pin);
-	if (run->pin)
-		p2p_pin_to(run, CPU_COUNT(&run->cpus) - 1);
-}
-
-/* Rank 0, on a machine the endpoints share: the cross-core round trip (core/cpuprobe.h)
- * between the measuring core and the waiting one, before the first pass and after the last,
- * into meta.json, so that a spell of the host is visible beside the figures it touched. */
-static void pin_probe(struct p2p_run *run, int after)
-{
-	struct run_out *ro = run->out;
-	int a = pin_cpu(run, 0), b = pin_cpu(run, CPU_COUNT(&run->cpus) - 1);
-	double ns;
-
-	if (!run->pin || run->w->rank != 0 || !ro)
-		return;
-	ns = cpuprobe_round_trip_ns(a, b);
-	if (!ro->probe.taken)
-		ro->probe.before_ns = ro->probe.after_ns = NAN;
-	ro->probe.taken = 1;
-	ro->probe.cpu[0] = a;
-	ro->probe.cpu[1] = b;
-	if (after)
-		ro->probe.after_ns = ns;
-	else if (isnan(ro->probe.before_ns))
-		ro->probe.before_ns = ns;
-}
-
 /* ---------------------------------------------------------------- one path */
 
 /* Every endpoint says how it stands (0 or a negative FP_E*) and learns the worst, waiting
@@ -159,19 +53,6 @@ static int agree(struct p2p_run *run, int rc, const char *where)
 		LOG_ERROR("%s: other endpoints did not arrive within %.0f s: an endpoint is hung "
 			  "(rows measured so far are in p2p.csv)", where, limit);
 	return wrc ? wrc : rc;
-}
-
-static void progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done,
-			   int npairs, double t0)
-{
-	double el = clock_now() - t0;
-
-	fprintf(stderr, "\r  %s: step %d/%d  pairs %d/%d  failed %d  elapsed %.1f s  left ~%.0f s   ",
-		path, step, nsteps, pairs_done, npairs, run->failed, el,
-		step ? el / step * (nsteps - step) : 0.0);
-	if (step == nsteps)
-		fputc('\n', stderr);
-	fflush(stderr);
 }
 
 /* rank 0: merge the gathered records of step s, write them out, fill the matrices */
@@ -387,7 +268,7 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 			rc = step_write(run, po, m, sc, s); /* logged; said at the next step */
 			run->write_s += clock_now() - tb;
 			if (run->out->progress)
-				progress_print(run, po->path, s + 1, sc->nsteps, sc->step_first[s + 1], sc->npairs, t0);
+				p2p_progress_print(run, po->path, s + 1, sc->nsteps, sc->step_first[s + 1], sc->npairs, t0);
 		}
 		if (run->plan && run->plan->adapt && s + 1 == sc->nsteps)
 			rc = path_adapt(run, sc, rc);
@@ -497,8 +378,8 @@ static int run_start(struct p2p_run *run)
 		run->res->npaths = 0;
 	run->timeout = o->pair_timeout > 0 ? o->pair_timeout : p2p_default_timeout(o);
 	run->stall_pending = o->test_stall_rank == w->rank;
-	pin_init(run);
-	pin_probe(run, 0);
+	p2p_pin_init(run);
+	p2p_pin_probe(run, 0);
 	if (run->pin && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
 		printf("p2p: the endpoints outnumber the cores of the machine they share: the two sides of a "
 		       "pair measure together on one core, waiting endpoints on another\n");
@@ -535,7 +416,7 @@ static int run_start(struct p2p_run *run)
 static int run_finish(struct p2p_run *run, int rc)
 {
 	if (run->pin) {
-		pin_probe(run, 1);
+		p2p_pin_probe(run, 1);
 		p2p_pin_to(run, -1);
 		mpi_wait_yield(0);
 	}

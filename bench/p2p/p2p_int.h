@@ -69,4 +69,13 @@ void p2p_pin_to(const struct p2p_run *run, int n);
 /* An empty record of the direction src to dst at size index size_idx (nothing measured). */
 void p2p_rec_init(struct p2p_rec *r, int src, int dst, int size_idx);
 
+/* The endpoints of one machine placed on the cores they share (none when each has its own), and
+ * the cross-core probe before the first pass and after the last (after). */
+void p2p_pin_init(struct p2p_run *run);
+void p2p_pin_probe(struct p2p_run *run, int after);
+
+/* rank 0: a path's progress on stderr, after step step of nsteps (t0: the path's start). */
+void p2p_progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done, int npairs,
+			double t0);
+
 #endif

@@ -1,6 +1,7 @@
 /* p2p_opts.c — the options of the point-to-point stage (p2p.h): `fabprobe p2p`'s, which `run`
  * takes too; their usage, defaults and validation. */
 #include <getopt.h>
+#include <math.h>
 #include <string.h>
 
 #include "p2p.h"
@@ -242,4 +243,37 @@ void p2p_opts_only(const struct p2p_opts *o, int lat, int bw, struct p2p_opts *o
 	}
 	out->nlat = lat ? o->nlat : 0;
 	out->nbw = bw ? o->nbw : 0;
+}
+
+/* ---------------------------------------------------------------- estimates */
+
+double p2p_pair_estimate(const struct p2p_opts *o, double lat_us, double GBps)
+{
+	/* a warm-up that converges at once: two windows that agree (at least --bw-warmup) */
+	long warm = o->bw_warmup ? (o->bw_warmup > 2 ? o->bw_warmup : 2) : 0;
+	double t = 0;
+
+	for (int i = 0; i < o->nsizes; i++) {
+		const struct p2p_size *z = &o->sizes[i];
+		double wire = (double)z->bytes / (GBps * 1e9);
+
+		if (z->lat) /* every latency pass (--lat-passes) */
+			t += (double)o->lat_passes * (double)(o->lat_iters + o->lat_warmup) * 2 * (lat_us * 1e-6 + wire);
+		if (z->bw)
+			t += (double)(o->bw_iters + warm) *
+			     ((double)o->window * wire + 2 * lat_us * 1e-6);
+	}
+	return 2 * t; /* both directions */
+}
+
+double p2p_default_timeout(const struct p2p_opts *o)
+{
+	int nbw = 0;
+	double t;
+
+	for (int i = 0; i < o->nsizes; i++)
+		nbw += o->sizes[i].bw;
+	/* a warm-up that never converges stops at its budget, in each direction at each size */
+	t = 10 + 3 * p2p_pair_estimate(o, 100, 0.125) + 2 * nbw * (o->bw_warmup ? o->bw_warmup_time : 0);
+	return t < P2P_DEADLINE_MAX ? t : P2P_DEADLINE_MAX;
 }

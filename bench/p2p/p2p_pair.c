@@ -1,17 +1,93 @@
 /* p2p_pair.c — one pair measured through its transport (p2p_int.h): latency round trips, the
- * bandwidth warm-up and its windows, each side's records; the best of the latency passes. */
+ * bandwidth warm-up and its windows, each side's records; the best of the latency passes; the
+ * endpoints of one machine placed on the cores they share. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/cpuprobe.h"
 #include "core/interrupt.h"
 #include "core/mpi_util.h"
+#include "core/run.h"
 #include "core/stats.h"
 #include "core/world.h"
 #include "p2p_int.h"
 #include "window.h"
+
+/* ---------------------------------------------------------------- sharing a machine */
+
+/* The n-th of this rank's allowed cores (run->cpus), or -1. */
+static int pin_cpu(const struct p2p_run *run, int n)
+{
+	for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &run->cpus) && k++ == n)
+			return c;
+	return -1;
+}
+
+/* This process onto the n-th of its allowed cores; n < 0: back onto all of them. Best effort:
+ * unpinned, it still measures. */
+void p2p_pin_to(const struct p2p_run *run, int n)
+{
+	cpu_set_t one;
+	int c = pin_cpu(run, n);
+
+	if (n < 0 || c < 0) {
+		sched_setaffinity(0, sizeof run->cpus, &run->cpus);
+		return;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(c, &one);
+	sched_setaffinity(0, sizeof one, &one);
+}
+
+/* When the endpoints that share this machine (the same kernel boot id) outnumber its cores —
+ * the emulated cluster, where every "node" runs on the same cores, or one node oversubscribed
+ * — the endpoints are placed: the two sides of the slot-th measured pair together on one core
+ * (slot modulo all cores but the last), every endpoint that waits on the last core. Together
+ * on one core, a message costs the same whichever cores the host gives this machine's vCPUs at
+ * the moment; on two cores, every message paid the cache-line transfer between them, which on
+ * a shared host moves between ~0.1 and ~0.4 µs a round trip in spells of seconds (read as a
+ * bimodal latency that follows no switch). Sharing a core, the sides must never spin while
+ * they wait (tr_env.shared_core, mpi_wait_yield). Elsewhere (one endpoint per machine) nothing
+ * is pinned. Collective over epcomm. */
+void p2p_pin_init(struct p2p_run *run)
+{
+	int over = 0;
+
+	mpi_machine_ranks(run->w->epcomm, &over);
+	run->pin = 0;
+	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
+		run->pin = over;
+	mpi_wait_yield(run->pin);
+	if (run->pin)
+		p2p_pin_to(run, CPU_COUNT(&run->cpus) - 1);
+}
+
+/* Rank 0, on a machine the endpoints share: the cross-core round trip (core/cpuprobe.h)
+ * between the measuring core and the waiting one, before the first pass and after the last,
+ * into meta.json, so that a spell of the host is visible beside the figures it touched. */
+void p2p_pin_probe(struct p2p_run *run, int after)
+{
+	struct run_out *ro = run->out;
+	int a = pin_cpu(run, 0), b = pin_cpu(run, CPU_COUNT(&run->cpus) - 1);
+	double ns;
+
+	if (!run->pin || run->w->rank != 0 || !ro)
+		return;
+	ns = cpuprobe_round_trip_ns(a, b);
+	if (!ro->probe.taken)
+		ro->probe.before_ns = ro->probe.after_ns = NAN;
+	ro->probe.taken = 1;
+	ro->probe.cpu[0] = a;
+	ro->probe.cpu[1] = b;
+	if (after)
+		ro->probe.after_ns = ns;
+	else if (isnan(ro->probe.before_ns))
+		ro->probe.before_ns = ns;
+}
 
 /* ---------------------------------------------------------------- measuring one pair */
 
@@ -288,3 +364,16 @@ void p2p_pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx
 		p2p_pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
 
+/* rank 0: a path's progress on stderr, after each step */
+void p2p_progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done,
+			   int npairs, double t0)
+{
+	double el = clock_now() - t0;
+
+	fprintf(stderr, "\r  %s: step %d/%d  pairs %d/%d  failed %d  elapsed %.1f s  left ~%.0f s   ",
+		path, step, nsteps, pairs_done, npairs, run->failed, el,
+		step ? el / step * (nsteps - step) : 0.0);
+	if (step == nsteps)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
