@@ -150,7 +150,7 @@ void jw_key(struct jw *j, const char *key)
 	if (j->key)
 		return misuse(j, "a key after a key");
 	sep(j);
-	escape_json_write(j->f, key, 0);
+	escape_json_write(j->f, key, j->esc);
 	fputs(": ", j->f);
 	j->key = 1;
 }
@@ -160,7 +160,7 @@ void jw_str(struct jw *j, const char *s)
 	if (!value(j))
 		return;
 	if (s)
-		escape_json_write(j->f, s, 0);
+		escape_json_write(j->f, s, j->esc);
 	else
 		fputs("null", j->f);
 }

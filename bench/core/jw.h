@@ -27,6 +27,8 @@ struct jw {
 	int key;                     /* a key was written: its value is next */
 	int values;                  /* top-level values written (a document holds one) */
 	const char *misuse;          /* the first misuse, or NULL */
+	unsigned esc;                /* escape_json_write's flags for every string (ESCAPE_JSON_HTML:
+				      * JSON inside an HTML <script>); 0 after jw_init */
 };
 
 /* Write onto f (the caller's; jw never closes it). */

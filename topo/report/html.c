@@ -69,11 +69,6 @@ void html_textf(FILE *f, const char *fmt, ...)
 	html_text(f, buf);
 }
 
-void html_json(FILE *f, const char *s)
-{
-	escape_json_write(f, s, ESCAPE_JSON_HTML);
-}
-
 void html_num(char *out, size_t len, double v)
 {
 	double a = fabs(v);

@@ -1,6 +1,7 @@
 /* html.h — writing text that came from files into HTML safely, and numbers for people.
  * Every string that did not come from this program goes through html_text (element text and
- * attribute values alike) or html_json (inside a <script>): a host name can hold anything. */
+ * attribute values alike) or, inside a <script>, the one JSON writer with ESCAPE_JSON_HTML
+ * (rpt_names_json): a host name can hold anything. */
 #ifndef FP_HTML_H
 #define FP_HTML_H
 
@@ -12,9 +13,6 @@
 void html_text(FILE *f, const char *s);
 /* The same, at most max bytes of s (cut at a character boundary, "…" added when cut). */
 void html_text_max(FILE *f, const char *s, size_t max);
-/* s as a JSON string literal that can sit inside <script>: core/escape.h's JSON rule, with
- * < > & as \u003c \u003e \u0026 too (ESCAPE_JSON_HTML). */
-void html_json(FILE *f, const char *s);
 /* printf-style, then html_text of the result (at most 4 KiB). */
 void html_textf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

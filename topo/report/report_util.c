@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/escape.h"
+#include "core/jw.h"
 #include "core/log.h"
 #include "html.h"
 #include "report_int.h"
@@ -94,12 +96,17 @@ void rpt_table_html(FILE *f, const struct rtab *t, const char *const *cols, int 
 
 void rpt_names_json(FILE *f, const char *id, const char *const *names, int n)
 {
-	fprintf(f, "<script type=\"application/json\" id=\"%s\">[", id);
-	for (int i = 0; i < n; i++) {
-		fputs(i ? "," : "", f);
-		html_json(f, names[i]);
-	}
-	fputs("]</script>\n", f);
+	struct jw j;
+
+	fprintf(f, "<script type=\"application/json\" id=\"%s\">", id);
+	jw_init(&j, f);
+	j.esc = ESCAPE_JSON_HTML; /* no "</script>" can end it early */
+	jw_array(&j, 1);
+	for (int i = 0; i < n; i++)
+		jw_str(&j, names[i]);
+	jw_end(&j);
+	jw_done(&j); /* its line break ends inside the script, harmlessly */
+	fputs("</script>\n", f);
 }
 
 void rpt_section(FILE *f, const char *id, const char *title)
