@@ -48,22 +48,10 @@ static int list_add(struct susp_list *l, const struct suspect *s)
 	return 0;
 }
 
-int susp_list_copy(struct susp_list *dst, const struct susp_list *src)
-{
-	susp_list_free(dst);
-	for (int i = 0; i < src->n; i++)
-		if (list_add(dst, &src->s[i]))
-			return FP_ERUNTIME;
-	return 0;
-}
-
 int susp_on_node(const struct suspect *s)
 {
 	return susp_node_kind(s->kind);
 }
-
-/* lowest tier at which i and j share a group; r->ntiers when they never do */
-
 
 static float cell(const float *m, int n, int i, int j)
 {

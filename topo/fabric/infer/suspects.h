@@ -84,8 +84,6 @@ struct susp_list {
 	struct suspect *s;
 };
 void susp_list_free(struct susp_list *l);
-/* A copy of src into dst (emptied first). 0 or FP_ERUNTIME. */
-int susp_list_copy(struct susp_list *dst, const struct susp_list *src);
 
 /* The map's suspects, then the jittery links, into out (emptied first). 0 or FP_ERUNTIME. */
 int susp_candidates(const struct infer_result *r, const struct susp_matrices *m,
