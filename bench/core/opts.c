@@ -236,7 +236,7 @@ int opts_parse(int argc, char **argv, const struct opts_group *g, int ng, int *a
 		for (int j = 0; optarg && j < nseen; j++)
 			if (seen[j].group == grp && seen[j].val == val)
 				OPTS_FAIL("option %s given twice (give it once: a second value would replace the first)",
-					  argv[optind - 1][0] == '-' ? argv[optind - 1] : argv[optind - 2]);
+					  optarg == argv[optind - 1] && optind >= 2 ? argv[optind - 2] : argv[optind - 1]);
 		if (optarg && nseen < (int)(sizeof seen / sizeof seen[0]))
 			seen[nseen].group = grp, seen[nseen++].val = val;
 		rc = g[grp].take(g[grp].ctx, val, optarg, err);

@@ -124,7 +124,7 @@ void p2p_matrix_name(char *out, size_t len, const char *what, const char *path);
 /* The earlier path of paths[0..i-1] whose per-path files (latency_<path>.csv, topology_<path>.csv,
  * …) have the same names as those of paths[i] (':' and '/' both become '_': tcp:a_b and
  * tcp:a:b), or -1: two such paths would write one set of files. Pure. */
-int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int n, int i);
+int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int i);
 /* Square matrix m (n x n): first row and column are labels in `order`; empty diagonal and
  * gaps. */
 void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,

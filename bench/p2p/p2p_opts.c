@@ -112,7 +112,7 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 			if (!strcmp(o->paths[i], tok))
 				OPTS_FAIL("--paths: '%s' is given twice", tok);
 		strcpy(o->paths[o->npaths++], tok);
-		if ((j = p2p_path_clash((const char (*)[P2P_PATH_MAX])o->paths, o->npaths, o->npaths - 1)) >= 0)
+		if ((j = p2p_path_clash((const char (*)[P2P_PATH_MAX])o->paths, o->npaths - 1)) >= 0)
 			OPTS_FAIL("--paths: '%s' and '%s' would write the same files (':' and '/' become '_' in a file name)",
 				  o->paths[j], tok);
 	}

@@ -182,7 +182,7 @@ void p2p_matrix_name(char *out, size_t len, const char *what, const char *path)
 	snprintf(out + n, len - (size_t)n, ".csv");
 }
 
-int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int n, int i)
+int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int i)
 {
 	char a[2 * P2P_PATH_MAX + 32], b[sizeof a];
 
@@ -192,7 +192,6 @@ int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int n, int i)
 		if (!strcmp(a, b))
 			return j;
 	}
-	(void)n;
 	return -1;
 }
 

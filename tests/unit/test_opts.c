@@ -348,6 +348,19 @@ static void test_estimate(void)
 	CHECK(parse("-s 1G -W 4096 -t 86400", &o) == 0 && o.pair_timeout == 86400); /* -t says more */
 }
 
+/* an option given twice is named as the option, whatever its value looks like */
+static void test_given_twice_named(void)
+{
+	struct p2p_opts o;
+
+	CHECK_EQ(parse("-n 50 -n -3", &o), FP_EUSAGE);
+	CHECK_HAS(err, "option -n given twice");
+	CHECK_EQ(parse("--lat-iters 50 --lat-iters=-3", &o), FP_EUSAGE);
+	CHECK_HAS(err, "option --lat-iters=-3 given twice");
+	CHECK_EQ(parse("-p tcp:eth0 -p -x", &o), FP_EUSAGE);
+	CHECK_HAS(err, "option -p given twice");
+}
+
 int main(void)
 {
 	RUN(test_sizes);
@@ -359,5 +372,6 @@ int main(void)
 	RUN(test_p2p_rejects);
 	RUN(test_run_options);
 	RUN(test_estimate);
+	RUN(test_given_twice_named);
 	CHECK_EXIT();
 }
