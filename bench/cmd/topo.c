@@ -105,7 +105,7 @@ static void topo_run_state_say(const char *dir)
 }
 
 /* Load the matrices; choose where the output goes. */
-static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, size_t dlen, char *err)
+static int topo_load(const struct topo_opts *o, struct p2p_matrices *m, char *dir, size_t dlen, char *err)
 {
 	struct stat st;
 	char file[RESULTS_PATH_MAX], head[16] = "";
@@ -142,7 +142,7 @@ static int topo_load(const struct topo_opts *o, struct matrix *m, char *dir, siz
 	/* a planned run (run --plan map): the bandwidth of the planned pairs, measured after the map */
 	snprintf(file, sizeof file, "%s/p2p_bw.csv", o->input);
 	if (is_dir && access(file, F_OK) == 0) {
-		struct matrix b = { 0 };
+		struct p2p_matrices b = { 0 };
 
 		if ((rc = matrix_read_p2p_bw(file, m->path[0] ? m->path : o->path, &b, err)) == 0 && matrix_add_bw(m, &b))
 			rc = FP_ERUNTIME;
@@ -193,7 +193,7 @@ int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o;
 	struct checks_opts jo;
-	struct matrix m = { 0 };
+	struct p2p_matrices m = { 0 };
 	struct infer_result r;
 	struct infer_opts io;
 	char err[MATRIX_ERR_MAX], dir[RESULTS_PATH_MAX], how[RESULTS_PATH_MAX + 160], when[32];
@@ -215,7 +215,7 @@ int cmd_topo(int argc, char **argv)
 	infer_opts_default(&io);
 	io.noise_us = o.noise_us;
 	io.lat_again = m.lat_hi;
-	if (infer_tiers(m.lat, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
+	if (infer_tiers(m.lat_min, m.bw, m.n, (const char *const *)m.names, &io, &r)) {
 		matrix_free(&m);
 		checks_opts_free(&jo);
 		return FP_EXIT_RUNTIME;

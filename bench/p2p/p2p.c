@@ -319,7 +319,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 		rc = FP_ERUNTIME;
 	}
 	if (w->rank == 0 && rc == 0)
-		rc = p2p_matrices_init(&m, path, w->nep);
+		rc = matrix_init(&m, path, w->nep);
 	if ((rc = agree(run, rc, "path start")))
 		goto out;
 	if ((rc = MPI_RC(MPI_Comm_dup(w->epcomm, &run->ctl))))
@@ -356,7 +356,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 		}
 	}
 out:
-	p2p_matrices_free(&m);
+	matrix_free(&m);
 	tr->close(ctx);
 	if (run->ctl != MPI_COMM_NULL)
 		MPI_Comm_free(&run->ctl);

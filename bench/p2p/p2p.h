@@ -7,11 +7,13 @@
 
 #include "core/opts.h"
 #include "core/results.h"
+#include "fabric/io/matrix.h"
 #include "fabric/plan/sched.h"
 #include "transport.h"
 
 #define P2P_PATHS_MAX 16
 #define P2P_PATH_MAX 64
+_Static_assert(P2P_PATH_MAX == MATRIX_PATH_MAX && TR_KIND_MAX == MATRIX_KIND_MAX, "a path and a kind fit the matrices");
 
 /* One message size of the sweep, and what is measured at it. */
 struct p2p_size {
@@ -85,22 +87,7 @@ void p2p_rec_merge(const struct p2p_rec *src_view, const struct p2p_rec *dst_vie
 /* The matrices of one path (rank 0), built by the engine from the merged records: n x n,
  * [src * n + dst], NAN where not measured. Latency at the smallest latency size (µs, half
  * round trip), bandwidth at the largest bandwidth size (GB/s). */
-struct p2p_matrices {
-	char path[P2P_PATH_MAX];
-	int n;
-	float *lat_min;  /* the minimum: the least noisy, what the latency map uses */
-	float *lat_p50;  /* what latency_<path>.csv shows */
-	float *lat_p99;
-	float *lat_hi;   /* the highest latency pass's minimum (NAN: one pass): the map's repeat noise */
-	float *bw;       /* median window rate */
-	long lat_iters_min; /* the fewest timed ping-pongs behind a latency cell (0: none yet) */
-	int ok, failed;  /* directions, at the last size */
-	double line_rate_Gbps; /* the slowest usable endpoint's port; NAN when any is unknown */
-	char kind[TR_KIND_MAX];  /* the first usable endpoint's link kind ("" unknown) */
-};
 
-int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n);
-void p2p_matrices_free(struct p2p_matrices *m);
 /* Take one merged record into the cells it belongs to (the matrix sizes of o). */
 void p2p_matrices_add(struct p2p_matrices *m, const struct p2p_opts *o, const struct p2p_rec *r);
 

@@ -102,42 +102,10 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 
 /* ---------------------------------------------------------------- matrices */
 
-int p2p_matrices_init(struct p2p_matrices *m, const char *path, int n)
-{
-	size_t cells = (size_t)n * (size_t)n;
-
-	memset(m, 0, sizeof *m);
-	snprintf(m->path, sizeof m->path, "%s", path);
-	m->n = n;
-	m->lat_min = malloc(sizeof *m->lat_min * cells);
-	m->lat_p50 = malloc(sizeof *m->lat_p50 * cells);
-	m->lat_p99 = malloc(sizeof *m->lat_p99 * cells);
-	m->lat_hi = malloc(sizeof *m->lat_hi * cells);
-	m->bw = malloc(sizeof *m->bw * cells);
-	if (!m->lat_min || !m->lat_p50 || !m->lat_p99 || !m->lat_hi || !m->bw) {
-		LOG_ERROR("out of memory for the matrices of %d endpoints", n);
-		p2p_matrices_free(m);
-		return FP_ERUNTIME;
-	}
-	for (size_t i = 0; i < cells; i++)
-		m->lat_min[i] = m->lat_p50[i] = m->lat_p99[i] = m->lat_hi[i] = m->bw[i] = NAN;
-	return 0;
-}
-
-void p2p_matrices_free(struct p2p_matrices *m)
-{
-	free(m->lat_min);
-	free(m->lat_p50);
-	free(m->lat_p99);
-	free(m->lat_hi);
-	free(m->bw);
-	m->lat_min = m->lat_p50 = m->lat_p99 = m->lat_hi = m->bw = NULL;
-}
-
 void p2p_result_free(struct p2p_result *r)
 {
 	for (int i = 0; i < r->npaths; i++)
-		p2p_matrices_free(&r->path[i]);
+		matrix_free(&r->path[i]);
 	r->npaths = 0;
 }
 

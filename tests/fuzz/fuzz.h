@@ -122,7 +122,7 @@ static inline void fuzz_check_text(const char *file, const char *text, size_t le
 
 /* Inference on the matrix, then every emitter and the map's CSVs and summary, each into
  * memory; names each format refused must not appear in a file it wrote. */
-static inline void fuzz_map(const struct matrix *m)
+static inline void fuzz_map(const struct p2p_matrices *m)
 {
 	struct infer_opts io;
 	struct infer_result r;
@@ -133,7 +133,7 @@ static inline void fuzz_map(const struct matrix *m)
 	devnull = fopen("/dev/null", "w");
 	infer_opts_default(&io);
 	io.lat_again = m->lat_hi; /* the repeat noise, from a file's lat_us_min_hi */
-	if (!devnull || infer_tiers(m->lat, m->bw, m->n, (const char *const *)m->names, &io, &r))
+	if (!devnull || infer_tiers(m->lat_min, m->bw, m->n, (const char *const *)m->names, &io, &r))
 		abort();
 	struct emit_topo t = { .n = m->n, .hosts = (const char *const *)m->names, .tree = &r, .slots = 2,
 			       .label_prefix = "fabprobe", .how = "fuzz\nSwitchName=evil Nodes=x" };

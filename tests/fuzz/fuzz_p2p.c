@@ -6,7 +6,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *file = fuzz_file("p2p.csv", data, size);
 	char err[MATRIX_ERR_MAX] = "";
-	struct matrix m;
+	struct p2p_matrices m;
 	int rc = matrix_read_p2p(file, NULL, &m, err);
 
 	FUZZ_ASSERT(rc == 0 || rc == FP_EUSAGE, "matrix_read_p2p: rc %d", rc);
@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_map(&m);
 	}
 	/* the same bytes as a planned run's p2p_bw.csv, merged into the map's matrices */
-	struct matrix b;
+	struct p2p_matrices b;
 	char berr[MATRIX_ERR_MAX] = "";
 	int brc = matrix_read_p2p_bw(file, NULL, &b, berr);
 

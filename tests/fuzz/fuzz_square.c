@@ -6,7 +6,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *file = fuzz_file("matrix.csv", data, size);
 	char err[MATRIX_ERR_MAX] = "";
-	struct matrix m;
+	struct p2p_matrices m;
 	int rc = matrix_read_square(file, &m, err);
 
 	FUZZ_ASSERT(rc == 0 || rc == FP_EUSAGE, "matrix_read_square: rc %d", rc);

@@ -38,7 +38,7 @@ static void row(FILE *f, const char *src, const char *dst, const char *sdev, con
 	p2p_csv_write(f, &r);
 }
 
-static int index_of(const struct matrix *m, const char *name)
+static int index_of(const struct p2p_matrices *m, const char *name)
 {
 	for (int i = 0; i < m->n; i++)
 		if (!strcmp(m->names[i], name))
@@ -49,7 +49,7 @@ static int index_of(const struct matrix *m, const char *name)
 /* hosts n (ranks 0 and 1) and n-a: '-' sorts between TAB and '/' */
 static void test_p2p_keys_that_sort_between_tab_and_slash(void)
 {
-	struct matrix m;
+	struct p2p_matrices m;
 	FILE *f;
 
 	snprintf(path, sizeof path, "%s/p2p.csv", dir);
@@ -66,12 +66,12 @@ static void test_p2p_keys_that_sort_between_tab_and_slash(void)
 	int a = index_of(&m, "n/0"), b = index_of(&m, "n/1"), c = index_of(&m, "n-a/0");
 	CHECK(a >= 0 && b >= 0 && c >= 0);
 	if (a >= 0 && b >= 0 && c >= 0) {
-		CHECK_NEAR(m.lat[a * 3 + b], 1.0, 1e-6);
-		CHECK_NEAR(m.lat[b * 3 + a], 1.5, 1e-6);
-		CHECK_NEAR(m.lat[a * 3 + c], 2.0, 1e-6);
-		CHECK_NEAR(m.lat[c * 3 + b], 3.0, 1e-6);
-		CHECK_NEAR(m.lat[b * 3 + c], 4.0, 1e-6);
-		CHECK(isnan(m.lat[c * 3 + a]));
+		CHECK_NEAR(m.lat_min[a * 3 + b], 1.0, 1e-6);
+		CHECK_NEAR(m.lat_min[b * 3 + a], 1.5, 1e-6);
+		CHECK_NEAR(m.lat_min[a * 3 + c], 2.0, 1e-6);
+		CHECK_NEAR(m.lat_min[c * 3 + b], 3.0, 1e-6);
+		CHECK_NEAR(m.lat_min[b * 3 + c], 4.0, 1e-6);
+		CHECK(isnan(m.lat_min[c * 3 + a]));
 	}
 	matrix_free(&m);
 }
@@ -80,7 +80,7 @@ static void test_p2p_keys_that_sort_between_tab_and_slash(void)
 static void test_p2p_tab_and_long_names(void)
 {
 	char longname[701];
-	struct matrix m;
+	struct p2p_matrices m;
 	FILE *f;
 
 	memset(longname, 'x', 700);
@@ -97,8 +97,8 @@ static void test_p2p_tab_and_long_names(void)
 	int t = index_of(&m, "a\tb"), l = index_of(&m, longname);
 	CHECK(t >= 0 && l >= 0);
 	if (t >= 0 && l >= 0) {
-		CHECK_NEAR(m.lat[t * 3 + l], 5.0, 1e-6);
-		CHECK_NEAR(m.lat[l * 3 + t], 6.0, 1e-6);
+		CHECK_NEAR(m.lat_min[t * 3 + l], 5.0, 1e-6);
+		CHECK_NEAR(m.lat_min[l * 3 + t], 6.0, 1e-6);
 	}
 	matrix_free(&m);
 }
@@ -109,7 +109,7 @@ static void test_numbers(void)
 {
 	static const char *const bad[] = { "1e39", "0x10", "inf", "nan", "-1", "+1", "1 2", "1e", ".", "1,5" };
 	static const char *const good[] = { "1e-400", " 1.5", "1.5 ", "\t2\t", "1.", ".5", "2E+2", "3.4e38" };
-	struct matrix m;
+	struct p2p_matrices m;
 	char text[256];
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -128,7 +128,7 @@ static void test_numbers(void)
 		int rc = matrix_read_square(path, &m, err);
 		if (rc)
 			printf("#   '%s' was refused: %s\n", good[i], err);
-		CHECK(rc == 0 && isfinite(m.lat[1]));
+		CHECK(rc == 0 && isfinite(m.lat_min[1]));
 		matrix_free(&m);
 	}
 }
@@ -136,7 +136,7 @@ static void test_numbers(void)
 /* one host, or nothing measured, is an input error */
 static void test_one_host_or_nothing_measured(void)
 {
-	struct matrix m;
+	struct p2p_matrices m;
 
 	put("one.csv", "host,a\na,\n");
 	CHECK(matrix_read_square(path, &m, err) == FP_EUSAGE && strstr(err, "one host only"));
@@ -156,7 +156,7 @@ static void test_torn_rows_and_blank_lines(void)
 {
 	static const char head[] = "path,src_host,dst_host,src_dev,dst_dev,size_B,lat_us_min,bw_GBps,status,note\n";
 	char text[512];
-	struct matrix m;
+	struct p2p_matrices m;
 
 	snprintf(text, sizeof text, "%smpi,a,b,0,0,8,2.5,,ok,\nmpi,b,a,0,0,8,2.6,,ok,\nmpi,a,c,0", head);
 	put("p2p.csv", text);
@@ -164,7 +164,7 @@ static void test_torn_rows_and_blank_lines(void)
 	matrix_free(&m);
 	snprintf(text, sizeof text, "%smpi,a,b,0,0,8,2.5,,ok,\nmpi,b,a,0,0,8,2.6,,ok,x", head);
 	put("p2p.csv", text);
-	CHECK(matrix_read_p2p(path, NULL, &m, err) == 0 && m.n == 2 && m.lat[2] > 2.55f);
+	CHECK(matrix_read_p2p(path, NULL, &m, err) == 0 && m.n == 2 && m.lat_min[2] > 2.55f);
 	matrix_free(&m);
 	snprintf(text, sizeof text, "%smpi,a,b,0,0,8,2.5,,ok,\nmpi,b,a,0,0,8,2.6,,ok,\n\n \n", head);
 	put("p2p.csv", text);
@@ -186,7 +186,7 @@ static void test_square_headers(void)
 {
 	static const char *const heads[] = { "\xef\xbb\xbfhost,a,b\n", "HOST,a,b\n", ",a,b\n", "\xef\xbb\xbf,a,b\n" };
 	char text[128];
-	struct matrix m;
+	struct p2p_matrices m;
 
 	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
 		CHECK(matrix_is_square(heads[i]));
@@ -201,7 +201,7 @@ static void test_square_headers(void)
 /* a host twice is an input error */
 static void test_duplicates(void)
 {
-	struct matrix m;
+	struct p2p_matrices m;
 
 	put("dup.csv", "host,a,b,a\na,,1,1\nb,1,,1\na,1,1,\n");
 	CHECK(matrix_read_square(path, &m, err) == FP_EUSAGE && strstr(err, "'a' appears twice"));
@@ -211,7 +211,7 @@ static void test_duplicates(void)
  * names more hosts than the file can hold rows for neither */
 static void test_sparse_files(void)
 {
-	struct matrix m;
+	struct p2p_matrices m;
 	FILE *f;
 
 	snprintf(path, sizeof path, "%s/sparse.csv", dir);
@@ -249,7 +249,7 @@ static void test_columns_by_name(void)
 
 static void test_not_a_regular_file(void)
 {
-	struct matrix m;
+	struct p2p_matrices m;
 
 	CHECK(matrix_read_square("/dev/null", &m, err) == FP_EUSAGE && strstr(err, "not a regular file"));
 	CHECK(matrix_read_p2p(dir, NULL, &m, err) == FP_EUSAGE);

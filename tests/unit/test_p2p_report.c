@@ -62,7 +62,7 @@ static void test_rows_and_matrices(void)
 			     .bw_warm = 3, .bw_converged = 1 };
 	FILE *f;
 
-	CHECK(p2p_matrices_init(&m, "tcp:eth0", 3) == 0);
+	CHECK(matrix_init(&m, "tcp:eth0", 3) == 0);
 	f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
@@ -115,7 +115,7 @@ static void test_rows_and_matrices(void)
 		       "node2,,,\n"
 		       "node3,,,2.00\n"
 		       "node10,1.00,,\n");
-	p2p_matrices_free(&m);
+	matrix_free(&m);
 }
 
 static void test_failed_row_is_empty(void)
@@ -130,7 +130,7 @@ static void test_failed_row_is_empty(void)
 			     .bw_GBps = 1.0 };
 
 	snprintf(r.why, sizeof r.why, "a: timed out, \"x\"");
-	CHECK(p2p_matrices_init(&m, "mpi", 2) == 0);
+	CHECK(matrix_init(&m, "mpi", 2) == 0);
 	FILE *f = fmemopen(buf, sizeof buf, "w");
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
@@ -139,7 +139,7 @@ static void test_failed_row_is_empty(void)
 	CHECK(isnan(m.bw[1]));
 	CHECK_EQ(m.failed, 1);
 	CHECK_EQ(m.ok, 0);
-	p2p_matrices_free(&m);
+	matrix_free(&m);
 }
 
 static void test_matrix_names(void)

@@ -257,7 +257,7 @@ static void note_matrix(struct rpt *r, const char *err, const char *what)
 }
 
 /* a matrix file of the path, or (when there is none) both metrics from p2p.csv */
-static int load(struct rpt *r, const struct src *s, const char *what, struct matrix *m, char *file, size_t flen)
+static int load(struct rpt *r, const struct src *s, const char *what, struct p2p_matrices *m, char *file, size_t flen)
 {
 	char err[MATRIX_ERR_MAX], path[4096], costs[256];
 
@@ -285,7 +285,7 @@ static int load(struct rpt *r, const struct src *s, const char *what, struct mat
 
 static void one_path(struct rpt *r, const struct src *s, int pidx)
 {
-	struct matrix lat = { 0 }, bw = { 0 };
+	struct p2p_matrices lat = { 0 }, bw = { 0 };
 	char lf[300], bf[300], lsz[32], bsz[32], lwhat[96], bwhat[96];
 	const struct rpt_path *p = p2p_path(r, s->name);
 	const struct rpt_map *own = s->in_p2p ? rpt_path_map(r, s->name) : NULL, *mp = own ? own : &r->map;
@@ -301,9 +301,9 @@ static void one_path(struct rpt *r, const struct src *s, int pidx)
 	fputs("</h3>\n<div class=\"maps\">\n", r->out);
 	if (have_lat)
 		figure(r, &(struct fig){ s->name, "latency", "µs", lwhat, lf, pidx, pidx == 0, mp, !!own }, lat.n, lat.names,
-		       lat.lat);
+		       lat.lat_min);
 	/* from p2p.csv the bandwidth rides with the latency; from a file it is that file's only matrix */
-	const float *bv = !strcmp(bf, "p2p.csv") ? bw.bw : bw.lat;
+	const float *bv = !strcmp(bf, "p2p.csv") ? bw.bw : bw.lat_min;
 	if (have_bw && bv)
 		figure(r, &(struct fig){ s->name, "bandwidth", "GB/s", bwhat, bf, pidx, pidx == 0, mp, !!own }, bw.n, bw.names,
 		       bv);

@@ -148,7 +148,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Names that two rows or columns share make the files disagree: an input error. */
-int matrix_names_unique(const struct matrix *m, const char *file, char *err)
+int matrix_names_unique(const struct p2p_matrices *m, const char *file, char *err)
 {
 	char **v = malloc(sizeof *v * (size_t)m->n);
 	int rc = 0;
@@ -171,7 +171,7 @@ int matrix_names_unique(const struct matrix *m, const char *file, char *err)
 
 /* A map needs two hosts and at least one measured pair between them. */
 /* need_lat 0: a bandwidth cell does (a planned run's p2p_bw.csv holds no latency) */
-int matrix_usable(const struct matrix *m, const char *file, int need_lat, char *err)
+int matrix_usable(const struct p2p_matrices *m, const char *file, int need_lat, char *err)
 {
 	if (m->n < 2) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: one host only (%.200s): a latency map needs two or more",
@@ -180,7 +180,7 @@ int matrix_usable(const struct matrix *m, const char *file, int need_lat, char *
 	}
 	for (size_t i = 0; i < (size_t)m->n; i++)
 		for (size_t j = 0; j < (size_t)m->n; j++)
-			if (i != j && (!isnan(m->lat[i * (size_t)m->n + j]) ||
+			if (i != j && (!isnan(m->lat_min[i * (size_t)m->n + j]) ||
 				       (!need_lat && m->bw && !isnan(m->bw[i * (size_t)m->n + j]))))
 				return matrix_names_unique(m, file, err);
 	snprintf(err, MATRIX_ERR_MAX, "%s: no measured pair (every latency cell is empty)%s", file,
@@ -190,7 +190,7 @@ int matrix_usable(const struct matrix *m, const char *file, int need_lat, char *
 
 /* ---------------------------------------------------------------- square matrices */
 
-int matrix_read_square(const char *file, struct matrix *m, char *err)
+int matrix_read_square(const char *file, struct p2p_matrices *m, char *err)
 {
 	struct lines l;
 	char **fields = NULL, *head;
@@ -221,8 +221,8 @@ int matrix_read_square(const char *file, struct matrix *m, char *err)
 		     "%d cells", file, n, (long long)l.size, n, n);
 	m->n = n;
 	m->names = calloc((size_t)n, sizeof *m->names);
-	m->lat = malloc(sizeof *m->lat * (size_t)n * n);
-	if (!m->names || !m->lat)
+	m->lat_min = malloc(sizeof *m->lat_min * (size_t)n * n);
+	if (!m->names || !m->lat_min)
 		OOM("%s: out of memory for a %d x %d matrix", file, n, n);
 	for (int j = 0; j < n; j++)
 		if (!(m->names[j] = strdup(fields[j + 1])) || !*fields[j + 1])
@@ -239,7 +239,7 @@ int matrix_read_square(const char *file, struct matrix *m, char *err)
 			FAIL("%s:%d: row '%.200s' where the header says '%.200s' (rows and columns must be in "
 			     "the same order)", file, l.no, fields[0], m->names[i]);
 		for (int j = 0; j < n; j++)
-			if ((rc = cell(fields[j + 1], &m->lat[(size_t)i * n + j])))
+			if ((rc = cell(fields[j + 1], &m->lat_min[(size_t)i * n + j])))
 				FAIL("%s:%d: column %d ('%.100s'): '%.100s' %s", file, l.no, j + 2, m->names[j],
 				     fields[j + 1], csv_read_number_why(rc));
 	}
@@ -258,13 +258,37 @@ out:
 	return ret;
 }
 
-void matrix_free(struct matrix *m)
+int matrix_init(struct p2p_matrices *m, const char *path, int n)
+{
+	size_t cells = (size_t)n * (size_t)n;
+
+	memset(m, 0, sizeof *m);
+	snprintf(m->path, sizeof m->path, "%s", path);
+	m->n = n;
+	m->lat_min = malloc(sizeof *m->lat_min * (cells + 1));
+	m->lat_p50 = malloc(sizeof *m->lat_p50 * (cells + 1));
+	m->lat_p99 = malloc(sizeof *m->lat_p99 * (cells + 1));
+	m->lat_hi = malloc(sizeof *m->lat_hi * (cells + 1));
+	m->bw = malloc(sizeof *m->bw * (cells + 1));
+	if (!m->lat_min || !m->lat_p50 || !m->lat_p99 || !m->lat_hi || !m->bw) {
+		LOG_ERROR("out of memory for the matrices of %d endpoints", n);
+		matrix_free(m);
+		return FP_ERUNTIME;
+	}
+	for (size_t i = 0; i < cells; i++)
+		m->lat_min[i] = m->lat_p50[i] = m->lat_p99[i] = m->lat_hi[i] = m->bw[i] = NAN;
+	return 0;
+}
+
+void matrix_free(struct p2p_matrices *m)
 {
 	for (int i = 0; m->names && i < m->n; i++)
 		free(m->names[i]);
 	free(m->names);
-	free(m->lat);
-	free(m->bw);
+	free(m->lat_min);
+	free(m->lat_p50);
+	free(m->lat_p99);
 	free(m->lat_hi);
+	free(m->bw);
 	memset(m, 0, sizeof *m);
 }

@@ -87,7 +87,7 @@ static int ep_add(struct ep **eps, size_t *neps, size_t *cap, size_t *dedup_at, 
 
 /* Pass 1: the path, its endpoints (sorted, unique), its sizes, its rows. 0, FP_EUSAGE,
  * FP_ERUNTIME (err said). */
-static int p2p_scan(struct p2p_csv_reader *r, const char *path, struct matrix *m, struct ep **eps_out,
+static int p2p_scan(struct p2p_csv_reader *r, const char *path, struct p2p_matrices *m, struct ep **eps_out,
 		    size_t *neps_out, long long *lat_size, long long *bw_size, size_t *rows, char *err)
 {
 	struct ep *eps = NULL;
@@ -128,7 +128,7 @@ static int p2p_scan(struct p2p_csv_reader *r, const char *path, struct matrix *m
 
 /* Names: the host, or host/dev for every endpoint when a host has several (one node, every
  * rank). The matrices, all missing. */
-static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t rows, const char *file,
+static int p2p_names(struct p2p_matrices *m, const struct ep *eps, size_t neps, size_t rows, const char *file,
 		     char *err)
 {
 	int by_dev = 0;
@@ -142,16 +142,16 @@ static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t
 		if (!strcmp(eps[i].host, eps[i - 1].host))
 			by_dev = 1;
 	m->names = calloc(neps, sizeof *m->names);
-	m->lat = malloc(sizeof *m->lat * neps * neps);
+	m->lat_min = malloc(sizeof *m->lat_min * neps * neps);
 	m->bw = malloc(sizeof *m->bw * neps * neps);
 	m->lat_hi = malloc(sizeof *m->lat_hi * neps * neps);
-	if (!m->names || !m->lat || !m->bw || !m->lat_hi) {
+	if (!m->names || !m->lat_min || !m->bw || !m->lat_hi) {
 		snprintf(err, MATRIX_ERR_MAX, "%s: out of memory for %zu endpoints", file, neps);
 		return FP_ERUNTIME;
 	}
 	m->n = (int)neps;
 	for (size_t i = 0; i < neps * neps; i++)
-		m->lat[i] = m->bw[i] = m->lat_hi[i] = NAN;
+		m->lat_min[i] = m->bw[i] = m->lat_hi[i] = NAN;
 	for (size_t i = 0; i < neps; i++) {
 		size_t len = strlen(eps[i].host) + strlen(eps[i].dev) + 2;
 
@@ -165,7 +165,7 @@ static int p2p_names(struct matrix *m, const struct ep *eps, size_t neps, size_t
 }
 
 /* Pass 2: the cells of the rows that measured (status ok), by endpoint (bsearch). */
-static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep *eps, long long lat_size,
+static int p2p_cells(struct p2p_csv_reader *r, struct p2p_matrices *m, const struct ep *eps, long long lat_size,
 		     long long bw_size, char *err)
 {
 	size_t n = (size_t)m->n;
@@ -189,7 +189,7 @@ static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep
 		}
 		size_t c = (size_t)(hit[0] - eps) * n + (size_t)(hit[1] - eps);
 		if (row.size_B == lat_size && !isnan(row.lat_us_min)) {
-			m->lat[c] = (float)row.lat_us_min;
+			m->lat_min[c] = (float)row.lat_us_min;
 			m->lat_hi[c] = (float)row.lat_us_min_hi;
 		}
 		if (row.size_B == bw_size && !isnan(row.bw_GBps))
@@ -198,7 +198,7 @@ static int p2p_cells(struct p2p_csv_reader *r, struct matrix *m, const struct ep
 	return rc;
 }
 
-static int read_p2p(const char *file, const char *path, int need_lat, struct matrix *m, char *err)
+static int read_p2p(const char *file, const char *path, int need_lat, struct p2p_matrices *m, char *err)
 {
 	struct p2p_csv_reader r;
 	struct ep *eps = NULL;
@@ -244,17 +244,17 @@ out:
 	return rc;
 }
 
-int matrix_read_p2p(const char *file, const char *path, struct matrix *m, char *err)
+int matrix_read_p2p(const char *file, const char *path, struct p2p_matrices *m, char *err)
 {
 	return read_p2p(file, path, 1, m, err);
 }
 
-int matrix_read_p2p_bw(const char *file, const char *path, struct matrix *m, char *err)
+int matrix_read_p2p_bw(const char *file, const char *path, struct p2p_matrices *m, char *err)
 {
 	return read_p2p(file, path, 0, m, err);
 }
 
-int matrix_add_bw(struct matrix *m, const struct matrix *b)
+int matrix_add_bw(struct p2p_matrices *m, const struct p2p_matrices *b)
 {
 	int *at = b->bw ? malloc(sizeof *at * ((size_t)b->n + 1)) : NULL;
 
