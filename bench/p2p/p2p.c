@@ -55,17 +55,12 @@ static int agree(struct p2p_run *run, int rc, const char *where)
 	return wrc ? wrc : rc;
 }
 
-/* rank 0: merge the gathered records of step s, write them out, fill the matrices */
-static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct p2p_matrices *m,
-		      const struct sched *sc, int s)
+/* rank 0: the merged records of step s as rows onto f; fill (once): into the matrices too */
+static void step_rows(struct p2p_run *run, const struct p2p_path_out *po, struct p2p_matrices *m,
+		      const struct sched *sc, int s, FILE *f, int fill)
 {
 	const struct p2p_opts *o = run->o;
-	struct results_teebuf tee;
-	FILE *t = results_tee_open(&run->out->tee, &tee); /* the same rows for the run's own model */
 
-	if (t)
-		p2p_csv_header(t);
-	run->nstep_rec = 0;
 	for (int k = sc->step_first[s]; k < sc->step_first[s + 1]; k++) {
 		const struct sched_pair *p = &sc->pair[k];
 
@@ -78,9 +73,9 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 
 				p2p_rec_merge(&run->all[src * run->nrec + i], &run->all[dst * run->nrec + i],
 					      po->labels[src], po->labels[dst], &r);
-				p2p_csv_row(run->csv, po, &r);
-				if (t)
-					p2p_csv_row(t, po, &r);
+				p2p_csv_row(f, po, &r);
+				if (!fill)
+					continue;
 				p2p_matrices_add(m, o, &r);
 				if (z == o->nsizes - 1 && r.status != P2P_OK)
 					run->failed++;
@@ -89,6 +84,28 @@ static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct
 			}
 		}
 	}
+}
+
+/* rank 0: merge the gathered records of step s, write them out, fill the matrices. With the
+ * run's tee the rows are formatted once, into its text, which the file then takes (and the
+ * file gets them directly should that text be lost). */
+static int step_write(struct p2p_run *run, const struct p2p_path_out *po, struct p2p_matrices *m,
+		      const struct sched *sc, int s)
+{
+	struct results_teebuf tee;
+	FILE *t = results_tee_open(&run->out->tee, &tee); /* the same rows for the run's own model */
+	long head = 0;
+
+	if (t) {
+		p2p_csv_header(t);
+		head = ftell(t);
+	}
+	run->nstep_rec = 0;
+	step_rows(run, po, m, sc, s, t ? t : run->csv, 1);
+	if (t && fflush(t) == 0 && !ferror(t) && head >= 0 && (size_t)head <= tee.len)
+		fwrite(tee.text + head, 1, tee.len - (size_t)head, run->csv);
+	else if (t)
+		step_rows(run, po, m, sc, s, run->csv, 0);
 	results_tee_done(&run->out->tee, &tee, run->csv_name);
 	return csv_flush(run->csv, run->csv_name);
 }
@@ -276,23 +293,6 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 	return agree(run, rc, "path end");
 }
 
-/* rank 0: the path's line rate (its slowest usable port; NAN when one is unknown) and kind */
-static void path_rate(struct p2p_matrices *m, const struct tr_port *ports, int n)
-{
-	m->line_rate_Gbps = NAN;
-	m->kind[0] = 0;
-	for (int e = 0, first = 1; e < n; e++) {
-		if (!ports[e].usable)
-			continue;
-		if (first)
-			snprintf(m->kind, sizeof m->kind, "%s", ports[e].kind);
-		if (isnan(ports[e].rate_gbps) || (!first && isnan(m->line_rate_Gbps)))
-			m->line_rate_Gbps = NAN, first = 0;
-		else if (first || ports[e].rate_gbps < m->line_rate_Gbps)
-			m->line_rate_Gbps = ports[e].rate_gbps, first = 0;
-	}
-}
-
 /* Measure the pairs of schedule sc on one path. what: NULL for all pairs, else the plan's word
  * for the terminal. */
 static int path_run(struct p2p_run *run, const char *path, struct sched *sc, const char *what)
@@ -336,7 +336,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	po.ports = ports;
 	if (w->rank == 0) {
 		path_announce(run, path, ports, sc, what);
-		path_rate(&m, ports, w->nep);
+		p2p_path_rate(&m, ports, w->nep);
 	}
 	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
 	if (w->rank == 0 && rc == 0 && sc->nsteps > 0) {

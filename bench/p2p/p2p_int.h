@@ -78,4 +78,8 @@ void p2p_pin_probe(struct p2p_run *run, int after);
 void p2p_progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done, int npairs,
 			double t0);
 
+/* rank 0: the path's line rate (its slowest usable port of n; NAN when one is unknown) and
+ * kind into m. */
+void p2p_path_rate(struct p2p_matrices *m, const struct tr_port *ports, int n);
+
 #endif

@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
+#include "p2p_int.h"
 
 /* ---------------------------------------------------------------- merging two views */
 
@@ -307,5 +308,22 @@ void p2p_summary_print(FILE *f, const struct p2p_matrices *m, const struct p2p_o
 			print_matrix(f, m->n, labels, order, m->bw, title);
 		else
 			print_spread(f, m->n, m->bw, title);
+	}
+}
+
+/* rank 0: the path's line rate (its slowest usable port; NAN when one is unknown) and kind */
+void p2p_path_rate(struct p2p_matrices *m, const struct tr_port *ports, int n)
+{
+	m->line_rate_Gbps = NAN;
+	m->kind[0] = 0;
+	for (int e = 0, first = 1; e < n; e++) {
+		if (!ports[e].usable)
+			continue;
+		if (first)
+			snprintf(m->kind, sizeof m->kind, "%s", ports[e].kind);
+		if (isnan(ports[e].rate_gbps) || (!first && isnan(m->line_rate_Gbps)))
+			m->line_rate_Gbps = NAN, first = 0;
+		else if (first || ports[e].rate_gbps < m->line_rate_Gbps)
+			m->line_rate_Gbps = ports[e].rate_gbps, first = 0;
 	}
 }
