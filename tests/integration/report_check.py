@@ -7,8 +7,10 @@ report_check.py dom DUMP.html RESULTS-DIR N PATHS NAME [METRICS]   the DOM Chrom
     the suspects tables = suspects_<path>.csv (else suspects.csv), no element or handler a host name could have injected
 report_check.py pixels SHOT.png DUMP.html RESULTS-DIR NAME   the screenshot: not blank, and
     in the latency map cells inside a leaf block differ from those outside as latencies do
+report_check.py banner RESULTS-DIR NAME   report.html's verdict banner is summary.json's verdict:
+    its result, and each clause's text in order, marked (<strong>) exactly where it fails
 """
-import base64, csv, html.parser, os, re, statistics, struct, sys, zlib
+import base64, csv, html, html.parser, json, os, re, statistics, struct, sys, zlib
 
 failed = 0
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -252,11 +254,29 @@ def pixels(shot, dump, rdir, name):
               a[2] < b[2] and a[1] > b[1] + 20, "luminance %.0f vs %.0f" % (a[1], b[1]))
 
 
+def banner(rdir, name):
+    v = json.load(open(os.path.join(rdir, "summary.json")))["verdict"]
+    page = open(os.path.join(rdir, "report.html"), encoding="utf-8").read()
+    m = re.search(r'<div class="banner (\w+)" id="verdict"><b>([A-Z ]+)</b>.*?<ul>(.*?)</ul></div>', page, re.S)
+    check("%s: the banner is there" % name, m is not None)
+    if not m:
+        return
+    items = [(x.startswith("<strong>"), html.unescape(re.sub("<[^>]+>", "", x)))
+             for x in re.findall(r"<li>(.*?)</li>", m.group(3), re.S)]
+    want = [(c["fails"], c["text"]) for c in v["clauses"]]
+    check("%s: the banner says %s as summary.json does" % (name, v["result"]), m.group(2) == v["result"],
+          "banner %s" % m.group(2))
+    check("%s: the banner's lines are summary.json's %d clauses, in order, failing ones marked" % (name, len(want)),
+          items == want, "banner %r, summary.json %r" % (items[:4], want[:4]))
+
+
 if __name__ == "__main__":
     try:
         if sys.argv[1] == "dom":
             dom(sys.argv[2], sys.argv[3], int(sys.argv[4]), [p for p in sys.argv[5].split(",") if p], sys.argv[6],
                 sys.argv[7].split(",") if len(sys.argv) > 7 else ("latency", "bandwidth"))
+        elif sys.argv[1] == "banner":
+            banner(sys.argv[2], sys.argv[3])
         else:
             pixels(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     except Exception as e:  # a crash of the checker is a failed check, with its reason

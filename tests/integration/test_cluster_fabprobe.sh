@@ -219,6 +219,7 @@ expect "slow run 1: summary.json: FAIL with exit 1, node05 a low_bw_node that he
 expect "slow run 1: summary.json: the ring over tcp:eth0 at its largest size, with % of line rate, no wrong element" \
 	grep -Eq '^coll ring tcp:eth0 allreduce [0-9]+ [0-9.]+ [0-9.]+ 0$' "$tmp/sumslow"
 expect "slow run 1: report.html links summary.json" grep -q '<a href="summary.json">summary.json</a>' "$tmp/slow1/report.html"
+python3 tests/integration/report_check.py banner "$tmp/slow1" "slow run 1: report.html"
 checked "slow run 1: junit.xml loads in junitparser" "$tmp/junitslow" "${JCHECK[@]}" "$tmp/slow1/junit.xml"
 expect "slow run 1: junit.xml: node05's case failed, every other node's green; the verdict and the ring below --min-pct failed" \
 	sh -c "grep -Eq '^fail pairs_[^ ]+ node05$' '$tmp/junitslow' && [ \$(grep '^fail pairs_' '$tmp/junitslow' | grep -vc ' node05$') -eq 0 ] &&

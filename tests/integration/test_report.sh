@@ -112,6 +112,14 @@ grep -o '<div class="banner.*</ul></div>' "$page" > "$tmp/two/banner" 2> /dev/nu
 expect "two networks: the banner names tcp:eth0's suspect, on its path, and mpi's map as clean" sh -c \
 	"grep -q '<strong>latency map over tcp:eth0: 1 suspect (suspects_tcp_eth0.csv): slow_node h06</strong>' '$tmp/two/banner' &&
 	 grep -q '<li>latency map over mpi: no suspects</li>' '$tmp/two/banner'"
+# a summary.json of another schema is said, and the banner is drawn from the files as without one
+printf '{"schema": "fabprobe.summary/1", "run": {}}\n' > "$tmp/two/run/summary.json"
+$FP report "$tmp/two/run" > "$tmp/two/report1.out" 2>&1
+expect "two networks: a summary.json of another schema is named, and the banner judges from the files" sh -c \
+	"grep -q 'summary.json: schema fabprobe.summary/1, not fabprobe.summary/2: written by another fabprobe: the verdict is judged from the files' '$tmp/two/report1.out' &&
+	 grep -q '<li>latency map over mpi: no suspects</li>' '$page'"
+rm -f "$tmp/two/run/summary.json"
+$FP report "$tmp/two/run" > "$tmp/two/report.out" 2>&1
 # each path's latency heat map: its own leaf blocks, in its own tree order; marks only on tcp:eth0
 fig() { awk -v p="$1" '/<h3>Path /{on = index($0, "<h3>Path " p "</h3>") > 0} on' "$page" | awk '/<figure>/{n++} n == 1'; }
 blocks() { fig "$1" | grep -o '<rect class="b0"' | wc -l; }

@@ -20,18 +20,18 @@
 
 /* ---------------------------------------------------------------- verdict */
 
-struct finding {
+struct bullet {
 	char text[512];
 	int bad;
 };
 
-struct verdict {
+struct bullets {
 	int n;
-	struct finding f[2 * RPT_PATHS_MAX + 8];
+	struct bullet f[2 * RPT_PATHS_MAX + 8];
 };
 
-static void find(struct verdict *v, int bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void find(struct verdict *v, int bad, const char *fmt, ...)
+static void find(struct bullets *v, int bad, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void find(struct bullets *v, int bad, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -45,13 +45,13 @@ static void find(struct verdict *v, int bad, const char *fmt, ...)
 
 /* a latency map's suspects (path NULL: the run's one map), the first few named */
 struct map_finding_arg {
-	struct verdict *v;
+	struct bullets *v;
 	int one_node;
 };
 
 static void map_finding(struct rpt *r, const struct rpt_map *m, const char *path, void *arg)
 {
-	struct verdict *v = ((struct map_finding_arg *)arg)->v;
+	struct bullets *v = ((struct map_finding_arg *)arg)->v;
 	int one_node = ((struct map_finding_arg *)arg)->one_node;
 	const struct rtab *t = &m->suspects;
 	int ck = rtab_col(t, map_finding_cols[MAP_FIND_KIND].name), ch = rtab_col(t, map_finding_cols[MAP_FIND_HOSTS].name);
@@ -81,7 +81,7 @@ static void map_finding(struct rpt *r, const struct rpt_map *m, const char *path
 }
 
 /* what the files say, one line per stage */
-static void findings(struct rpt *r, struct verdict *v)
+static void findings(struct rpt *r, struct bullets *v)
 {
 	struct rtab t;
 	const struct rjson *nodes = rjson_get(&r->meta, "nodes");
@@ -117,15 +117,25 @@ static void findings(struct rpt *r, struct verdict *v)
 	rpt_each_map(r, map_finding, &(struct map_finding_arg){ v, one_node });
 }
 
+/* the verdict of summary.json: its clauses, as the terminal, junit.xml and fabprobe.prom said them */
+static void clauses(const struct run_model *m, struct bullets *v)
+{
+	for (int i = 0; i < m->verdict->n; i++)
+		find(v, m->verdict->c[i].fails, "%s", m->verdict->c[i].text);
+}
+
 static void banner(struct rpt *r, FILE *f)
 {
-	struct verdict v = { 0 };
+	struct bullets v = { 0 };
 	const struct rjson *code = rjson_get(&r->meta, "exit_code");
 	const char *status = rjson_str(rjson_get(&r->meta, "status")), *word, *cls, *why;
 	char buf[96];
 	int bad = 0;
 
-	findings(r, &v);
+	if (r->have_model)
+		clauses(&r->model.m, &v);
+	else
+		findings(r, &v);
 	for (int i = 0; i < v.n; i++)
 		bad |= v.f[i].bad;
 	if (status && !strcmp(status, "running"))
@@ -141,7 +151,9 @@ static void banner(struct rpt *r, FILE *f)
 	else if (code && code->type == RJSON_NUM) {
 		snprintf(buf, sizeof buf, "exit code %.0f", code->num);
 		word = "ERROR", cls = "fail", why = buf;
-	} else
+	} else if (r->have_model)
+		word = bad ? "FAIL" : "PASS", cls = bad ? "fail" : "pass", why = "summary.json's verdict, clause by clause";
+	else
 		word = bad ? "FAIL" : "NO VERDICT", cls = bad ? "fail" : "unknown",
 		why = "no exit code in meta.json: judged from the files below";
 	fprintf(f, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b>", cls, word);

@@ -7,6 +7,7 @@
 #include "rtab.h"
 #include "report.h"
 #include "core/rjson.h"
+#include "fabric/emit/run_model.h"
 #include "fabric/io/rundir.h"
 
 #define RPT_PATHS_MAX 32
@@ -54,7 +55,8 @@ struct rpt {
 	struct report_notes *notes;
 	struct rjson meta, coll_meta;
 	int have_meta, have_coll_meta;
-	int have_summary;          /* summary.json is there: the page links it */
+	struct run_model_loaded model; /* the run's judged model, from summary.json */
+	int have_model;              /* …read: the banner says its verdict, clause by clause */
 	struct rpt_map map;          /* topology.csv, suspects.csv: the compute path's map */
 	struct rpt_path *paths;      /* from p2p.csv */
 	int npaths, have_p2p;

@@ -402,12 +402,14 @@ static int coll_meta_load(struct rpt *r)
 void rpt_load(struct rpt *r)
 {
 	r->have_meta = json_load(r, "meta.json", &r->meta, "no run metadata; the verdict is judged from the files") == 0;
-	{ /* summary.json is linked, not read: the page is drawn from the files it is written beside */
-		char path[4096];
-		struct stat sb;
+	{ /* the verdict as the run said it; the page's figures are drawn from the files beside it */
+		char err[RUNDIR_ERR_MAX];
+		int rc = run_model_load(r->dir, &r->model, err, sizeof err);
 
-		rpt_file(r, "summary.json", path, sizeof path);
-		r->have_summary = lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+		r->have_model = rc == 0;
+		r->found += rc != 1;
+		if (rc && rc != 1)
+			rpt_note(r, "%s: the verdict is judged from the files", err);
 	}
 	r->have_coll_meta = coll_meta_load(r);
 	map_load(r, &r->map, 0);
@@ -417,6 +419,7 @@ void rpt_load(struct rpt *r)
 void rpt_unload(struct rpt *r)
 {
 	rjson_free(&r->meta);
+	run_model_unload(&r->model);
 	rjson_free(&r->coll_meta);
 	map_free(&r->map);
 	for (int i = 0; r->paths && i < r->npaths; i++) {

@@ -11,8 +11,6 @@
 #include "run_model.h"
 #include "topo_csv.h"
 
-#define SUMMARY_SCHEMA "fabprobe.summary/1"
-
 static void run_json(struct jw *j, const struct run_model *m)
 {
 	char when[32];
@@ -29,6 +27,9 @@ static void run_json(struct jw *j, const struct run_model *m)
 	jw_end(j);
 	jw_kint(j, "nodes", m->nodes);
 	jw_kint(j, "ranks", m->ranks);
+	jw_kbool(j, "single_node", m->single_node);
+	jw_kbool(j, "inventoried", m->inventoried);
+	jw_kbool(j, "collectives_run", m->coll_run);
 	jw_karray(j, "hosts", 1);
 	for (int e = 0; e < m->n; e++)
 		jw_str(j, m->hosts[e]);
@@ -81,6 +82,7 @@ static void coll_json(struct jw *j, const struct coll_summary *cs)
 		jw_knum(j, "line_rate_Gbps", x->line_rate_Gbps, 1);
 		jw_knum(j, "pct_line_rate", coll_pct_line_rate(x->busbw_GBps, x->line_rate_Gbps), 1);
 		jw_kint(j, "wrong", x->wrong);
+		jw_kbool(j, "below_min_pct", x->below_min_pct);
 		jw_end(j);
 	}
 	jw_end(j);
@@ -137,6 +139,7 @@ static void verdict_json(struct jw *j, const struct run_model *m)
 	jw_kbool(j, "unjudged_fails", m->unjudged_fails);
 	jw_kbool(j, "inventory_differs", m->inventory_differs);
 	jw_kbool(j, "pairs_failed", m->pairs_failed);
+	jw_knum(j, "min_pct", m->min_pct, -1);
 	jw_kint(j, "collectives_wrong", m->coll ? m->coll->wrong_rows : 0);
 	jw_kint(j, "paths_below_min_pct", m->coll ? m->coll->nlow : 0);
 	jw_kint(j, "link_findings", m->links ? m->links->nfind_all : 0);
@@ -149,7 +152,7 @@ int emit_summary_json(FILE *f, const struct run_model *m)
 
 	jw_init(&j, f);
 	jw_object(&j, 0);
-	jw_kstr(&j, "schema", SUMMARY_SCHEMA);
+	jw_kstr(&j, "schema", RUN_MODEL_SCHEMA);
 	run_json(&j, m);
 	paths_json(&j, m);
 	coll_json(&j, m->coll);

@@ -15,6 +15,8 @@
 #include "fabric/io/ctr_csv.h"
 #include "fabric/judge/verdict.h"
 
+/* summary.json's schema: the file holds every field of the model */
+#define RUN_MODEL_SCHEMA "fabprobe.summary/2"
 #define RUN_MODEL_PATHS_MAX 16
 /* fabprobe.prom holds the pairs' series only up to this many nodes (n^2 of them) */
 #define RUN_MODEL_PROM_PAIRS_MAX 128
@@ -69,5 +71,19 @@ int emit_prom(FILE *f, const struct run_model *m);
  * on a node and the link counters that rose: the nodes the actions name. reasons holds the
  * text (m->n lines of EMIT_REASON_MAX); none on one node (ranks are no nodes to drain). */
 void run_model_reasons(const struct run_model *m, char *reasons, const char **why);
+
+/* The model rebuilt from dir's summary.json (run_model_load.c), with what it points to
+ * (own): every field the writers above read, checked as they write it, but the pairs'
+ * matrices (NULL: they are the measurements, which fabric/io/rundir.h reads) and the actions'
+ * options (label_prefix NULL, k8s_taint 0). 0; 1 when dir holds no summary.json; FP_EUSAGE
+ * (err: what in the file, where, is not as fabprobe writes it, or another schema) or
+ * FP_ERUNTIME. Unless 0, nothing to unload. */
+struct run_model_store;
+struct run_model_loaded {
+	struct run_model m;
+	struct run_model_store *own;
+};
+int run_model_load(const char *dir, struct run_model_loaded *out, char *err, size_t len);
+void run_model_unload(struct run_model_loaded *l);
 
 #endif

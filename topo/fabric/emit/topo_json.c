@@ -78,6 +78,7 @@ static void findings_json(struct jw *j, const struct emit_topo *t, const struct 
 		jw_kstr(j, "metric", x.metric);
 		jw_knum(j, "value", x.v, 4);
 		jw_knum(j, "expected", x.e, 4);
+		jw_knum(j, "extra", x.x, 4);
 		jw_knum(j, "first_value", x.fv, 4);
 		jw_knum(j, "first_expected", x.fe, 4);
 		jw_kstr(j, "state", susp_state_name(x.s->state));
