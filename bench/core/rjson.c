@@ -307,3 +307,66 @@ int rjson_load(const char *file, size_t max, struct rjson *v, char *err, size_t 
 	free(text);
 	return rc;
 }
+
+void rjson_fail(struct rjson_rd *d, const char *where, const char *what)
+{
+	if (!d->bad)
+		snprintf(d->err, d->len, "%s: %s: %s", d->file, where, what);
+	d->bad = 1;
+}
+
+const struct rjson *rjson_want(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key,
+			       enum rjson_type t)
+{
+	const struct rjson *v = rjson_get(o, key);
+	char at[160];
+
+	if (v && (v->type == t || (t == RJSON_NUM && v->type == RJSON_NULL)))
+		return v;
+	snprintf(at, sizeof at, "%.100s%s%.40s", where, *where ? "." : "", key);
+	rjson_fail(d, at, v ? "not of its type" : "missing");
+	return NULL;
+}
+
+const char *rjson_want_str(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key)
+{
+	const struct rjson *v = rjson_want(d, o, where, key, RJSON_STR);
+
+	return v ? v->str : "";
+}
+
+double rjson_want_num(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key)
+{
+	const struct rjson *v = rjson_want(d, o, where, key, RJSON_NUM);
+
+	return v && v->type == RJSON_NUM ? v->num : NAN;
+}
+
+long long rjson_want_int(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key, long long lo,
+			 long long hi)
+{
+	const struct rjson *v = rjson_want(d, o, where, key, RJSON_NUM);
+
+	if (v && (v->type != RJSON_NUM || v->num != floor(v->num) || v->num < (double)lo || v->num > (double)hi)) {
+		char at[160];
+
+		snprintf(at, sizeof at, "%.100s.%.40s", where, key);
+		rjson_fail(d, at, "not a whole number in its range");
+	}
+	return v && !d->bad ? (long long)v->num : lo;
+}
+
+int rjson_want_bool(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key)
+{
+	const struct rjson *v = rjson_want(d, o, where, key, RJSON_BOOL);
+
+	return v ? v->num != 0 : 0;
+}
+
+void rjson_want_copy(struct rjson_rd *d, const char *s, char *out, size_t cap, const char *where)
+{
+	if (strlen(s) >= cap)
+		rjson_fail(d, where, "longer than it is ever written");
+	else
+		memcpy(out, s, strlen(s) + 1);
+}
