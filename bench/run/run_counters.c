@@ -3,7 +3,8 @@
  * Stage counters, after the last transfer of the run (the pairs, their confirmation, the
  * collectives, the order): it reads them again, and rank 0 receives each node's rows in turn
  * (memory for one node at a time, streamed into counters.csv) and keeps the findings: a flap
- * or error counter that rose on a judged port names the node and the port. */
+ * or error counter that rose above its threshold on a judged port names the node, the port, the
+ * counter, its rise and the threshold. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -203,8 +204,9 @@ static void finding_add(struct run_links *l, const char *node, const struct ctr_
 	}
 	k = strlen(f->what);
 	if (k + 8 < sizeof f->what)
-		snprintf(f->what + k, sizeof f->what - k, "%s%s +%llu%s", k ? ", " : "", d->name,
-			 (unsigned long long)(d->after - d->before), d->note == CTR_NOTE_SATURATED ? " or more" : "");
+		snprintf(f->what + k, sizeof f->what - k, "%s%s +%llu%s (over %lld)", k ? ", " : "", d->name,
+			 (unsigned long long)(d->after - d->before), d->note == CTR_NOTE_SATURATED ? " or more" : "",
+			 ctr_threshold(d->source, d->name));
 }
 
 /* rank 0: one node's rows into counters.csv, the findings, and its judged ports counted (the
@@ -231,6 +233,7 @@ static void node_rows(FILE *csv, struct run_links *l, const char *node, struct c
 			.after = d->note == CTR_NOTE_GONE || d->after > INT64_MAX ? -1 : (int64_t)d->after,
 			.delta = unread || d->after - d->before > INT64_MAX ? -1 : (int64_t)(d->after - d->before),
 			.judged = d->judged, .finding = finding ? finding : "", .note = ctr_note_text(d->note),
+			.threshold = ctr_threshold(d->source, d->name),
 		};
 
 		if (csv)

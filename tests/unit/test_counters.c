@@ -1,7 +1,8 @@
 /* The link counters (topo/node/counters.h) on the fixtures' sysfs trees: what is read, with
  * which kind and whether the port is physical; then the deltas between two reads of one node,
- * and the findings they make: only a flap or an error counter that rose on a judged port. A
- * healthy node under load (traffic, congestion, retransmissions, drops) makes none. */
+ * and the findings they make: only a flap or an error counter that rose above its threshold on a
+ * judged port. A healthy node under load (traffic, congestion, retransmissions, drops) makes
+ * none. */
 #include <string.h>
 
 #include "check.h"
@@ -132,6 +133,64 @@ static void test_ib_saturation_and_congestion(void)
 	ctr_set_free(&b);
 }
 
+/* Each judged counter of each fixture (InfiniBand, RoCE, 25GbE), alone, on each side of its
+ * threshold: a rise of exactly the threshold is no finding, one more is, of its class's kind; a
+ * counter never judged has no threshold, and rises of any size make none. */
+static void test_thresholds(void)
+{
+	static const char *const trees[] = { FIX "ib-hdr/sysfs", FIX "roce/sysfs", FIX "eth25/sysfs" };
+	char out[2048];
+
+	for (int t = 0; t < 3; t++) {
+		struct ctr_set a, b;
+		int judged = 0, allow100 = 0;
+
+		CHECK_EQ(ctr_read(trees[t], &a), 0);
+		CHECK_EQ(ctr_read(trees[t], &b), 0);
+		for (int i = 0; i < a.n; i++)
+			a.v[i].v = b.v[i].v = 0;
+		for (int i = 0; i < b.n; i++) {
+			long long thr = ctr_threshold(b.v[i].source, b.v[i].name);
+			int cls = ctr_class_of(b.v[i].source, b.v[i].name);
+			char want[160];
+
+			if (!b.v[i].physical)
+				continue;
+			if (thr < 0) { /* never judged: a large rise, no finding */
+				b.v[i].v = 5000000;
+				CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+				b.v[i].v = 0;
+				continue;
+			}
+			CHECK(cls == CTR_FLAP || cls == CTR_ERRORS);
+			judged++;
+			allow100 += thr == 100;
+			b.v[i].v = (uint64_t)thr;
+			CHECK_EQ(findings(&a, &b, NULL, 0, out), 0);
+			b.v[i].v = (uint64_t)thr + 1;
+			snprintf(want, sizeof want, "%s %s %s;", cls == CTR_FLAP ? "link_flap" : "link_errors", b.v[i].port,
+				 b.v[i].name);
+			CHECK_EQ(findings(&a, &b, NULL, 0, out), 1);
+			CHECK_STR(out, want);
+			b.v[i].v = 0;
+		}
+		CHECK(judged >= 3);
+		CHECK(allow100 >= 1);
+		ctr_set_free(&a);
+		ctr_set_free(&b);
+	}
+	/* the figures: a link down and a symbol error from the first, receive errors above 100,
+	 * transmit discards above 1,000; congestion never */
+	CHECK_EQ(ctr_threshold(CTR_SRC_COUNTERS, "link_downed"), 0);
+	CHECK_EQ(ctr_threshold(CTR_SRC_COUNTERS, "symbol_error"), 0);
+	CHECK_EQ(ctr_threshold(CTR_SRC_COUNTERS, "port_rcv_errors"), 100);
+	CHECK_EQ(ctr_threshold(CTR_SRC_COUNTERS, "port_xmit_discards"), 1000);
+	CHECK_EQ(ctr_threshold(CTR_SRC_STATISTICS, "rx_errors"), 100);
+	CHECK_EQ(ctr_threshold(CTR_SRC_STATISTICS, "rx_crc_errors"), 0);
+	CHECK_EQ(ctr_threshold(CTR_SRC_HW_COUNTERS, "np_ecn_marked_roce_packets"), -1);
+	CHECK_EQ(ctr_threshold(CTR_SRC_COUNTERS, "port_xmit_wait"), -1);
+}
+
 static void test_names(void)
 {
 	CHECK_STR(ctr_class_name(ctr_class_of(CTR_SRC_COUNTERS, "link_downed")), "flap");
@@ -148,6 +207,7 @@ int main(void)
 	RUN(test_read_trees);
 	RUN(test_deltas_and_findings);
 	RUN(test_ib_saturation_and_congestion);
+	RUN(test_thresholds);
 	RUN(test_names);
 	CHECK_EXIT();
 }

@@ -17,75 +17,86 @@ struct ctr_known {
 	const char *name;
 	int cls;
 	int bits;   /* a PortCounters field's width (it saturates there); 0: 64-bit, or a kernel count */
+	int allow;  /* flap and errors: the rise over a run a judged port may show (docs/judging.md) */
 };
+
+/* The thresholds, as operators set them (docs/judging.md names the sources): a link that went
+ * down, and the physical layer's uncorrected errors (IB symbol errors and link recoveries,
+ * Ethernet FCS and frame errors after FEC), count from the first; receive errors of any cause
+ * above 100 (a marginal cable reads a few at the specified bit error rate over a long run);
+ * transmit discards above 1,000 (on a lossless fabric, packets dropped after waiting for credits
+ * that did not come). */
+#define ANY 0
+#define RCV 100
+#define DISCARDS 1000
 
 /* ports/<p>/counters */
 static const struct ctr_known ib_counters[] = {
-	{ "link_downed", CTR_FLAP, 8 },
-	{ "symbol_error", CTR_ERRORS, 16 },
-	{ "link_error_recovery", CTR_ERRORS, 8 },
-	{ "port_rcv_errors", CTR_ERRORS, 16 },
-	{ "port_rcv_remote_physical_errors", CTR_ERRORS, 16 },
-	{ "local_link_integrity_errors", CTR_ERRORS, 4 },
-	{ "excessive_buffer_overrun_errors", CTR_ERRORS, 4 },
-	{ "port_rcv_switch_relay_errors", CTR_OTHER, 16 },  /* routing drops: a switch's table, not the link */
-	{ "port_xmit_discards", CTR_CONGESTION, 16 },
-	{ "port_xmit_wait", CTR_CONGESTION, 0 },
-	{ "port_xmit_constraint_errors", CTR_OTHER, 8 },
-	{ "port_rcv_constraint_errors", CTR_OTHER, 8 },
-	{ "VL15_dropped", CTR_OTHER, 16 },
-	{ "port_xmit_data", CTR_TRAFFIC, 0 },
-	{ "port_rcv_data", CTR_TRAFFIC, 0 },
-	{ "port_xmit_packets", CTR_TRAFFIC, 0 },
-	{ "port_rcv_packets", CTR_TRAFFIC, 0 },
-	{ "unicast_xmit_packets", CTR_TRAFFIC, 0 },
-	{ "unicast_rcv_packets", CTR_TRAFFIC, 0 },
-	{ "multicast_xmit_packets", CTR_TRAFFIC, 0 },
-	{ "multicast_rcv_packets", CTR_TRAFFIC, 0 },
-	{ NULL, 0, 0 },
+	{ "link_downed", CTR_FLAP, 8, ANY },
+	{ "symbol_error", CTR_ERRORS, 16, ANY },
+	{ "link_error_recovery", CTR_ERRORS, 8, ANY },
+	{ "port_rcv_errors", CTR_ERRORS, 16, RCV },
+	{ "port_rcv_remote_physical_errors", CTR_ERRORS, 16, RCV },
+	{ "local_link_integrity_errors", CTR_ERRORS, 4, ANY },
+	{ "excessive_buffer_overrun_errors", CTR_ERRORS, 4, ANY },
+	{ "port_rcv_switch_relay_errors", CTR_OTHER, 16, 0 },  /* routing drops: a switch's table, not the link */
+	{ "port_xmit_discards", CTR_ERRORS, 16, DISCARDS },
+	{ "port_xmit_wait", CTR_CONGESTION, 0, 0 },
+	{ "port_xmit_constraint_errors", CTR_OTHER, 8, 0 },
+	{ "port_rcv_constraint_errors", CTR_OTHER, 8, 0 },
+	{ "VL15_dropped", CTR_OTHER, 16, 0 },
+	{ "port_xmit_data", CTR_TRAFFIC, 0, 0 },
+	{ "port_rcv_data", CTR_TRAFFIC, 0, 0 },
+	{ "port_xmit_packets", CTR_TRAFFIC, 0, 0 },
+	{ "port_rcv_packets", CTR_TRAFFIC, 0, 0 },
+	{ "unicast_xmit_packets", CTR_TRAFFIC, 0, 0 },
+	{ "unicast_rcv_packets", CTR_TRAFFIC, 0, 0 },
+	{ "multicast_xmit_packets", CTR_TRAFFIC, 0, 0 },
+	{ "multicast_rcv_packets", CTR_TRAFFIC, 0, 0 },
+	{ NULL, 0, 0, 0 },
 };
 
 /* ports/<p>/hw_counters (mlx5): RoCE's congestion control and its retransmissions */
 static const struct ctr_known hw_counters[] = {
-	{ "np_cnp_sent", CTR_CONGESTION, 0 },
-	{ "rp_cnp_handled", CTR_CONGESTION, 0 },
-	{ "rp_cnp_ignored", CTR_CONGESTION, 0 },
-	{ "np_ecn_marked_roce_packets", CTR_CONGESTION, 0 },
-	{ "out_of_sequence", CTR_RETRANSMIT, 0 },
-	{ "packet_seq_err", CTR_RETRANSMIT, 0 },
-	{ "out_of_buffer", CTR_RETRANSMIT, 0 },
-	{ "duplicate_request", CTR_RETRANSMIT, 0 },
-	{ "implied_nak_seq_err", CTR_RETRANSMIT, 0 },
-	{ "local_ack_timeout_err", CTR_RETRANSMIT, 0 },
-	{ "rnr_nak_retry_err", CTR_RETRANSMIT, 0 },
-	{ "req_cqe_error", CTR_RETRANSMIT, 0 },
-	{ "resp_cqe_error", CTR_RETRANSMIT, 0 },
-	{ "rx_icrc_encapsulated", CTR_ERRORS, 0 },
-	{ NULL, 0, 0 },
+	{ "np_cnp_sent", CTR_CONGESTION, 0, 0 },
+	{ "rp_cnp_handled", CTR_CONGESTION, 0, 0 },
+	{ "rp_cnp_ignored", CTR_CONGESTION, 0, 0 },
+	{ "np_ecn_marked_roce_packets", CTR_CONGESTION, 0, 0 },
+	{ "out_of_sequence", CTR_RETRANSMIT, 0, 0 },
+	{ "packet_seq_err", CTR_RETRANSMIT, 0, 0 },
+	{ "out_of_buffer", CTR_RETRANSMIT, 0, 0 },
+	{ "duplicate_request", CTR_RETRANSMIT, 0, 0 },
+	{ "implied_nak_seq_err", CTR_RETRANSMIT, 0, 0 },
+	{ "local_ack_timeout_err", CTR_RETRANSMIT, 0, 0 },
+	{ "rnr_nak_retry_err", CTR_RETRANSMIT, 0, 0 },
+	{ "req_cqe_error", CTR_RETRANSMIT, 0, 0 },
+	{ "resp_cqe_error", CTR_RETRANSMIT, 0, 0 },
+	{ "rx_icrc_encapsulated", CTR_ERRORS, 0, RCV },
+	{ NULL, 0, 0, 0 },
 };
 
 /* net/<if>/statistics and net/<if> */
 static const struct ctr_known net_counters[] = {
-	{ "carrier_changes", CTR_FLAP, 0 },
-	{ "rx_crc_errors", CTR_ERRORS, 0 },
-	{ "rx_frame_errors", CTR_ERRORS, 0 },
-	{ "rx_length_errors", CTR_ERRORS, 0 },
-	{ "rx_errors", CTR_ERRORS, 0 },
-	{ "tx_errors", CTR_ERRORS, 0 },
-	{ "tx_carrier_errors", CTR_ERRORS, 0 },
-	{ "rx_dropped", CTR_CONGESTION, 0 },   /* unknown protocols and full rings too: never judged */
-	{ "tx_dropped", CTR_CONGESTION, 0 },
-	{ "rx_missed_errors", CTR_CONGESTION, 0 },
-	{ "rx_fifo_errors", CTR_CONGESTION, 0 },
-	{ "rx_over_errors", CTR_CONGESTION, 0 },
-	{ "tx_fifo_errors", CTR_CONGESTION, 0 },
-	{ "collisions", CTR_OTHER, 0 },
-	{ "rx_bytes", CTR_TRAFFIC, 0 },
-	{ "tx_bytes", CTR_TRAFFIC, 0 },
-	{ "rx_packets", CTR_TRAFFIC, 0 },
-	{ "tx_packets", CTR_TRAFFIC, 0 },
-	{ "multicast", CTR_TRAFFIC, 0 },
-	{ NULL, 0, 0 },
+	{ "carrier_changes", CTR_FLAP, 0, ANY },
+	{ "rx_crc_errors", CTR_ERRORS, 0, ANY },
+	{ "rx_frame_errors", CTR_ERRORS, 0, ANY },
+	{ "rx_length_errors", CTR_ERRORS, 0, RCV },
+	{ "rx_errors", CTR_ERRORS, 0, RCV },
+	{ "tx_errors", CTR_ERRORS, 0, RCV },
+	{ "tx_carrier_errors", CTR_ERRORS, 0, ANY },
+	{ "rx_dropped", CTR_CONGESTION, 0, 0 },   /* unknown protocols and full rings too: never judged */
+	{ "tx_dropped", CTR_CONGESTION, 0, 0 },
+	{ "rx_missed_errors", CTR_CONGESTION, 0, 0 },
+	{ "rx_fifo_errors", CTR_CONGESTION, 0, 0 },
+	{ "rx_over_errors", CTR_CONGESTION, 0, 0 },
+	{ "tx_fifo_errors", CTR_CONGESTION, 0, 0 },
+	{ "collisions", CTR_OTHER, 0, 0 },
+	{ "rx_bytes", CTR_TRAFFIC, 0, 0 },
+	{ "tx_bytes", CTR_TRAFFIC, 0, 0 },
+	{ "rx_packets", CTR_TRAFFIC, 0, 0 },
+	{ "tx_packets", CTR_TRAFFIC, 0, 0 },
+	{ "multicast", CTR_TRAFFIC, 0, 0 },
+	{ NULL, 0, 0, 0 },
 };
 
 static const struct ctr_known *known(int source, const char *name)
@@ -97,6 +108,13 @@ static const struct ctr_known *known(int source, const char *name)
 		if (!strcmp(t->name, name))
 			return t;
 	return NULL;
+}
+
+long long ctr_threshold(int source, const char *name)
+{
+	const struct ctr_known *k = known(source, name);
+
+	return k && (k->cls == CTR_FLAP || k->cls == CTR_ERRORS) ? k->allow : -1;
 }
 
 int ctr_class_of(int source, const char *name)
@@ -328,7 +346,10 @@ int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const 
 
 const char *ctr_finding(const struct ctr_delta *d)
 {
-	if (!d->judged || (d->note != CTR_NOTE_NONE && d->note != CTR_NOTE_SATURATED) || d->after <= d->before)
+	long long allow = ctr_threshold(d->source, d->name);
+
+	if (!d->judged || (d->note != CTR_NOTE_NONE && d->note != CTR_NOTE_SATURATED) || d->after <= d->before ||
+	    allow < 0 || d->after - d->before <= (unsigned long long)allow)
 		return NULL;
 	return d->cls == CTR_FLAP ? "link_flap" : d->cls == CTR_ERRORS ? "link_errors" : NULL;
 }

@@ -6,9 +6,10 @@
  * A counter's class decides what a change means. Only two classes make a finding, and only on
  * a port that is judged (an RDMA port; a netdev with a PCI device, or one a measured path
  * names): a link that went down (flap: link_downed, carrier_changes) and a link that corrupts
- * (errors: symbol_error, link_error_recovery, port_rcv_errors, CRC and frame errors, ...).
- * Traffic, congestion (PortXmitWait, CNPs, discards) and retransmission counters are written,
- * never judged: they move on a healthy fabric under load. */
+ * or drops (errors: symbol_error, link_error_recovery, port_rcv_errors, CRC and frame errors,
+ * transmit discards, ...), each above its threshold (ctr_threshold). Traffic, congestion
+ * (PortXmitWait, CNPs, ECN marks) and retransmission counters are written, never judged: they
+ * move on a healthy fabric under load. */
 #ifndef FP_COUNTERS_H
 #define FP_COUNTERS_H
 
@@ -69,8 +70,11 @@ const char *ctr_note_text(int note);
 int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const char *const *netdevs, int nnetdevs,
 	       struct ctr_delta *out, int max);
 
+/* The rise over a run that a judged port may show on counter name of source before it is a
+ * finding (0: none; counters.c's table, docs/judging.md), or -1 when it is never judged. */
+long long ctr_threshold(int source, const char *name);
 /* The finding a row makes: "link_flap", "link_errors", or NULL (none: not judged, not a flap
- * or error counter, no increase, or an unreadable delta). */
+ * or error counter, a rise within its threshold, or an unreadable delta). */
 const char *ctr_finding(const struct ctr_delta *d);
 
 #endif

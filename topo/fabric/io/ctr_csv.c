@@ -15,6 +15,7 @@ const struct csv_col ctr_csv_cols[CTR_NCOLS] = {
 	COL(CTR_COL_JUDGED, "judged", CSV_I64, judged),
 	COL(CTR_COL_FINDING, "finding", CSV_STR, finding),
 	COL(CTR_COL_NOTE, "note", CSV_STR, note),
+	COL(CTR_COL_THRESHOLD, "threshold", CSV_I64, threshold),
 };
 
 void ctr_csv_header(FILE *f)

@@ -18,11 +18,12 @@ struct ctr_csv_row {
 	int64_t judged;                  /* 1: a flap or error here is a finding */
 	const char *finding;             /* link_flap, link_errors, or empty */
 	const char *note;
+	int64_t threshold;               /* the rise a judged port may show; -1: never judged */
 };
 
 enum ctr_col {
 	CTR_COL_NODE, CTR_COL_PORT, CTR_COL_KIND, CTR_COL_SOURCE, CTR_COL_COUNTER, CTR_COL_CLASS, CTR_COL_BEFORE,
-	CTR_COL_AFTER, CTR_COL_DELTA, CTR_COL_JUDGED, CTR_COL_FINDING, CTR_COL_NOTE, CTR_NCOLS
+	CTR_COL_AFTER, CTR_COL_DELTA, CTR_COL_JUDGED, CTR_COL_FINDING, CTR_COL_NOTE, CTR_COL_THRESHOLD, CTR_NCOLS
 };
 
 extern const struct csv_col ctr_csv_cols[CTR_NCOLS];
@@ -37,7 +38,7 @@ struct ctr_finding {
 	char node[CTR_FIND_NODE_MAX];
 	char port[CTR_FIND_PORT_MAX];
 	char kind[16];               /* link_flap, link_errors */
-	char what[200];              /* "carrier_changes +2, rx_crc_errors +15" */
+	char what[200];              /* "carrier_changes +2 (over 0), port_rcv_errors +150 (over 100)" */
 };
 /* What a run's link counters came to (rank 0). */
 struct ctr_summary {
