@@ -31,6 +31,7 @@
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 #include "fabric/plan/sched.h"
+#include "node/nic_place.h"
 #include "p2p_int.h"
 #include "window.h"
 
@@ -307,10 +308,12 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
 	struct p2p_matrices m = { 0 };
+	struct nic_place pl;
 	void *ctx = NULL;
 	int rc = 0;
 
 	run->ctl = MPI_COMM_NULL;
+	p2p_place(run, path, &pl);
 	for (int i = 0; i < run->o->nsizes; i++)
 		if (run->o->sizes[i].bytes > env.max_size)
 			env.max_size = run->o->sizes[i].bytes;
@@ -330,12 +333,15 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 		port.usable = 0;
 		snprintf(port.why, sizeof port.why, "%.60s could not open path %.60s (see its log)", w->host, path);
 	}
+	p2p_place_port(&pl, &port);
 	if ((rc = MPI_RC(MPI_Allgather(&port, sizeof port, MPI_BYTE, ports, sizeof port, MPI_BYTE, w->epcomm))))
 		goto out;
 	po.labels = w->labels;
 	po.ports = ports;
 	if (w->rank == 0) {
 		path_announce(run, path, ports, sc, what);
+		if (!what)
+			p2p_place_write(run, path, ports);
 		p2p_path_rate(&m, ports, w->nep);
 	}
 	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
@@ -358,6 +364,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 out:
 	matrix_free(&m);
 	tr->close(ctx);
+	p2p_unplace(run, &pl);
 	if (run->ctl != MPI_COMM_NULL)
 		MPI_Comm_free(&run->ctl);
 	free(ports);

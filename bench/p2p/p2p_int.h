@@ -69,6 +69,16 @@ void p2p_pin_to(const struct p2p_run *run, int n);
 /* An empty record of the direction src to dst at size index size_idx (nothing measured). */
 void p2p_rec_init(struct p2p_rec *r, int src, int dst, int size_idx);
 
+/* This endpoint placed on the cores and memory of path's port's NUMA node before the path
+ * opens (p2p_place.c; nothing when the machine's endpoints share it), that placement put in
+ * its port (after open, before the ports are gathered), undone after the path; rank 0: every
+ * endpoint's placement into placement.csv, and those off their port's node said. */
+struct nic_place;
+void p2p_place(const struct p2p_run *run, const char *path, struct nic_place *pl);
+void p2p_place_port(const struct nic_place *pl, struct tr_port *port);
+void p2p_unplace(const struct p2p_run *run, const struct nic_place *pl);
+void p2p_place_write(struct p2p_run *run, const char *path, const struct tr_port *ports);
+
 /* The endpoints of one machine placed on the cores they share (none when each has its own), and
  * the cross-core probe before the first pass and after the last (after). */
 void p2p_pin_init(struct p2p_run *run);

@@ -48,6 +48,10 @@ struct tr_port {
 	double rate_gbps;       /* negotiated line rate, NAN when unknown */
 	int usable;             /* 0: the path is absent or down here; why says so */
 	char why[TR_WHY_MAX];
+	/* where this endpoint measures the path (p2p.c, topo/node/nic_place.h): enum
+	 * nic_place_status, the port's NUMA node (-1), the cores, as a CPU list */
+	int place, numa;
+	char cpus[TR_WHY_MAX];
 };
 
 /* Every transport's connection struct starts with this. */

@@ -34,6 +34,7 @@ static const struct table {
 	{ "acceptance.csv", acc_csv_cols, ACC_NCOLS },
 	{ "declared_mismatch.csv", decl_csv_cols, DECL_NCOLS },
 	{ "counters.csv", ctr_csv_cols, CTR_NCOLS },
+	{ "placement.csv", p2p_place_cols, P2P_PLACE_NCOLS },
 };
 
 static char *slurp(const char *path)

@@ -46,6 +46,17 @@ void p2p_csv_write(FILE *f, const struct p2p_row *row)
 	csv_row(f, p2p_csv_cols, P2P_NCOLS, row);
 }
 
+#define PCOL(i, n, t, f) [i] = CSV_COL(n, t, struct p2p_place_row, f, 0)
+const struct csv_col p2p_place_cols[P2P_PLACE_NCOLS] = {
+	PCOL(P2P_PLACE_HOST, "host", CSV_STR, host),
+	PCOL(P2P_PLACE_PATH, "path", CSV_STR, path),
+	PCOL(P2P_PLACE_PORT, "port", CSV_STR, port),
+	PCOL(P2P_PLACE_NUMA, "numa_node", CSV_I64, numa_node),
+	PCOL(P2P_PLACE_CPUS, "cpus", CSV_STR, cpus),
+	PCOL(P2P_PLACE_PLACEMENT, "placement", CSV_STR, placement),
+	PCOL(P2P_PLACE_NOTE, "note", CSV_STR, note),
+};
+
 /* ---------------------------------------------------------------- reading */
 
 /* p2p_csv_in's columns, in its order: its strings, then size_B, then its figures */

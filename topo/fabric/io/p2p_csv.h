@@ -47,6 +47,20 @@ extern const struct csv_col p2p_csv_cols[P2P_NCOLS];
 void p2p_csv_header(FILE *f);
 void p2p_csv_write(FILE *f, const struct p2p_row *row);
 
+/* placement.csv: where each endpoint measured each path whose port is a NIC of its own (one row
+ * per endpoint and path): the port's NUMA node, the cores the measurement ran on, and whether
+ * that is the port's node (topo/node/nic_place.h). Missing values are -1 / "". */
+struct p2p_place_row {
+	const char *host, *path, *port;
+	int64_t numa_node;
+	const char *cpus, *placement, *note;
+};
+enum p2p_place_col {
+	P2P_PLACE_HOST, P2P_PLACE_PATH, P2P_PLACE_PORT, P2P_PLACE_NUMA, P2P_PLACE_CPUS, P2P_PLACE_PLACEMENT,
+	P2P_PLACE_NOTE, P2P_PLACE_NCOLS
+};
+extern const struct csv_col p2p_place_cols[P2P_PLACE_NCOLS];
+
 /* ---------------------------------------------------------------- reading */
 
 /* What the readers take of one row. Strings point into the reader, valid until the next call;
