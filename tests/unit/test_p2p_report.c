@@ -51,8 +51,9 @@ static void test_rows_and_matrices(void)
 {
 	struct p2p_opts o = opts();
 	const char *labels[3] = { "node10", "node2", "node3" };
-	struct tr_port ports[3] = { { "eth0", "ethernet", 25, 1, "" }, { "eth0", "ethernet", 10, 1, "" },
-				    { "ib0", "infiniband", NAN, 1, "" } };
+	struct tr_port ports[3] = { { .dev = "eth0", .kind = "ethernet", .rate_gbps = 25, .usable = 1 },
+				    { .dev = "eth0", .kind = "ethernet", .rate_gbps = 10, .usable = 1 },
+				    { .dev = "ib0", .kind = "infiniband", .rate_gbps = NAN, .usable = 1 } };
 	int order[3];
 	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "tcp:eth0", .nep = 3, .labels = labels,
@@ -122,7 +123,8 @@ static void test_failed_row_is_empty(void)
 {
 	struct p2p_opts o = opts();
 	const char *labels[2] = { "a", "b" };
-	struct tr_port ports[2] = { { "rank0", "", NAN, 1, "" }, { "rank1", "", NAN, 1, "" } };
+	struct tr_port ports[2] = { { .dev = "rank0", .rate_gbps = NAN, .usable = 1 },
+				    { .dev = "rank1", .rate_gbps = NAN, .usable = 1 } };
 	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "mpi", .nep = 2, .labels = labels,
 				   .ports = ports, .opts = &o };
