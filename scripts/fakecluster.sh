@@ -28,6 +28,8 @@ LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fakecluster
 readonly LIBDIR
 # shellcheck source=scripts/fakecluster/slurm.sh
 . "$LIBDIR/slurm.sh"
+# shellcheck source=scripts/fakecluster/rails.sh
+. "$LIBDIR/rails.sh"
 
 usage() {
 	cat <<EOF
@@ -75,6 +77,19 @@ up options:
                          its leaf-spine uplinks (default 10gbit)
   --net2-uplink-delay-us N
                          its per-packet uplink delay (default 10; 0 = none)
+  --rails R              R more interfaces on every node, rail0 .. rail<R-1> (R <= 16), the
+                         rails of a GPU cluster's compute fabric: rail i of every node of a
+                         scalable unit under that unit's rail leaf i, the rail leaves under one
+                         rail spine; rail i on 10.(80+i).0.0/16. Ground truth: truth_rails.csv
+  --rail-su N            nodes per scalable unit, in name order (default: all)
+  --rail-swap NODE=I,J   NODE's cables of rails I and J exchanged (repeatable)
+  --rail-degrade NODE:I=RATE
+                         NODE's rail I port at RATE (repeatable)
+  --rail-rate RATE       each rail port's rate (default 10gbit)
+  --rail-uplink-rate RATE
+                         each rail leaf's uplink (default 10gbit)
+  --rail-uplink-delay-us N
+                         per-packet delay on the rail uplinks (default 10; 0 = none)
   --slurm                run Slurm on it: a head node (fp-head, 'head', $HEAD_IP) on the
                          top switch with munged and slurmctld, a slurmd on every node,
                          partition 'all' over the nodes, TopologyPlugin=topology/tree
@@ -171,11 +186,14 @@ parse_up() {
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
 	opt_degrade_uplink=() opt_place=() opt_pair_jitter=0 opt_pair_seed=1
 	opt_slurm=0 opt_net2='' opt_net2_interleave=0 opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
+	opt_rails='' opt_rail_su='' opt_rail_rate=10gbit opt_rail_uplink_rate=10gbit opt_rail_uplink_delay_us=10
+	opt_rail_swap=() opt_rail_degrade=() opt_rail_rate_set=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
 			--core-delay-us | --degrade | --degrade-uplink | --place | --pair-jitter | --pair-seed | --net2 | --net2-node-rate | \
-			--net2-uplink-rate | --net2-uplink-delay-us)
+			--net2-uplink-rate | --net2-uplink-delay-us | --rails | --rail-su | --rail-swap | --rail-degrade | \
+			--rail-rate | --rail-uplink-rate | --rail-uplink-delay-us)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
@@ -183,6 +201,9 @@ parse_up() {
 			opt_degrade) opt_degrade+=("$2") ;;
 			opt_degrade_uplink) opt_degrade_uplink+=("$2") ;;
 			opt_place) opt_place+=("$2") ;;
+			opt_rail_swap) opt_rail_swap+=("$2") ;;
+			opt_rail_degrade) opt_rail_degrade+=("$2") ;;
+			opt_rail_rate | opt_rail_uplink_rate | opt_rail_uplink_delay_us) printf -v "$key" %s "$2"; opt_rail_rate_set=1 ;;
 			*) printf -v "$key" %s "$2" ;;
 			esac
 			shift 2 ;;
@@ -239,6 +260,7 @@ parse_up() {
 		canonical+=" net2=$opt_net2 net2_node_rate=${opt_net2_node_rate,,} net2_uplink_rate=${opt_net2_uplink_rate,,}"
 		canonical+=" net2_uplink_delay_us=$opt_net2_uplink_delay_us net2_interleave=$opt_net2_interleave"
 	fi
+	rails_parse
 	[ "$opt_slurm" = 0 ] || canonical+=" slurm=1"
 }
 
@@ -441,7 +463,8 @@ build_delay_objects() {
 	bpf_ok=1
 	local us clang arch
 	[ "$opt_uplink_delay_us" -gt 0 ] || { [ -n "$opt_spines" ] && [ "$opt_core_delay_us" -gt 0 ]; } ||
-		[ "$opt_pair_jitter" -gt 0 ] || { [ -n "$opt_net2" ] && [ "$opt_net2_uplink_delay_us" -gt 0 ]; } || return 0
+		[ "$opt_pair_jitter" -gt 0 ] || { [ -n "$opt_net2" ] && [ "$opt_net2_uplink_delay_us" -gt 0 ]; } ||
+		{ [ -n "$opt_rails" ] && [ "$opt_rail_uplink_delay_us" -gt 0 ]; } || return 0
 	clang=$(find_clang) || { echo "$PROG: clang not found: install the Debian package 'clang'" \
 		"(or pass --uplink-delay-us 0 --core-delay-us 0 for bandwidth-only separation)" >&2; exit 2; }
 	[ -f /usr/include/bpf/bpf_helpers.h ] || { echo "$PROG: bpf/bpf_helpers.h not found: install the" \
@@ -449,7 +472,7 @@ build_delay_objects() {
 	# linux/bpf.h includes asm/types.h, which Debian keeps under the multiarch directory.
 	arch=$("$clang" -print-multiarch 2>/dev/null || true)
 	[ -n "$arch" ] || arch=$(uname -m)-linux-gnu
-	for us in "$opt_uplink_delay_us" "$opt_core_delay_us" "$opt_net2_uplink_delay_us"; do
+	for us in "$opt_uplink_delay_us" "$opt_core_delay_us" "$opt_net2_uplink_delay_us" "$opt_rail_uplink_delay_us"; do
 		if [ "$us" -eq 0 ] || [ -f "$BUILD/delay-${us}us.o" ]; then continue; fi
 		"$clang" -O2 -g -target bpf -I"/usr/include/$arch" -DDELAY_NS="${us}000ULL" \
 			-c "$LIBDIR/delay.bpf.c" -o "$BUILD/delay-${us}us.o" ||
@@ -505,6 +528,7 @@ cmd_up() {
 	tbf_ok=1
 	build_fabric
 	write_truth_and_hosts
+	rails_truth
 	if [ "$opt_slurm" = 1 ]; then
 		slurm_up "$([ -n "$opt_spines" ] && echo "${NS_PREFIX}core" || echo "${NS_PREFIX}spine")"
 	fi
@@ -579,6 +603,7 @@ build_fabric() {
 		shape "${NS_PREFIX}leaf${node_rack[i]}" "$node" "$(node_rate "$node")"
 	done
 	[ -z "$opt_net2" ] || build_net2
+	[ -z "$opt_rails" ] || build_rails
 	wait_forwarding
 }
 
@@ -716,6 +741,8 @@ cmd_status() {
 	echo "  BPF uplink delay: $(state_get bpf_delay); tbf rate limits: $(state_get tbf)"
 	[ "$(state_get net2)" != 1 ] ||
 		echo "  second network: eth1 on $SUBNET2, ground truth $TRUTH2; MPI's traffic goes over it"
+	[ -z "$(state_get rails)" ] ||
+		echo "  rails: rail0 .. rail$(($(state_get rails) - 1)) on 10.80.0.0/12, ground truth $TRUTH_RAILS"
 	if [ "$(state_get slurm)" = 1 ]; then
 		echo "  Slurm: slurmctld and munged on '$HEAD_NAME' ($HEAD_IP, namespace $HEAD_NS), a slurmd per node;" \
 			"$(slurm_alive && echo "all running" || echo "SOME DAEMON IS GONE")"

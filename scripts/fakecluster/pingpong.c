@@ -5,10 +5,15 @@
  *
  *   pingpong -s [-p PORT] [-t IDLE_S]        echo server; exits on a "quit"
  *                                            datagram or after IDLE_S idle
- *   pingpong -c HOST [-p PORT] [-n N] [-w W] [-i US] [-b BYTES] [-q]
+ *   pingpong -c HOST [-B ADDR] [-p PORT] [-n N] [-w W] [-i US] [-b BYTES] [-q]
  *                                            N timed round trips after W
- *                                            warm-up ones, US µs apart;
+ *                                            warm-up ones, US µs apart, sent
+ *                                            from ADDR (one of this node's);
  *                                            -q: then tell the server to quit
+ *
+ * The server answers from the address each probe was sent to (IP_PKTINFO), so
+ * that on a node with several interfaces (the rails) the reply leaves by the
+ * interface that address belongs to, as the probe came in.
  *
  * The client prints one line: "n=N lost=L min=.. p50=.. p99=.. max=.." where
  * the figures are half round trips in microseconds (the OSU convention).
@@ -24,6 +29,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +44,7 @@
 struct pp_opts {
 	int server;
 	const char *host;
+	const char *from;
 	const char *port;
 	int count;
 	int warmup;
@@ -63,8 +70,9 @@ static int pp_cmp_double(const void *a, const void *b)
 }
 
 /* Socket bound (server) or connected (client) to host:port; -1 on error. */
-static int pp_socket(const char *host, const char *port, int server)
+static int pp_socket(const char *host, const char *port, int server, const char *from)
 {
+	struct sockaddr_in src = { .sin_family = AF_INET };
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM,
 				  .ai_flags = server ? AI_PASSIVE : 0 };
 	struct addrinfo *ai;
@@ -77,6 +85,12 @@ static int pp_socket(const char *host, const char *port, int server)
 		return -1;
 	}
 	fd = socket(ai->ai_family, ai->ai_socktype, 0);
+	if (fd >= 0 && from && (inet_pton(AF_INET, from, &src.sin_addr) != 1 ||
+				bind(fd, (struct sockaddr *)&src, sizeof src) != 0)) {
+		fprintf(stderr, "pingpong: cannot send from %s\n", from);
+		close(fd);
+		fd = -1;
+	}
 	if (fd >= 0 && (server ? bind(fd, ai->ai_addr, ai->ai_addrlen)
 			       : connect(fd, ai->ai_addr, ai->ai_addrlen)) != 0) {
 		perror("pingpong: bind/connect");
@@ -100,13 +114,23 @@ static int pp_serve(const struct pp_opts *o)
 	struct sockaddr_storage peer;
 	socklen_t len;
 	ssize_t n;
-	int fd = pp_socket(NULL, o->port, 1);
+	int fd = pp_socket(NULL, o->port, 1, NULL), one = 1;
+	union {
+		char space[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} ctl;
 
-	if (fd < 0 || pp_set_timeout(fd, o->idle_s * 1000) != 0)
+	if (fd < 0 || pp_set_timeout(fd, o->idle_s * 1000) != 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one) != 0)
 		return 1;
 	for (;;) {
-		len = sizeof(peer);
-		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, &len);
+		struct iovec iov = { buf, sizeof buf };
+		struct msghdr m = { .msg_name = &peer, .msg_namelen = sizeof peer, .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl.space, .msg_controllen = sizeof ctl.space };
+		struct cmsghdr *c;
+
+		n = recvmsg(fd, &m, 0);
+		len = m.msg_namelen;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -114,7 +138,14 @@ static int pp_serve(const struct pp_opts *o)
 		}
 		if (n == (ssize_t)strlen(PP_QUIT) && memcmp(buf, PP_QUIT, n) == 0)
 			break;
-		sendto(fd, buf, n, 0, (struct sockaddr *)&peer, len);
+		/* the reply from the address the probe was sent to: its pktinfo, as it came */
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO)
+				((struct in_pktinfo *)CMSG_DATA(c))->ipi_ifindex = 0;
+		iov.iov_len = (size_t)n;
+		m.msg_namelen = len;
+		m.msg_flags = 0;
+		sendmsg(fd, &m, 0);
 	}
 	close(fd);
 	return 0;
@@ -139,7 +170,7 @@ static int pp_client(const struct pp_opts *o)
 {
 	char buf[PP_MAX_BYTES] = { 0 };
 	double *half = calloc(o->count, sizeof(*half));
-	int fd = pp_socket(o->host, o->port, 0);
+	int fd = pp_socket(o->host, o->port, 0, o->from);
 	int i, got = 0, lost = 0, lost_run = 0;
 
 	int rc = 1;
@@ -181,7 +212,7 @@ out:
 static void pp_usage(FILE *f)
 {
 	fprintf(f, "usage: pingpong -s [-p PORT] [-t IDLE_S]\n"
-		   "       pingpong -c HOST [-p PORT] [-n N] [-w WARMUP] [-i US] [-b BYTES] [-q]\n");
+		   "       pingpong -c HOST [-B ADDR] [-p PORT] [-n N] [-w WARMUP] [-i US] [-b BYTES] [-q]\n");
 }
 
 int main(int argc, char **argv)
@@ -190,8 +221,9 @@ int main(int argc, char **argv)
 			     .bytes = 8, .idle_s = 30 };
 	int c;
 
-	while ((c = getopt(argc, argv, "sc:p:n:w:i:b:t:qh")) != -1) {
+	while ((c = getopt(argc, argv, "sc:B:p:n:w:i:b:t:qh")) != -1) {
 		switch (c) {
+		case 'B': o.from = optarg; break;
 		case 's': o.server = 1; break;
 		case 'c': o.host = optarg; break;
 		case 'p': o.port = optarg; break;

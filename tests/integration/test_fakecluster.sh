@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test of scripts/fakecluster.sh: refuses bad option values, builds emulated
 # clusters, checks the ground truth, the MPI launch, the latency and bandwidth steps, and that
-# 'down' leaves nothing behind. Needs root; takes 11-14 s on 2 cores.
+# 'down' leaves nothing behind. Needs root; takes 20-25 s on 2 cores.
 #
 # Prints one line per check: "ok - NAME", "not ok - NAME: WHY" or
 # "skip - NAME: REASON". Exits 1 when a check failed, else 0 (also when
@@ -22,7 +22,9 @@ all_checks=("up refuses bad values, builds nothing" "failed up cleans up" "up 3,
 	"second up is a no-op" "mpirun -np 8 sees every node" "mpirun: every node's ranks in a session of their own" "same-rack vs cross-rack latency"
 	"cross-rack throughput limited by uplink" "degraded node throughput"
 	"net2: eth1 on every node, truth_eth1.csv" "net2: each network's latency follows its own racks"
-	"net2: MPI's traffic over eth1" "spines: truth.csv has spine column" "spines: cross-spine latency step" "down leaves nothing"
+	"net2: MPI's traffic over eth1" "spines: truth.csv has spine column" "spines: cross-spine latency step"
+	"rails: truth_rails.csv and the rails' addresses" "rails: a swapped cable's port reaches its rail's peers across the spine"
+	"rails: a port probed from every rail of a peer lands in the leaf it is cabled into" "rails: a degraded rail port" "down leaves nothing"
 	"second down is a no-op")
 
 skip_all() {
@@ -135,11 +137,12 @@ latency_step() {
 	notok "$name" "median half-RTT node01-$near '${a}' us, node01-$far '${b}' us; wanted a step > $min_step us"
 }
 
-# mbps FROM TO: iperf3 throughput FROM -> TO in Mbit/s over 2 s ('' on failure).
+# mbps FROM TO [ADDR]: iperf3 throughput FROM -> TO (at ADDR, one of its addresses) in Mbit/s
+# over 2 s ('' on failure).
 mbps() {
 	start_bg "$2" iperf3 -s -1
 	wait_listen "$2" tcp 5201
-	"$fc" exec "$1" iperf3 -c "$2" -t 2 -f m 2>/dev/null | awk '/receiver/ { print $(NF-2) }'
+	"$fc" exec "$1" iperf3 -c "${3:-$2}" -t 2 -f m 2>/dev/null | awk '/receiver/ { print $(NF-2) }'
 }
 
 # --- checks ------------------------------------------------------------------------------
@@ -151,7 +154,7 @@ name="up refuses bad values, builds nothing"
 why=''
 for bad in "--pair-jitter abc" "--pair-jitter -1" "--pair-jitter 10001" "--pair-jitter 1.5" \
 	"--pair-seed x" "--pair-seed 1234567890" "--uplink-delay-us 2e3" "--uplink-rate fast" \
-	"--degrade node99=1gbit" "--place node01=x"; do
+	"--degrade node99=1gbit" "--place node01=x" "--rails 0" "--rails 17" "--rail-su 2" "--rail-swap node01=1,2"; do
 	read -r opt val <<< "$bad"
 	"$fc" up --racks 2,1 "$opt" "$val" >"$tmp/out" 2>&1
 	rc=$?
@@ -353,6 +356,76 @@ else
 	if [ "$got" = "$want" ]; then ok "$name"; else notok "$name" "got '$got'"; fi
 	# Cross-spine adds the core uplinks twice each way on top of the leaf uplinks.
 	latency_step "spines: cross-spine latency step" node03 node05 "$(awk -v d="$core_delay_us" 'BEGIN { print d / 2 }')"
+fi
+
+# Rails: 6 nodes in two scalable units of 3, 4 rails; node02's cables of rails 2 and 3 swapped,
+# node05's rail 1 port at 1 Gbit/s.
+name="rails: truth_rails.csv and the rails' addresses"
+rail_opts=(--rails 4 --rail-su 3 --rail-swap node02=2,3 --rail-degrade node05:1=1gbit --rail-uplink-delay-us 20)
+[ "$clang_ok" = 1 ] || rail_opts+=(--rail-uplink-delay-us 0)
+rail_checks=("rails: a swapped cable's port reaches its rail's peers across the spine"
+	"rails: a port probed from every rail of a peer lands in the leaf it is cabled into" "rails: a degraded rail port")
+if ! "$fc" up --racks 3,3 "${rail_opts[@]}" "${delay_opts[@]}" >"$tmp/out" 2>&1; then
+	notok "$name" "up failed: $(tail -n 3 "$tmp/out" | paste -sd' ' -)"
+	for c in "${rail_checks[@]}"; do skip "$c" "up failed"; done
+else
+	got=$(grep -E '^node0[25],' "$state_dir/truth_rails.csv" | paste -sd' ' -)
+	want="node02,rail0,rail0-su1,1,10.80.0.2 node02,rail1,rail1-su1,1,10.81.0.2 node02,rail2,rail3-su1,1,10.82.0.2"
+	want+=" node02,rail3,rail2-su1,1,10.83.0.2 node05,rail0,rail0-su2,2,10.80.0.5 node05,rail1,rail1-su2,2,10.81.0.5"
+	want+=" node05,rail2,rail2-su2,2,10.82.0.5 node05,rail3,rail3-su2,2,10.83.0.5"
+	addrs=$("$fc" exec node02 ip -4 -o addr show 2>/dev/null | awk '$2 ~ /^rail/ { print $2 "=" $4 }' | paste -sd' ' -)
+	if [ "$(wc -l < "$state_dir/truth_rails.csv")" != 25 ] || [ "$got" != "$want" ]; then
+		notok "$name" "truth_rails.csv: '$got'"
+	elif [ "$addrs" != "rail0=10.80.0.2/16 rail1=10.81.0.2/16 rail2=10.82.0.2/16 rail3=10.83.0.2/16" ]; then
+		notok "$name" "node02's rails: '$addrs'"
+	else
+		ok "$name"
+	fi
+	reason=$(bpf_reason)
+	if [ -n "$reason" ] || [ -n "$pingpong_reason" ]; then
+		skip "${rail_checks[0]}" "${reason:-$pingpong_reason}"
+		skip "${rail_checks[1]}" "${reason:-$pingpong_reason}"
+	else
+		start_bg node02 "$pingpong" -s -t 30
+		start_bg node03 "$pingpong" -s -t 30
+		wait_listen node02 udp 7777
+		wait_listen node03 udp 7777
+		# node01's rail 2 to node03's (one leaf) and to node02's (cabled into rail 3's leaf)
+		near=$(p50_us node01 10.82.0.3) far=$(p50_us node01 10.82.0.2)
+		echo "# rails: median half-RTT over rail2 from node01: node03 $near us, node02 (swapped) $far us" >&2
+		if [ -n "$near" ] && [ -n "$far" ] && awk -v a="$near" -v b="$far" 'BEGIN { exit !(b > a + 20) }'; then
+			ok "${rail_checks[0]}"
+		else
+			notok "${rail_checks[0]}" "node03 '$near' us, node02 '$far' us: wanted a step > 20 us"
+		fi
+		# node02's rail2 port from each of node01's rails: nearest from rail 3 (the leaf it is in)
+		row='' best='' bestv=''
+		for r in 0 1 2 3; do
+			v=$("$fc" exec node01 "$pingpong" -c 10.82.0.2 -B "10.8$r.0.1" -n 500 -w 50 2>/dev/null |
+				sed -n 's/.* p50=\([0-9.]*\).*/\1/p')
+			row+=" rail$r=$v"
+			if [ -n "$v" ] && { [ -z "$bestv" ] || awk -v a="$v" -v b="$bestv" 'BEGIN { exit !(a + 10 < b) }'; }; then
+				best=rail$r bestv=$v
+			fi
+		done
+		echo "# rails: median half-RTT to node02's rail2 port from node01's:$row" >&2
+		if [ "$best" = rail3 ] && ! echo "$row" | grep -q '=$\|= '; then
+			ok "${rail_checks[1]}"
+		else
+			notok "${rail_checks[1]}" "from node01's rails:$row (nearest: '$best', wanted rail3)"
+		fi
+	fi
+	if ! have iperf3 || ! grep -qx 'tbf=on' "$state_dir/state"; then
+		skip "${rail_checks[2]}" "iperf3 or tbf unavailable"
+	else
+		slow=$(mbps node04 node05 10.81.0.5) fast=$(mbps node04 node05 10.80.0.5)
+		echo "# rails: iperf3 Mbit/s node04 -> node05: rail1 (1gbit) '$slow', rail0 '$fast'" >&2
+		if [ -n "$slow" ] && [ -n "$fast" ] && awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s < 1100 && f > 2 * s) }'; then
+			ok "${rail_checks[2]}"
+		else
+			notok "${rail_checks[2]}" "rail1 '$slow' Mbit/s, rail0 '$fast' Mbit/s"
+		fi
+	fi
 fi
 
 # down must end the processes running in the nodes (by PID), remove every
