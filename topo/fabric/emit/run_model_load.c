@@ -43,11 +43,11 @@ static int name_index(const char *name, int count, const char *(*name_of)(int))
 	return -1;
 }
 
-static const char *const *sort_hosts; /* qsort has no argument: the loader is not reentrant there */
-
-static int cmp_host(const void *a, const void *b)
+static int cmp_host(const void *a, const void *b, void *hosts)
 {
-	return strcmp(sort_hosts[*(const int *)a], sort_hosts[*(const int *)b]);
+	const char *const *h = hosts;
+
+	return strcmp(h[*(const int *)a], h[*(const int *)b]);
 }
 
 /* the endpoint named name, or -1 after the error */
@@ -124,8 +124,7 @@ static void run_load(struct ld *l, const struct rjson *run)
 	}
 	for (int i = 0; i < m->n; i++)
 		l->s->by_name[i] = i;
-	sort_hosts = m->hosts;
-	qsort(l->s->by_name, (size_t)m->n, sizeof *l->s->by_name, cmp_host);
+	qsort_r(l->s->by_name, (size_t)m->n, sizeof *l->s->by_name, cmp_host, (void *)m->hosts);
 	for (int i = 1; i < m->n; i++)
 		if (!strcmp(m->hosts[l->s->by_name[i]], m->hosts[l->s->by_name[i - 1]]))
 			rjson_fail(&l->rd, "run.hosts", "a host named twice");
