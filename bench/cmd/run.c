@@ -6,6 +6,18 @@
 #include "core/run.h"
 #include "run/run_stage.h"
 
+/* The judges' options: checks.c's, --rails, --test-model. */
+static void run_usage_judges(FILE *f)
+{
+	checks_usage(f, 1);
+	fputs("      --rails LIST        the paths that are one fabric's rails (3 or more, e.g.\n"
+	      "                          verbs:mlx5_0:1,...,verbs:mlx5_7:1): a port its rail's map puts\n"
+	      "                          apart from the nodes its other rails group it with is off its\n"
+	      "                          rail's leaf (a cabling finding: fails the run, drains nothing)\n", f);
+	fputs("      --test-model        check that the judges' model of this run (made from what it\n"
+	      "                          wrote, never read back) holds what its directory does (tests)\n", f);
+}
+
 /* run's own options, by stage (the judges' from checks_usage). */
 static void run_usage(FILE *f)
 {
@@ -70,9 +82,7 @@ static void run_usage(FILE *f)
 	      "                          topograph 1.0's graph and model forms)\n"
 	      "Actions, written, never applied (drain-slurm.sh, k8s-health-labels.yaml):\n"
 	      "      --k8s-taint         the failed nodes' Node objects carry a NoSchedule taint\n", f);
-	checks_usage(f, 1);
-	fputs("      --test-model        check that the judges' model of this run (made from what it\n"
-	      "                          wrote, never read back) holds what its directory does (tests)\n", f);
+	run_usage_judges(f);
 	fputs("\nThe point-to-point options of `fabprobe p2p` apply:\n\n", f);
 }
 

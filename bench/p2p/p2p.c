@@ -294,17 +294,6 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 	return agree(run, rc, "path end");
 }
 
-/* rank 0: the engine's own time in the path's steps, into meta.json's figures and on the terminal */
-static void path_engine(struct p2p_run *run, const struct sched *sc)
-{
-	run->out->engine.endpoints = run->w->nep;
-	run->out->engine.steps += sc->nsteps;
-	run->out->engine.sync_s += run->sync_s;
-	run->out->engine.write_s += run->write_s;
-	printf("  engine: %.2f ms a step agreeing and gathering to rank 0, %.2f ms writing its rows (%d steps)\n",
-	       1e3 * run->sync_s / sc->nsteps, 1e3 * run->write_s / sc->nsteps, sc->nsteps);
-}
-
 /* Measure the pairs of schedule sc on one path. what: NULL for all pairs, else the plan's word
  * for the terminal. */
 static int path_run(struct p2p_run *run, const char *path, struct sched *sc, const char *what)
@@ -357,7 +346,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	}
 	rc = path_steps(run, tr, ctx, ports, sc, &po, &m);
 	if (w->rank == 0 && rc == 0 && sc->nsteps > 0)
-		path_engine(run, sc);
+		p2p_engine_report(run, sc->nsteps);
 	if (w->rank == 0 && rc == 0) {
 		if (!what)
 			path_summary(run, &m, w->labels);

@@ -112,6 +112,10 @@ void p2p_matrix_name(char *out, size_t len, const char *what, const char *path);
  * …) have the same names as those of paths[i] (':' and '/' both become '_': tcp:a_b and
  * tcp:a:b), or -1: two such paths would write one set of files. Pure. */
 int p2p_path_clash(const char (*paths)[P2P_PATH_MAX], int i);
+/* A comma-separated list of paths, as -p takes it (opt names the option in err): each a path
+ * of a transport this build has, well formed, given once, and none writing another's files,
+ * into paths (P2P_PATHS_MAX) and *npaths. 0 or FP_EUSAGE. Pure. */
+int p2p_paths_parse(const char *opt, const char *s, char (*paths)[P2P_PATH_MAX], int *npaths, char *err);
 /* Square matrix m (n x n): first row and column are labels in `order`; empty diagonal and
  * gaps. */
 void p2p_matrix_write(FILE *f, int n, const char *const *labels, const int *order, const float *m,

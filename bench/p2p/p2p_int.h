@@ -84,6 +84,9 @@ void p2p_place_write(struct p2p_run *run, const char *path, const struct tr_port
 void p2p_pin_init(struct p2p_run *run);
 void p2p_pin_probe(struct p2p_run *run, int after);
 
+/* rank 0, after a path's nsteps steps (p2p_report.c): the engine's own time in them, into
+ * meta.json's figures and on the terminal */
+void p2p_engine_report(struct p2p_run *run, int nsteps);
 /* rank 0: a path's progress on stderr, after step step of nsteps (t0: the path's start). */
 void p2p_progress_print(struct p2p_run *run, const char *path, int step, int nsteps, int pairs_done, int npairs,
 			double t0);

@@ -76,21 +76,20 @@ static const struct option p2p_long_opts[] = {
 	{ "test-fault", required_argument, NULL, O_FAULT },
 	{ NULL, 0, NULL, 0 },
 };
-/* -p: known, measurable, well-formed paths, each once. */
-static int parse_paths(const char *s, struct p2p_opts *o, char *err)
+int p2p_paths_parse(const char *opt, const char *s, char (*paths)[P2P_PATH_MAX], int *npaths, char *err)
 {
 	char buf[P2P_PATHS_MAX * P2P_PATH_MAX], *tok, *save = NULL;
 	int j;
 
 	if (strlen(s) >= sizeof buf)
-		OPTS_FAIL("--paths: list is too long");
+		OPTS_FAIL("%s: list is too long", opt);
 	strcpy(buf, s);
-	o->npaths = 0;
+	*npaths = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->npaths == P2P_PATHS_MAX)
-			OPTS_FAIL("--paths: more than %d paths", P2P_PATHS_MAX);
+		if (*npaths == P2P_PATHS_MAX)
+			OPTS_FAIL("%s: more than %d paths", opt, P2P_PATHS_MAX);
 		if (strlen(tok) >= P2P_PATH_MAX)
-			OPTS_FAIL("--paths: '%.60s…' is too long", tok);
+			OPTS_FAIL("%s: '%.60s…' is too long", opt, tok);
 		const struct transport_ops *tr = transport_find(tok);
 		const char *arg = strchr(tok, ':') ? strchr(tok, ':') + 1 : NULL;
 		char why[TR_WHY_MAX];
@@ -101,23 +100,23 @@ static int parse_paths(const char *s, struct p2p_opts *o, char *err)
 			for (int i = 0; transport_registry[i]; i++)
 				snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
 					 i ? ", " : "", transport_registry[i]->name);
-			OPTS_FAIL("--paths: unknown path '%s' (known: %s)", tok, known);
+			OPTS_FAIL("%s: unknown path '%s' (known: %s)", opt, tok, known);
 		}
 		if (tr->absent)
-			OPTS_FAIL("--paths: '%s': %.180s", tok, tr->absent);
+			OPTS_FAIL("%s: '%s': %.180s", opt, tok, tr->absent);
 		/* a malformed spec is refused here, before any rank starts */
 		if (tr->check && tr->check(arg, why))
-			OPTS_FAIL("--paths: '%s': %.180s", tok, why);
-		for (int i = 0; i < o->npaths; i++)
-			if (!strcmp(o->paths[i], tok))
-				OPTS_FAIL("--paths: '%s' is given twice", tok);
-		strcpy(o->paths[o->npaths++], tok);
-		if ((j = p2p_path_clash((const char (*)[P2P_PATH_MAX])o->paths, o->npaths - 1)) >= 0)
-			OPTS_FAIL("--paths: '%s' and '%s' would write the same files (':' and '/' become '_' in a file name)",
-				  o->paths[j], tok);
+			OPTS_FAIL("%s: '%s': %.180s", opt, tok, why);
+		for (int i = 0; i < *npaths; i++)
+			if (!strcmp(paths[i], tok))
+				OPTS_FAIL("%s: '%s' is given twice", opt, tok);
+		strcpy(paths[(*npaths)++], tok);
+		if ((j = p2p_path_clash((const char (*)[P2P_PATH_MAX])paths, *npaths - 1)) >= 0)
+			OPTS_FAIL("%s: '%s' and '%s' would write the same files (':' and '/' become '_' in a file name)",
+				  opt, paths[j], tok);
 	}
-	if (o->npaths == 0)
-		OPTS_FAIL("--paths: expected a comma-separated list of paths");
+	if (*npaths == 0)
+		OPTS_FAIL("%s: expected a comma-separated list of paths", opt);
 	return 0;
 }
 
@@ -184,7 +183,7 @@ static int p2p_opts_take(void *ctx, int c, const char *arg, char *err)
 		return rc;
 	case O_BW_WARMUP_TIME: return opts_seconds("--bw-warmup-time", arg, 3600, &o->bw_warmup_time, err);
 	case 'W': return opts_long("--window", arg, 1, 4096, &o->window, err);
-	case 'p': o->paths_given = 1; return parse_paths(arg, o, err);
+	case 'p': o->paths_given = 1; return p2p_paths_parse("--paths", arg, o->paths, &o->npaths, err);
 	case 'c': return opts_long("--concurrency", arg, 1, 1000000, &o->concurrency, err);
 	case 't': return opts_seconds("--pair-timeout", arg, 86400, &o->pair_timeout, err);
 	case O_PROGRESS: o->progress = 1; return 0;

@@ -9,7 +9,9 @@
 #include "core/log.h"
 #include "core/natsort.h"
 #include "core/results.h"
+#include "core/run.h"
 #include "core/stats.h"
+#include "core/world.h"
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 #include "p2p_int.h"
@@ -326,4 +328,14 @@ void p2p_path_rate(struct p2p_matrices *m, const struct tr_port *ports, int n)
 		else if (first || ports[e].rate_gbps < m->line_rate_Gbps)
 			m->line_rate_Gbps = ports[e].rate_gbps, first = 0;
 	}
+}
+
+void p2p_engine_report(struct p2p_run *run, int nsteps)
+{
+	run->out->engine.endpoints = run->w->nep;
+	run->out->engine.steps += nsteps;
+	run->out->engine.sync_s += run->sync_s;
+	run->out->engine.write_s += run->write_s;
+	printf("  engine: %.2f ms a step agreeing and gathering to rank 0, %.2f ms writing its rows (%d steps)\n",
+	       1e3 * run->sync_s / nsteps, 1e3 * run->write_s / nsteps, nsteps);
 }

@@ -10,6 +10,7 @@
 #include "core/mpi_util.h"
 #include "core/results.h"
 #include "fabric/emit/emit.h"
+#include "fabric/judge/rails.h"
 #include "run_stage.h"
 
 /* ---------------------------------------------------------------- map */
@@ -224,18 +225,29 @@ const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outp
 
 /* ---------------------------------------------------------------- checks */
 
-/* --test-model */
+/* --test-model, --rails LIST (three or more paths) */
 static int run_checks_take(void *ctx, int val, const char *arg, char *err)
 {
-	(void)val, (void)arg, (void)err;
-	((struct run_opts *)ctx)->test_model = 1;
+	struct run_opts *c = ctx;
+	int rc;
+
+	if (val == 1) {
+		c->test_model = 1;
+		return 0;
+	}
+	if ((rc = p2p_paths_parse("--rails", arg, c->rails, &c->nrails, err)))
+		return rc;
+	if (c->nrails < 3 || c->nrails > RAILS_MAX)
+		OPTS_FAIL("--rails: %d paths: the rails are judged on 3 to %d (two cannot out-vote one)", c->nrails,
+			  RAILS_MAX);
 	return 0;
 }
 
-/* The judging options (checks.c) and --test-model into g. */
+/* The judging options (checks.c), --test-model and --rails into g. */
 static int run_checks_options(struct run_opts *c, struct opts_group *g)
 {
-	static const struct option lo[] = { { "test-model", no_argument, NULL, 1 }, { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = { { "test-model", no_argument, NULL, 1 },
+					    { "rails", required_argument, NULL, 2 }, { NULL, 0, NULL, 0 } };
 
 	g[0] = checks_opts_group(&c->checks, 1);
 	g[1] = (struct opts_group){ .longopts = lo, .take = run_checks_take, .ctx = c };

@@ -48,6 +48,8 @@ struct run_opts {
 	int loaded;                  /* --loaded: the loaded pass, after the order */
 	int test_split_leaves;       /* --test-split-leaves: the first map's leaves drawn split (a hook) */
 	int test_model;              /* --test-model: the judges' model checked against the directory */
+	char rails[P2P_PATHS_MAX][P2P_PATH_MAX]; /* --rails: the paths that are one fabric's rails */
+	int nrails;
 };
 
 /* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
@@ -82,6 +84,7 @@ struct run_state {
 	int model_rc;
 	char model_err[RUNDIR_ERR_MAX];
 	struct verdict judged;       /* rank 0: the judges' clauses (the checks stage) */
+	struct verdict rails;        /* rank 0: --rails' clause (run_rails) */
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
@@ -130,6 +133,12 @@ int run_plan_refill(struct world *w, struct run_out *ro, struct run_state *st);
 /* Every rank (run_bisect.c): the groups that failed under load in the loaded figures (rank
  * 0's), bisected to what explains each. 0 or FP_E* (FP_ETIMEDOUT: an endpoint hung). */
 int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const struct p2p_result *loaded);
+
+/* rank 0, when --rails names the rails (run_rails.c): whether each rail's port of each node is
+ * in its rail's leaf, judged from the rails' maps (fabric/judge/rails.h), as one clause for the
+ * verdict (VERDICT_RAILS) into v; what cannot be judged (a rail with no map) into unjudged
+ * (len bytes, "" when all was). 0, or FP_ERUNTIME. */
+int run_rails(const struct run_state *st, const char *const *labels, struct verdict *v, char *unjudged, size_t len);
 
 /* rank 0, after the verdict (run_files.c): the run's own files from its model
  * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and

@@ -65,6 +65,12 @@ static void run_unjudged(const struct world *w, struct run_state *st)
 			unjudged_add(st, "path %s: no direction measured", st->mp.p[i].m->path);
 	if (!c->no_coll && c->min_pct > 0 && st->coll.nunrated && !st->coll.nrated)
 		unjudged_add(st, "--min-pct %g%%: no path's line rate is known, nothing was judged against it", c->min_pct);
+	char rails[512];
+
+	if (run_rails(st, (const char *const *)w->labels, &st->rails, rails, sizeof rails))
+		unjudged_add(st, "--rails: out of memory, the rails were not judged");
+	else if (rails[0])
+		unjudged_add(st, "%s", rails);
 	st->urc = st->unjudged[0] && !c->checks.allow_unjudged;
 }
 
@@ -99,6 +105,7 @@ static void run_verdict(const struct world *w, struct run_state *st)
 			 st->links.sum.nfind_all - st->links.sum.nfind);
 	verdict_add(v, VERDICT_LINKS, st->lrc, "links: %s", c->no_counters ? "not read (--no-counters)" : links);
 	verdict_append(v, &st->judged); /* a judge fails the run exactly when its clause does */
+	verdict_append(v, &st->rails);
 	/* a tier the map is unsure of (its step far below the others'): the scheduler files were
 	 * written without it; said, not failed (no finding: a coarser map is not a wrong one) */
 	char maps[300] = "";
@@ -128,6 +135,7 @@ static void run_state_free(struct run_state *st)
 	ctr_set_free(&st->links.before);
 	free(st->links.sum.find);
 	verdict_free(&st->judged);
+	verdict_free(&st->rails);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
 }

@@ -186,7 +186,7 @@ static void test_summary_holds_the_model(void)
 		CHECK_STR(rjson_str(rjson_get(&cl->item[a], "about")), verdict_about_name(a));
 		CHECK(rjson_get(&cl->item[a], "fails")->num == (a == VERDICT_ACCEPTANCE || a == VERDICT_SUSPECTS));
 	}
-	CHECK_STR(rjson_str(rjson_get(vd, "judges")), "baseline: clause; acceptance: clause; declared: clause");
+	CHECK_STR(rjson_str(rjson_get(vd, "judges")), "baseline: clause; acceptance: clause; declared: clause; rails: clause");
 	CHECK(num(vd, "collectives_wrong") == 1);
 	rjson_free(&j);
 	free(text);
@@ -373,7 +373,7 @@ static void test_load_refuses(void)
 		{ "\"hosts\": [\"n2\"]", "\"hosts\": [\"n9\"]", "paths[0].findings[0]: names a host" },
 		{ "\"nodes\": 8", "\"nodes\": 8.5", "run.nodes: not a whole number" },
 		{ "\"leaf01\"", "\"leaf07\"", "paths[0].tier[0]: a group not named" },
-		{ "\"about\": \"map\"", "\"about\": \"mood\"", "verdict.clauses[9]: about what" },
+		{ "\"about\": \"map\"", "\"about\": \"mood\"", "verdict.clauses[10]: about what" },
 	};
 	struct run_model m;
 	struct run_model_loaded l;

@@ -221,7 +221,7 @@ int emit_junit(FILE *f, const struct run_model *m)
 	char judges[1024];
 
 	for (int i = 0; i < v->n; i++)
-		judges_fail |= v->c[i].about >= VERDICT_JUDGED && v->c[i].about <= VERDICT_DECLARED && v->c[i].fails;
+		judges_fail |= v->c[i].about >= VERDICT_JUDGED && v->c[i].about <= VERDICT_JUDGES_LAST && v->c[i].fails;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabprobe run ", f);
 	escape_xml_write(f, m->run_id);
 	fputs("\">\n", f);
@@ -235,8 +235,8 @@ int emit_junit(FILE *f, const struct run_model *m)
 	if (m->links && m->links->done)
 		links_suite(f, m, m->links);
 	suite_open(f, "judges", 1, judges_fail);
-	tcase(f, "judges", "baseline, expectations and declared cabling",
-	      judges_fail ? verdict_join(v, VERDICT_JUDGED, VERDICT_DECLARED, judges, sizeof judges) : NULL);
+	tcase(f, "judges", "baseline, expectations, declared cabling and rails",
+	      judges_fail ? verdict_join(v, VERDICT_JUDGED, VERDICT_JUDGES_LAST, judges, sizeof judges) : NULL);
 	fputs("  </testsuite>\n", f);
 	suite_open(f, "unjudged", 1, m->unjudged_fails); /* nothing is a pass that nothing judged */
 	tcase(f, "unjudged", "everything judged", m->unjudged_fails ? m->unjudged : NULL);

@@ -151,7 +151,7 @@ int emit_prom(FILE *f, const struct run_model *m)
 	sample(f, "fabprobe_run_timestamp_seconds", NULL, (double)m->started);
 	family(f, "fabprobe_verdict", "The run's verdict: 0 PASS, 1 FAIL.");
 	sample(f, "fabprobe_verdict", NULL, verdict_fails(m->verdict));
-	family(f, "fabprobe_verdict_clause", "Each clause of the verdict: 1 when it fails the run, else 0 (clause: nodes, pairs, collectives, suspects, links, baseline, acceptance, declared, unjudged, map).");
+	family(f, "fabprobe_verdict_clause", "Each clause of the verdict: 1 when it fails the run, else 0 (clause: nodes, pairs, collectives, suspects, links, baseline, acceptance, declared, rails, unjudged, map).");
 	for (int i = 0; i < m->verdict->n; i++) {
 		const char *l[] = { "clause", verdict_about_name(m->verdict->c[i].about), NULL };
 

@@ -134,7 +134,7 @@ static void verdict_json(struct jw *j, const struct run_model *m)
 	}
 	jw_end(j);
 	jw_kstr(j, "suspects", m->which);
-	jw_kstr(j, "judges", verdict_join(v, VERDICT_JUDGED, VERDICT_DECLARED, judges, sizeof judges));
+	jw_kstr(j, "judges", verdict_join(v, VERDICT_JUDGED, VERDICT_JUDGES_LAST, judges, sizeof judges));
 	jw_kstr(j, "unjudged", m->unjudged);
 	jw_kbool(j, "unjudged_fails", m->unjudged_fails);
 	jw_kbool(j, "inventory_differs", m->inventory_differs);

@@ -10,7 +10,7 @@
 static const char *const about_name[VERDICT_NABOUT] = {
 	[VERDICT_UNJUDGED] = "unjudged", [VERDICT_NODES] = "nodes", [VERDICT_PAIRS] = "pairs",
 	[VERDICT_COLLECTIVES] = "collectives", [VERDICT_SUSPECTS] = "suspects", [VERDICT_LINKS] = "links",
-	[VERDICT_BASELINE] = "baseline", [VERDICT_ACCEPTANCE] = "acceptance", [VERDICT_DECLARED] = "declared",
+	[VERDICT_BASELINE] = "baseline", [VERDICT_ACCEPTANCE] = "acceptance", [VERDICT_DECLARED] = "declared", [VERDICT_RAILS] = "rails",
 	[VERDICT_MAP] = "map",
 };
 

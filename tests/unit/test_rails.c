@@ -1,0 +1,142 @@
+/* The rails judged from their maps (fabric/judge/rails.h), on maps drawn as the rails of a
+ * fabric are: two scalable units of 6 nodes (uneven: 5 and 7 too), 4 rails, each rail's leaves
+ * the units. A healthy fabric: every node judged, nothing off. One node's cables of two rails
+ * swapped: exactly its two ports, each naming the other; a port cabled into another unit's leaf;
+ * a node most of whose cables are elsewhere; a rail whose map has one tier (no leaves told); a
+ * unit of one node; fewer than 3 rails refused. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "core/log.h"
+#include "fabric/judge/rails.h"
+
+#define N 12
+#define R 4
+
+static int group[R][2 * N], order[N];
+static struct infer_result map[R];
+static const struct infer_result *maps[R];
+
+/* each rail's leaves: node i in unit su[i] */
+static void draw(const int *su)
+{
+	for (int r = 0; r < R; r++) {
+		for (int i = 0; i < N; i++) {
+			order[i] = i;
+			group[r][i] = su[i];
+			group[r][N + i] = 0;
+		}
+		map[r] = (struct infer_result){ .n = N, .ntiers = 2, .group = group[r], .order = order };
+		maps[r] = &map[r];
+	}
+}
+
+static void units(int first, int *su)
+{
+	for (int i = 0; i < N; i++)
+		su[i] = i >= first;
+}
+
+static void test_healthy(void)
+{
+	static const int firsts[] = { 6, 5, 7 };
+	struct rails_report rep;
+	int su[N];
+
+	for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++) {
+		units(firsts[k], su);
+		draw(su);
+		CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+		CHECK_EQ(rep.judged, N);
+		CHECK_EQ(rep.noff, 0);
+		CHECK_EQ(rep.nalone, 0);
+		rails_report_free(&rep);
+	}
+}
+
+static void test_swapped_pair(void)
+{
+	struct rails_report rep;
+	int su[N];
+
+	units(6, su);
+	draw(su);
+	/* node 2's rail 2 cable in rail 3's leaf and back: alone in both rails' maps */
+	group[2][2] = group[3][2] = 5;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.judged, N);
+	CHECK_EQ(rep.noff, 2);
+	if (rep.noff == 2) {
+		CHECK_EQ(rep.off[0].node * 100 + rep.off[0].rail * 10 + rep.off[0].pair, 2 * 100 + 2 * 10 + 3);
+		CHECK_EQ(rep.off[1].node * 100 + rep.off[1].rail * 10 + rep.off[1].pair, 2 * 100 + 3 * 10 + 2);
+	}
+	rails_report_free(&rep);
+	/* one port of node 9 in the other unit's leaf: that port, no pair */
+	group[1][9] = 0;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.noff, 3);
+	CHECK(rep.noff == 3 && rep.off[2].node == 9 && rep.off[2].rail == 1 && rep.off[2].pair == -1);
+	rails_report_free(&rep);
+}
+
+static void test_most_cables_elsewhere(void)
+{
+	struct rails_report rep;
+	int su[N];
+
+	units(6, su);
+	draw(su);
+	/* node 4: only its rail 0 with its unit; rails 1-3 each alone */
+	group[1][4] = group[2][4] = group[3][4] = 7;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.judged, N - 1);
+	CHECK_EQ(rep.noff, 0);
+	CHECK(rep.nalone == 1 && rep.alone[0] == 4);
+	rails_report_free(&rep);
+}
+
+static void test_no_false_alarm(void)
+{
+	struct rails_report rep;
+	int su[N];
+
+	/* a rail whose map told no leaves (one tier): it out-votes nothing */
+	units(6, su);
+	draw(su);
+	map[1].ntiers = 1;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.noff + rep.nalone, 0);
+	CHECK_EQ(rep.judged, N);
+	rails_report_free(&rep);
+	/* a unit of one node (the last), alone in every rail: a unit of its own, not a finding */
+	units(11, su);
+	su[11] = 1;
+	draw(su);
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.noff + rep.nalone, 0);
+	CHECK_EQ(rep.judged, N - 1);
+	rails_report_free(&rep);
+}
+
+static void test_refused(void)
+{
+	struct rails_report rep;
+	int su[N];
+
+	units(6, su);
+	draw(su);
+	CHECK_EQ(rails_judge(2, N, maps, &rep), FP_EUSAGE);
+	CHECK_EQ(rails_judge(RAILS_MAX + 1, N, maps, &rep), FP_EUSAGE);
+	map[2].n = N - 1;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), FP_EUSAGE);
+}
+
+int main(void)
+{
+	RUN(test_healthy);
+	RUN(test_swapped_pair);
+	RUN(test_most_cables_elsewhere);
+	RUN(test_no_false_alarm);
+	RUN(test_refused);
+	CHECK_EXIT();
+}

@@ -1,0 +1,40 @@
+/* rails.h — the rails of a compute fabric, judged from their latency maps. In a rail-optimised
+ * fabric port i of every node of a scalable unit plugs into that unit's leaf i (rail i), so the
+ * nodes that share a leaf in one rail's map share it in every rail's. A node's scalable unit is
+ * what its rails agree on: the nodes that share its leaf in at least half of the rails' maps. A
+ * port whose rail map puts it with none of them is not in its rail's leaf: a cable in another
+ * rail's (two such ports of one node: most likely its two cables swapped), or off the unit.
+ * Judged on three or more rails (two cannot out-vote one), for nodes whose rails agree on a unit
+ * of two or more; a node whose rails agree on none though some rail puts it with another node
+ * (most of its cables in other leaves) is named too. A limit: two nodes of one unit whose same two cables are swapped
+ * alike share the wrong leaf and are not told apart. Pure. */
+#ifndef FP_RAILS_H
+#define FP_RAILS_H
+
+#include "fabric/infer/infer.h"
+
+#define RAILS_MAX 16
+
+/* One port off its rail's leaf. */
+struct rail_off {
+	int node, rail;       /* endpoint index; rail index (the order the maps were given in) */
+	int pair;             /* the node's other rail off its leaf when it has exactly two; -1 */
+};
+
+struct rails_report {
+	int nrails, n;
+	int judged;           /* nodes whose rails agree on a unit of two or more */
+	int noff;
+	struct rail_off *off; /* node order, then rail order */
+	int nalone;           /* nodes whose rails agree on no unit, though some rail puts them
+			       * with another node (a node alone in every rail is a unit of its own) */
+	int *alone;
+};
+
+/* Judge the ports of n nodes on nrails rails (3 .. RAILS_MAX), maps[r] the map of rail r over
+ * the same n endpoints (a map with one tier puts every node in one leaf). 0, FP_EUSAGE (fewer
+ * than 3 rails, more than RAILS_MAX, a map of another size) or FP_ERUNTIME. */
+int rails_judge(int nrails, int n, const struct infer_result *const *maps, struct rails_report *rep);
+void rails_report_free(struct rails_report *rep);
+
+#endif
