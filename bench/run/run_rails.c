@@ -22,8 +22,9 @@ static void __attribute__((format(printf, 3, 4))) put(char *text, size_t len, co
 	va_end(ap);
 }
 
-int run_rails(const struct run_state *st, const char *const *labels, struct verdict *v, char *unjudged, size_t len)
+int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len)
 {
+	const char *const *labels = (const char *const *)w->labels;
 	const struct run_opts *c = st->c;
 	const struct infer_result *maps[RAILS_MAX];
 	struct rails_report rep;
@@ -33,6 +34,10 @@ int run_rails(const struct run_state *st, const char *const *labels, struct verd
 	unjudged[0] = 0;
 	if (!c->nrails)
 		return 0;
+	if (w->single_node) { /* ranks of one node share its ports: no rail of their own to judge */
+		snprintf(unjudged, len, "--rails: the endpoints are ranks of one node, whose rails are not theirs");
+		return 0;
+	}
 	for (int r = 0; r < c->nrails; r++) {
 		maps[r] = NULL;
 		for (int i = 0; i < st->mp.npaths; i++)

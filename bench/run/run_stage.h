@@ -136,9 +136,9 @@ int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const 
 
 /* rank 0, when --rails names the rails (run_rails.c): whether each rail's port of each node is
  * in its rail's leaf, judged from the rails' maps (fabric/judge/rails.h), as one clause for the
- * verdict (VERDICT_RAILS) into v; what cannot be judged (a rail with no map) into unjudged
- * (len bytes, "" when all was). 0, or FP_ERUNTIME. */
-int run_rails(const struct run_state *st, const char *const *labels, struct verdict *v, char *unjudged, size_t len);
+ * verdict (VERDICT_RAILS) into v; what cannot be judged (a rail with no map, ranks of one node)
+ * into unjudged (len bytes, "" when all was). 0, or FP_ERUNTIME. */
+int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len);
 
 /* rank 0, after the verdict (run_files.c): the run's own files from its model
  * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and

@@ -67,7 +67,7 @@ static void run_unjudged(const struct world *w, struct run_state *st)
 		unjudged_add(st, "--min-pct %g%%: no path's line rate is known, nothing was judged against it", c->min_pct);
 	char rails[512];
 
-	if (run_rails(st, (const char *const *)w->labels, &st->rails, rails, sizeof rails))
+	if (run_rails(st, w, &st->rails, rails, sizeof rails))
 		unjudged_add(st, "--rails: out of memory, the rails were not judged");
 	else if (rails[0])
 		unjudged_add(st, "%s", rails);

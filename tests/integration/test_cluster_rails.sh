@@ -5,8 +5,8 @@
 # <the same>` maps every rail exactly (node03 alone in rails 2 and 3), fails with one rails
 # clause naming node03's two ports and nothing else, in every output (terminal, summary.json,
 # junit.xml, fabprobe.prom), and drains no node. The same cluster without the swap: PASS, every
-# port in its rail's leaf. Latency alone (-s none): about 35 s a run. Needs root; skipped
-# otherwise.
+# port in its rail's leaf. Latency alone (-s none): about 35 s a run. Ranks of one node with
+# --rails: unjudged. Needs root; skipped otherwise.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -27,6 +27,18 @@ map_groups() { awk -F, 'NR > 1 { print $3, $1 }' "$tmp/swap/topology_tcp_rail$1.
 truth_groups() { awk -F, -v r="rail$1" '$2 == r { print $3, $1 }' "$TRUTH" | sort |
 	awk '$1 != g { if (NR > 1) print l; g = $1; l = "" } { l = l " " $2 } END { print l }' | sort; }
 
+# ranks of one node (no cluster): their rails are not theirs, unjudged, never a PASS
+dev=$(ip route show default 2> /dev/null | awk '{ print $5; exit }')
+if [ -z "$dev" ] || [ "$dev" = lo ]; then
+	skip "ranks of one node: --rails unjudged" "no interface with a default route"
+else
+	LOCAL=mpi,tcp:lo,tcp:$dev
+	timeout 300 "${MPIRUN_LOCAL[@]}" -np 2 "$FP" run --no-progress --no-coll --no-order -s none -n 50 -p "$LOCAL" \
+		--rails "$LOCAL" -o "$tmp/one" > "$tmp/one.out" 2>&1
+	rc=$?
+	expect "ranks of one node: --rails unjudged, exit 1 ($(grep -m 1 '^verdict' "$tmp/one.out"))" sh -c \
+		"[ $rc -eq 1 ] && grep -q '^verdict: FAIL (unjudged: --rails: the endpoints are ranks of one node' '$tmp/one.out'"
+fi
 $FC up --racks 6,6 --interleave --rails 4 --rail-su 6 --rail-swap node03=2,3 > "$tmp/up.out" 2>&1 ||
 	{ cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
 $FC mpirun "$FP" run "${OPTS[@]}" -o "$tmp/swap" > "$tmp/swap.out" 2>&1
