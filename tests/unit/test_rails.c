@@ -127,6 +127,11 @@ static void test_refused(void)
 	draw(su);
 	CHECK_EQ(rails_judge(2, N, maps, &rep), FP_EUSAGE);
 	CHECK_EQ(rails_judge(RAILS_MAX + 1, N, maps, &rep), FP_EUSAGE);
+	group[1][3] = -1; /* not a map's numbering */
+	CHECK_EQ(rails_judge(R, N, maps, &rep), FP_EUSAGE);
+	group[1][3] = N;
+	CHECK_EQ(rails_judge(R, N, maps, &rep), FP_EUSAGE);
+	group[1][3] = 0;
 	map[2].n = N - 1;
 	CHECK_EQ(rails_judge(R, N, maps, &rep), FP_EUSAGE);
 }

@@ -6,75 +6,133 @@
 
 #include "core/log.h"
 
-/* the leaf group of node i in map r (0 for all when the map has one tier: no leaves told) */
-static int leaf(const struct infer_result *r, int i)
+/* One rail's leaves as member lists: node i's leaf is leaf[i], its members mem[at[g]..at[g + 1]). A
+ * map with one tier (no leaves told) has none: flat. */
+struct leaves {
+	int flat;
+	const int *leaf;
+	int *at, *mem;
+};
+
+static int leaves_make(const struct infer_result *r, int n, struct leaves *l)
 {
-	return r->ntiers > 1 ? r->group[i] : 0;
+	int ng = 0;
+
+	*l = (struct leaves){ .flat = r->ntiers < 2, .leaf = r->group };
+	if (l->flat)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (r->group[i] < 0 || r->group[i] >= n)
+			return FP_EUSAGE; /* not a map's numbering */
+		ng = r->group[i] >= ng ? r->group[i] + 1 : ng;
+	}
+	l->at = calloc((size_t)ng + 2, sizeof *l->at);
+	l->mem = malloc(sizeof *l->mem * (size_t)(n > 0 ? n : 1));
+	if (!l->at || !l->mem)
+		return FP_ERUNTIME;
+	for (int i = 0; i < n; i++)
+		l->at[r->group[i] + 2]++;
+	for (int g = 0; g < ng; g++)
+		l->at[g + 2] += l->at[g + 1];
+	for (int i = 0; i < n; i++) /* at[g + 1] walks group g's slots, ending at its end */
+		l->mem[l->at[r->group[i] + 1]++] = i;
+	return 0;
+}
+
+/* Node i against the others: agree[j], the rails that put j in i's leaf (touched: the nodes of
+ * its leaves, stamped). Returns its peers (agree in half the rails or more); *some: a rail puts
+ * it with another node. */
+static int unit_of(const struct leaves *lv, int nrails, int nflat, int n, int i, int *agree, int *stamp,
+		   int *some)
+{
+	int peers = 0;
+
+	*some = nflat > 0 && n > 1;
+	if (2 * nflat >= nrails) /* half the rails tell no leaves: every node agrees with i */
+		return n - 1;
+	for (int r = 0; r < nrails; r++)
+		for (int k = 0; !lv[r].flat && k < lv[r].at[lv[r].leaf[i] + 1] - lv[r].at[lv[r].leaf[i]]; k++) {
+			int j = lv[r].mem[lv[r].at[lv[r].leaf[i]] + k];
+
+			if (j == i)
+				continue;
+			if (stamp[j] != i + 1)
+				stamp[j] = i + 1, agree[j] = nflat;
+			agree[j]++;
+			*some = 1;
+			peers += 2 * agree[j] == nrails || 2 * agree[j] == nrails + 1; /* counted as it crosses half */
+		}
+	return peers;
+}
+
+/* whether rail r puts i with one of its peers (agree, stamped as unit_of left them) */
+static int with_peer(const struct leaves *l, int nrails, int nflat, int i, const int *agree, const int *stamp)
+{
+	if (l->flat)
+		return 1;
+	if (2 * nflat >= nrails) /* every node is a peer: any other in its leaf */
+		return l->at[l->leaf[i] + 1] - l->at[l->leaf[i]] > 1;
+	for (int k = l->at[l->leaf[i]]; k < l->at[l->leaf[i] + 1]; k++)
+		if (l->mem[k] != i && stamp[l->mem[k]] == i + 1 && 2 * agree[l->mem[k]] >= nrails)
+			return 1;
+	return 0;
+}
+
+/* the ports of node i off their rails' leaves into rep; 0 or FP_ERUNTIME */
+static int off_add(struct rails_report *rep, int *cap, int i, const int *off, int noff)
+{
+	for (int k = 0; k < noff; k++) {
+		if (rep->noff == *cap) {
+			struct rail_off *o = realloc(rep->off, sizeof *o * (size_t)(*cap = *cap * 2 + 8));
+
+			if (!o)
+				return FP_ERUNTIME;
+			rep->off = o;
+		}
+		rep->off[rep->noff++] = (struct rail_off){ i, off[k], noff == 2 ? off[1 - k] : -1 };
+	}
+	return 0;
 }
 
 int rails_judge(int nrails, int n, const struct infer_result *const *maps, struct rails_report *rep)
 {
-	int *agree = calloc((size_t)(n > 0 ? n : 1), sizeof *agree), cap = 0;
-	int *lone = calloc((size_t)(n > 0 ? n : 1), sizeof *lone), nlone = 0;
+	struct leaves lv[RAILS_MAX] = { 0 };
+	int *agree = calloc((size_t)(n > 0 ? n : 1), sizeof *agree), cap = 0, nflat = 0, rc = 0;
+	int *stamp = calloc((size_t)(n > 0 ? n : 1), sizeof *stamp);
+	int *lone = calloc((size_t)(n > 0 ? n : 1), sizeof *lone);
 
 	memset(rep, 0, sizeof *rep);
 	rep->nrails = nrails;
 	rep->n = n;
-	if (!agree || !lone || nrails < 3 || nrails > RAILS_MAX) {
-		free(agree);
-		free(lone);
-		return agree && lone ? FP_EUSAGE : FP_ERUNTIME;
-	}
-	for (int r = 0; r < nrails; r++)
-		if (!maps[r] || maps[r]->n != n) {
-			free(agree);
-			free(lone);
-			return FP_EUSAGE;
-		}
-	for (int i = 0; i < n; i++) {
-		int peers = 0, some = 0, off[RAILS_MAX], noff = 0;
+	rep->alone = lone;
+	rc = !agree || !stamp || !lone ? FP_ERUNTIME : nrails < 3 || nrails > RAILS_MAX ? FP_EUSAGE : 0;
+	for (int r = 0; rc == 0 && r < nrails; r++)
+		rc = !maps[r] || maps[r]->n != n ? FP_EUSAGE : leaves_make(maps[r], n, &lv[r]);
+	for (int r = 0; rc == 0 && r < nrails; r++)
+		nflat += lv[r].flat;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		int some, off[RAILS_MAX], noff = 0;
 
-		/* its unit: the nodes that share its leaf in half of the rails or more */
-		for (int j = 0; j < n; j++) {
-			agree[j] = 0;
-			for (int r = 0; r < nrails && j != i; r++)
-				agree[j] += leaf(maps[r], i) == leaf(maps[r], j);
-			peers += 2 * agree[j] >= nrails;
-			some |= agree[j] > 0;
-		}
-		if (!peers) { /* alone in every rail: a unit of its own; with some, its rails disagree */
-			if (some)
-				lone[nlone++] = i;
+		if (!unit_of(lv, nrails, nflat, n, i, agree, stamp, &some)) {
+			if (some) /* alone in every rail: a unit of its own; with some, its rails disagree */
+				lone[rep->nalone++] = i;
 			continue;
 		}
 		rep->judged++;
-		for (int r = 0; r < nrails; r++) {
-			int with = 0;
-
-			for (int j = 0; j < n && !with; j++)
-				with = 2 * agree[j] >= nrails && leaf(maps[r], i) == leaf(maps[r], j);
-			if (!with)
+		for (int r = 0; r < nrails; r++)
+			if (!with_peer(&lv[r], nrails, nflat, i, agree, stamp))
 				off[noff++] = r;
-		}
-		for (int k = 0; k < noff; k++) {
-			if (rep->noff == cap) {
-				struct rail_off *o = realloc(rep->off, sizeof *o * (size_t)(cap = cap * 2 + 8));
-
-				if (!o) {
-					free(agree);
-					free(lone);
-					rails_report_free(rep);
-					return FP_ERUNTIME;
-				}
-				rep->off = o;
-			}
-			rep->off[rep->noff++] = (struct rail_off){ i, off[k], noff == 2 ? off[1 - k] : -1 };
-		}
+		rc = off_add(rep, &cap, i, off, noff);
+	}
+	for (int r = 0; r < RAILS_MAX; r++) {
+		free(lv[r].at);
+		free(lv[r].mem);
 	}
 	free(agree);
-	rep->alone = lone;
-	rep->nalone = nlone;
-	return 0;
+	free(stamp);
+	if (rc)
+		rails_report_free(rep);
+	return rc;
 }
 
 void rails_report_free(struct rails_report *rep)

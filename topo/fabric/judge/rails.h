@@ -32,8 +32,10 @@ struct rails_report {
 };
 
 /* Judge the ports of n nodes on nrails rails (3 .. RAILS_MAX), maps[r] the map of rail r over
- * the same n endpoints (a map with one tier puts every node in one leaf). 0, FP_EUSAGE (fewer
- * than 3 rails, more than RAILS_MAX, a map of another size) or FP_ERUNTIME. */
+ * the same n endpoints (a map with one tier puts every node in one leaf). Linear in the nodes
+ * and the sizes of their leaves (each leaf as a member list). 0, FP_EUSAGE (fewer than 3
+ * rails, more than RAILS_MAX, a map of another size, a leaf numbered outside 0 .. n-1) or
+ * FP_ERUNTIME. */
 int rails_judge(int nrails, int n, const struct infer_result *const *maps, struct rails_report *rep);
 void rails_report_free(struct rails_report *rep);
 
