@@ -42,6 +42,20 @@ void escape_term_write(FILE *f, const char *s, unsigned flags)
 			fprintf(f, "\\x%02x", *p);
 }
 
+void text_add(char *text, size_t len, const char *sep, const char *fmt, ...)
+{
+	size_t k = strlen(text);
+	va_list ap;
+
+	if (k && k + 1 < len)
+		k += (size_t)snprintf(text + k, len - k, "%s", sep);
+	k = k < len ? k : len - 1;
+	va_start(ap, fmt);
+	if (k + 1 < len && vsnprintf(text + k, len - k, fmt, ap) >= (int)(len - k) && len > 4)
+		memcpy(text + len - 4, "...", 4);
+	va_end(ap);
+}
+
 void escape_term_line(FILE *f, const char *fmt, ...)
 {
 	char line[4096], shown[4 * sizeof line + 8];

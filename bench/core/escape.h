@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* text (len bytes, NUL-terminated) += sep (unless text is empty) and fmt's expansion, its end
+ * "..." where it does not fit: the one rule for a line that grows clause by clause. */
+void text_add(char *text, size_t len, const char *sep, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* escape_term's flags: also escape '"', '\'' (for a name shown between quotes). */
 #define ESCAPE_TERM_QUOTES 1u
 

@@ -2,24 +2,43 @@
  * clause of the verdict. A port off its rail's leaf is a cabling finding: it fails the run (an
  * acceptance run with a cable in the wrong leaf is not accepted) and drains nothing (the node is
  * not at fault; its cable is), as the declared cabling's mismatches. */
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "fabric/judge/rails.h"
 #include "run_stage.h"
 
-/* text += fmt's expansion, "..." where full */
-static void __attribute__((format(printf, 3, 4))) put(char *text, size_t len, const char *fmt, ...)
+/* the rails' node findings into text (", " between them): those of ports, and those of nodes
+ * (said to tell them from their ports). Returns the ports' count, or -1 (out of memory). */
+static int rails_findings(const struct run_opts *c, const char *const *labels, const struct susp_list *const *held,
+			  char *text, size_t len)
 {
-	size_t k = strlen(text);
-	va_list ap;
+	struct rail_node_finding *f;
+	int nf, ports = 0;
 
-	va_start(ap, fmt);
-	if (k + 1 < len && vsnprintf(text + k, len - k, fmt, ap) >= (int)(len - k) && len > 4)
-		memcpy(text + len - 4, "...", 4);
-	va_end(ap);
+	if (rails_node_findings(c->nrails, held, &f, &nf))
+		return -1;
+	for (int k = 0; k < nf; k++) {
+		int on = __builtin_popcount(f[k].rails), said = 0;
+
+		if (!f[k].ports) {
+			text_add(text, len, ", ", "%s: %s on %d of %d rails (the node, not its ports)", labels[f[k].node],
+				 susp_kind_name(f[k].kind), on, c->nrails);
+			continue;
+		}
+		ports++;
+		text_add(text, len, ", ", "%s", labels[f[k].node]);
+		for (int r = 0; r < c->nrails; r++)
+			if (f[k].rails >> r & 1)
+				text_add(text, len, said++ ? " and " : " ", "%s", c->rails[r]);
+		text_add(text, len, "", " port%s: %s on %s alone (of %d rails)", on > 1 ? "s" : "",
+			 susp_kind_name(f[k].kind), on > 1 ? "those rails" : "that rail", c->nrails);
+	}
+	free(f);
+	return ports;
 }
 
 int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len)
@@ -27,9 +46,10 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 	const char *const *labels = (const char *const *)w->labels;
 	const struct run_opts *c = st->c;
 	const struct infer_result *maps[RAILS_MAX];
+	const struct susp_list *held[RAILS_MAX];
 	struct rails_report rep;
-	char text[1024] = "";
-	int rc;
+	char text[1024] = "", found[1024] = "";
+	int rc, ports;
 
 	unjudged[0] = 0;
 	if (!c->nrails)
@@ -41,10 +61,12 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 	for (int r = 0; r < c->nrails; r++) {
 		maps[r] = NULL;
 		for (int i = 0; i < st->mp.npaths; i++)
-			if (!strcmp(st->mp.p[i].m->path, c->rails[r]))
+			if (!strcmp(st->mp.p[i].m->path, c->rails[r])) {
 				maps[r] = run_maps_map(&st->mp, i);
+				held[r] = &st->mp.p[i].held;
+			}
 		if (!maps[r])
-			put(unjudged, len, "%s--rails: %s has no map", unjudged[0] ? "; " : "", c->rails[r]);
+			text_add(unjudged, len, "; ", "--rails: %s has no map", c->rails[r]);
 	}
 	if (unjudged[0])
 		return 0;
@@ -58,21 +80,25 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 
 		if (o->pair >= 0 && o->pair < o->rail)
 			continue; /* said with its pair */
-		put(text, sizeof text, "%s%s %s", text[0] ? ", " : "", labels[o->node], c->rails[o->rail]);
+		text_add(text, sizeof text, ", ", "%s %s", labels[o->node], c->rails[o->rail]);
 		if (o->pair >= 0)
-			put(text, sizeof text, " and %s off their rails' leaves (two cables swapped, most likely)",
+			text_add(text, sizeof text, "", " and %s off their rails' leaves (two cables swapped, most likely)",
 			    c->rails[o->pair]);
 		else
-			put(text, sizeof text, " off its rail's leaf");
+			text_add(text, sizeof text, "", " off its rail's leaf");
 	}
 	for (int k = 0; k < rep.nalone; k++)
-		put(text, sizeof text, "%s%s: its rails agree on no scalable unit (most of its cables elsewhere)",
-		    text[0] ? ", " : "", labels[rep.alone[k]]);
-	if (text[0])
-		rc = verdict_add(v, VERDICT_RAILS, 1, "rails: %s", text);
-	else if (!unjudged[0])
-		rc = verdict_add(v, VERDICT_RAILS, 0, "rails: every port in its rail's leaf (%d nodes on %d rails)",
-				 rep.judged, c->nrails);
+		text_add(text, sizeof text, ", ", "%s: its rails agree on no scalable unit (most of its cables elsewhere)",
+			 labels[rep.alone[k]]);
+	if ((ports = rails_findings(c, labels, held, found, sizeof found)) < 0) {
+		rails_report_free(&rep);
+		return FP_ERUNTIME;
+	}
+	if (!text[0] && !unjudged[0])
+		snprintf(text, sizeof text, "every port in its rail's leaf (%d nodes on %d rails)", rep.judged, c->nrails);
+	rc = text[0] || found[0] ? verdict_add(v, VERDICT_RAILS, rep.noff || rep.nalone || ports, "rails: %s%s%s", text,
+					     text[0] && found[0] ? "; " : "", found)
+				 : 0;
 	rails_report_free(&rep);
 	return rc ? FP_ERUNTIME : 0;
 }

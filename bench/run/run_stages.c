@@ -2,7 +2,6 @@
  * verdict), and the stages before the latency map: inventory, pairs, collectives. */
 #include "run_stage.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,40 +36,27 @@ int run_stages_check(const struct run_stage *const *stages, struct world *w, str
 	return rc;
 }
 
-/* append one clause to st->unjudged ("; " between them; "..." where it is full) */
-static void __attribute__((format(printf, 2, 3))) unjudged_add(struct run_state *st, const char *fmt, ...)
-{
-	size_t len = sizeof st->unjudged, k = strlen(st->unjudged);
-	va_list ap;
-
-	if (k && k + 2 < len)
-		k += (size_t)snprintf(st->unjudged + k, len - k, "; ");
-	va_start(ap, fmt);
-	if (k + 1 < len && vsnprintf(st->unjudged + k, len - k, fmt, ap) >= (int)(len - k))
-		memcpy(st->unjudged + len - 4, "...", 4);
-	va_end(ap);
-}
-
 /* rank 0: what the run could not judge into st->unjudged, and st->urc */
 static void run_unjudged(const struct world *w, struct run_state *st)
 {
 	const struct run_opts *c = st->c;
+	char *u = st->unjudged, rails[512];
+	size_t ul = sizeof st->unjudged;
 
-	st->unjudged[0] = 0;
+	u[0] = 0;
 	if (w->nep < 2)
-		unjudged_add(st, "no pair measured: %d endpoint%s (launch two or more nodes, or ranks on one)", w->nep,
-			     w->nep == 1 ? "" : "s");
+		text_add(u, ul, "; ", "no pair measured: %d endpoint%s (launch two or more nodes, or ranks on one)",
+			 w->nep, w->nep == 1 ? "" : "s");
 	for (int i = 0; i < st->mp.npaths && w->nep >= 2; i++)
 		if (st->mp.p[i].m->ok == 0)
-			unjudged_add(st, "path %s: no direction measured", st->mp.p[i].m->path);
+			text_add(u, ul, "; ", "path %s: no direction measured", st->mp.p[i].m->path);
 	if (!c->no_coll && c->min_pct > 0 && st->coll.nunrated && !st->coll.nrated)
-		unjudged_add(st, "--min-pct %g%%: no path's line rate is known, nothing was judged against it", c->min_pct);
-	char rails[512];
-
+		text_add(u, ul, "; ", "--min-pct %g%%: no path's line rate is known, nothing was judged against it",
+			 c->min_pct);
 	if (run_rails(st, w, &st->rails, rails, sizeof rails))
-		unjudged_add(st, "--rails: out of memory, the rails were not judged");
+		text_add(u, ul, "; ", "--rails: out of memory, the rails were not judged");
 	else if (rails[0])
-		unjudged_add(st, "%s", rails);
+		text_add(u, ul, "; ", "%s", rails);
 	st->urc = st->unjudged[0] && !c->checks.allow_unjudged;
 }
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The rails judged on the emulated cluster (docs/judging.md#rails): 12 nodes, names dealt across
 # two front-end racks, with 4 rails in two scalable units of 6 (fakecluster.sh --rails 4
-# --rail-su 6). node03's cables of rails 2 and 3 swapped: `fabprobe run -p <the rails> --rails
-# <the same>` maps every rail exactly (node03 alone in rails 2 and 3), fails with one rails
-# clause naming node03's two ports and nothing else, in every output (terminal, summary.json,
-# junit.xml, fabprobe.prom), and drains no node. The same cluster without the swap: PASS, every
-# port in its rail's leaf. Latency alone (-s none): about 35 s a run. Ranks of one node with
-# --rails: unjudged. Needs root; skipped otherwise.
+# --rail-su 6). node03's cables of rails 2 and 3 swapped and node08's rail 1 port at 1 Gbit/s, as
+# the demo plants them: `fabprobe run -p <the rails> --rails <the same>` with the demo's options
+# (about 70 s) maps every rail exactly (node03 alone in rails 2 and 3), fails naming node03's
+# two ports and node08's rail 1 port (its other rails not) and nothing else, in every output
+# (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 alone (a cable, not a
+# node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
+# leaf (latency alone, -s none: about 35 s). Ranks of one node with --rails: unjudged. Needs
+# root; skipped otherwise.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -20,7 +22,8 @@ fi
 tmp=$(mktemp -d /tmp/fp-rails-XXXXXX)
 trap '$FC down > /dev/null 2>&1; [ -n "${FP_TEST_KEEP:-}" ] && cp -r "$tmp" "$FP_TEST_KEEP"; rm -rf "$tmp"' EXIT
 RAILS=tcp:rail0,tcp:rail1,tcp:rail2,tcp:rail3
-OPTS=(--no-progress --no-coll --no-order -s none -n 300 -p "$RAILS" --rails "$RAILS")
+. scripts/demo-opts.sh
+OPTS=(--no-progress --no-coll --no-order -p "$RAILS" --rails "$RAILS")
 # groups RAIL: rail RAIL's leaf groups in the run's map, and in the truth, as sorted host lists
 map_groups() { awk -F, 'NR > 1 { print $3, $1 }' "$tmp/swap/topology_tcp_rail$1.csv" | sort |
 	awk '$1 != g { if (NR > 1) print l; g = $1; l = "" } { l = l " " $2 } END { print l }' | sort; }
@@ -39,18 +42,20 @@ else
 	expect "ranks of one node: --rails unjudged, exit 1 ($(grep -m 1 '^verdict' "$tmp/one.out"))" sh -c \
 		"[ $rc -eq 1 ] && grep -q '^verdict: FAIL (unjudged: --rails: the endpoints are ranks of one node' '$tmp/one.out'"
 fi
-$FC up --racks 6,6 --interleave --rails 4 --rail-su 6 --rail-swap node03=2,3 > "$tmp/up.out" 2>&1 ||
-	{ cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
-$FC mpirun "$FP" run "${OPTS[@]}" -o "$tmp/swap" > "$tmp/swap.out" 2>&1
+$FC up --racks 6,6 --interleave --rails 4 --rail-su 6 --rail-swap node03=2,3 --rail-degrade node08:1=1gbit \
+	> "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
+$FC mpirun "$FP" run "${DEMO_OPTS[@]}" "${OPTS[@]}" -o "$tmp/swap" > "$tmp/swap.out" 2>&1
 rc=$?
-want="rails: node03 tcp:rail2 and tcp:rail3 off their rails' leaves (two cables swapped, most likely)"
+want="rails: node03 tcp:rail2 and tcp:rail3 off their rails' leaves (two cables swapped, most likely); node08 tcp:rail1 port: low_bw_node on that rail alone (of 4 rails)"
 expect "swapped: exit 1 ($(grep -m 1 '^verdict' "$tmp/swap.out"))" [ $rc -eq 1 ]
 for r in 0 1 2 3; do
 	expect "swapped: rail $r's map is its truth (node03 alone in rails 2 and 3)" \
 		[ "$(map_groups $r)" = "$(truth_groups $r)" ]
 done
-expect "swapped: the verdict's one failing clause is the rails', naming node03's two ports" sh -c \
-	"grep -q \"^verdict: FAIL (nodes alike; pairs: all measured; collectives: not run; suspects: none confirmed; links: [^;]*; $want)\\\$\" '$tmp/swap.out'"
+expect "swapped: the verdict names node03's two ports and node08's rail 1 port, nothing else" sh -c \
+	"grep -q \"^verdict: FAIL (nodes alike; pairs: all measured; collectives: not run; suspects: low_bw_node 1 (node08); links: [^;]*; $want)\\\$\" '$tmp/swap.out'"
+expect "swapped: node08's finding is of tcp:rail1 alone" sh -c \
+	"grep -q '^low_bw_node,node08,' '$tmp/swap/suspects_tcp_rail1.csv' && [ \$(cat '$tmp'/swap/suspects_*.csv | grep -vc '^kind,') -eq 1 ]"
 printf '%s\n' "$want" > "$tmp/want"
 expect "swapped: summary.json's rails clause fails with that text, valid against the schema" sh -c \
 	"/usr/bin/python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))[\"verdict\"]; w = open(sys.argv[2]).read().strip()
@@ -59,11 +64,13 @@ sys.exit(not [c for c in v[\"clauses\"] if c[\"about\"] == \"rails\" and c[\"fai
 expect "swapped: junit.xml's judges fail on it, fabprobe.prom's rails clause is 1" sh -c \
 	"grep -q 'rails: node03 tcp:rail2 and tcp:rail3 off their rails.*two cables swapped, most likely' '$tmp/swap/junit.xml' &&
 	grep -qx 'fabprobe_verdict_clause{clause=\"rails\"} 1' '$tmp/swap/fabprobe.prom'"
-expect "swapped: no node drained (a cable, not a node, is at fault)" sh -c "! grep -q '^node ' '$tmp/swap/drain-slurm.sh'"
+expect "swapped: node08 drained for its rail 1 port, node03 not (a cable is at fault)" sh -c \
+	"[ \$(grep -c '^node ' '$tmp/swap/drain-slurm.sh') -eq 1 ] &&
+	grep -q \"^node 'node08' '.*low_bw_node on tcp:rail1\" '$tmp/swap/drain-slurm.sh'"
 
 $FC up --racks 6,6 --interleave --rails 4 --rail-su 6 > "$tmp/up2.out" 2>&1 ||
 	{ cat "$tmp/up2.out"; notok "fakecluster up --rails 4"; exit 1; }
-$FC mpirun "$FP" run "${OPTS[@]}" -o "$tmp/ok" > "$tmp/ok.out" 2>&1
+$FC mpirun "$FP" run -s none -n 300 "${OPTS[@]}" -o "$tmp/ok" > "$tmp/ok.out" 2>&1
 rc=$?
 expect "healthy rails: PASS, every port in its rail's leaf ($(grep -m 1 '^verdict' "$tmp/ok.out"))" sh -c \
 	"[ $rc -eq 0 ] && grep -q '^verdict: PASS .*rails: every port in its rail.s leaf (12 nodes on 4 rails))\$' '$tmp/ok.out'"

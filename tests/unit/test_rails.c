@@ -3,7 +3,8 @@
  * the units. A healthy fabric: every node judged, nothing off. One node's cables of two rails
  * swapped: exactly its two ports, each naming the other; a port cabled into another unit's leaf;
  * a node most of whose cables are elsewhere; a rail whose map has one tier (no leaves told); a
- * unit of one node; fewer than 3 rails refused. */
+ * unit of one node; fewer than 3 rails refused. A node finding held on one rail is its port's,
+ * on most rails the node's; a link's finding is neither. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -136,6 +137,39 @@ static void test_refused(void)
 	CHECK_EQ(rails_judge(R, N, maps, &rep), FP_EUSAGE);
 }
 
+/* held[r]: the findings that held on rail r */
+static void test_node_findings(void)
+{
+	struct suspect s0[] = { { .kind = SUSPECT_LOW_BW_NODE, .a = 7, .b = -1 },
+				{ .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 },
+				{ .kind = SUSPECT_LOW_BW_LINK, .a = 1, .b = 2 } };
+	struct suspect s1[] = { { .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 } };
+	struct suspect s2[] = { { .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 },
+				{ .kind = SUSPECT_UNMEASURED_NODE, .a = 9, .b = -1 } };
+	struct susp_list l0 = { .s = s0, .n = 3 }, l1 = { .s = s1, .n = 1 }, l2 = { .s = s2, .n = 2 };
+	const struct susp_list *held[R] = { &l0, &l1, &l2, NULL };
+	struct rail_node_finding *f;
+	int nf;
+
+	CHECK_EQ(rails_node_findings(R, held, &f, &nf), 0);
+	CHECK_EQ(nf, 3); /* the link's finding is no node's */
+	if (nf == 3) {
+		/* node 3 slow on 3 of 4 rails: the node */
+		CHECK(f[0].node == 3 && f[0].kind == SUSPECT_SLOW_NODE && f[0].rails == 7u && !f[0].ports);
+		/* node 7 on rail 0 alone, node 9 on rail 2 alone: their ports */
+		CHECK(f[1].node == 7 && f[1].kind == SUSPECT_LOW_BW_NODE && f[1].rails == 1u && f[1].ports);
+		CHECK(f[2].node == 9 && f[2].kind == SUSPECT_UNMEASURED_NODE && f[2].rails == 4u && f[2].ports);
+	}
+	free(f);
+	/* on two of four rails: half, the node's */
+	held[3] = &l1;
+	held[1] = held[2] = NULL;
+	CHECK_EQ(rails_node_findings(R, held, &f, &nf), 0);
+	CHECK(nf == 2 && f[0].node == 3 && f[0].rails == 9u && !f[0].ports && f[1].node == 7 && f[1].ports);
+	free(f);
+	CHECK_EQ(rails_node_findings(0, held, &f, &nf), FP_EUSAGE);
+}
+
 int main(void)
 {
 	RUN(test_healthy);
@@ -143,5 +177,6 @@ int main(void)
 	RUN(test_most_cables_elsewhere);
 	RUN(test_no_false_alarm);
 	RUN(test_refused);
+	RUN(test_node_findings);
 	CHECK_EXIT();
 }

@@ -143,3 +143,42 @@ void rails_report_free(struct rails_report *rep)
 	rep->alone = NULL;
 	rep->noff = rep->nalone = 0;
 }
+
+static int rnf_cmp(const void *a, const void *b)
+{
+	const struct rail_node_finding *x = a, *y = b;
+
+	return x->node != y->node ? (x->node > y->node) - (x->node < y->node) : (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+int rails_node_findings(int nrails, const struct susp_list *const *held, struct rail_node_finding **out, int *nout)
+{
+	struct rail_node_finding *f;
+	size_t total = 0;
+	int n = 0, m = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (nrails < 1 || nrails > RAILS_MAX)
+		return FP_EUSAGE;
+	for (int r = 0; r < nrails; r++)
+		total += held[r] ? (size_t)held[r]->n : 0;
+	if (!(f = malloc(sizeof *f * (total ? total : 1))))
+		return FP_ERUNTIME;
+	for (int r = 0; r < nrails; r++)
+		for (int k = 0; held[r] && k < held[r]->n; k++)
+			if (susp_on_node(&held[r]->s[k]))
+				f[n++] = (struct rail_node_finding){ held[r]->s[k].a, held[r]->s[k].kind, 1u << r, 0 };
+	qsort(f, (size_t)n, sizeof *f, rnf_cmp);
+	for (int k = 0; k < n; k++) {
+		if (m && !rnf_cmp(&f[m - 1], &f[k]))
+			f[m - 1].rails |= f[k].rails;
+		else
+			f[m++] = f[k];
+	}
+	for (int k = 0; k < m; k++)
+		f[k].ports = 2 * __builtin_popcount(f[k].rails) < nrails;
+	*out = f;
+	*nout = m;
+	return 0;
+}

@@ -12,6 +12,7 @@
 #define FP_RAILS_H
 
 #include "fabric/infer/infer.h"
+#include "fabric/infer/suspects.h"
 
 #define RAILS_MAX 16
 
@@ -38,5 +39,20 @@ struct rails_report {
  * FP_ERUNTIME. */
 int rails_judge(int nrails, int n, const struct infer_result *const *maps, struct rails_report *rep);
 void rails_report_free(struct rails_report *rep);
+
+/* A node finding (slow_node, low_bw_node, unmeasured_node) that held on one or more rails. On
+ * fewer than half of the node's rails it is of those rails' ports (the NIC, its cable, its leaf
+ * port), not of the node, whose other rails measure as their peers'; on half or more, of the
+ * node. */
+struct rail_node_finding {
+	int node, kind;
+	unsigned rails;        /* bit r: it held on rail r */
+	int ports;             /* of the ports, not the node */
+};
+
+/* The node findings of held[0 .. nrails) (each rail's findings that held, NULL none) by node,
+ * then kind, into *out (own; *nout of them). 0, FP_EUSAGE (rails out of 1 .. RAILS_MAX) or
+ * FP_ERUNTIME. */
+int rails_node_findings(int nrails, const struct susp_list *const *held, struct rail_node_finding **out, int *nout);
 
 #endif

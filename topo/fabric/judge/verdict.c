@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 
 static const char *const about_name[VERDICT_NABOUT] = {
@@ -66,14 +67,10 @@ int verdict_fails(const struct verdict *v)
 
 char *verdict_join(const struct verdict *v, enum verdict_about lo, enum verdict_about hi, char *out, size_t len)
 {
-	size_t k = 0;
-
 	out[0] = 0;
-	for (int i = 0; i < v->n && k < len; i++)
+	for (int i = 0; i < v->n; i++)
 		if (v->c[i].about >= lo && v->c[i].about <= hi)
-			k += (size_t)snprintf(out + k, len - k, "%s%s", k ? "; " : "", v->c[i].text);
-	if (k >= len && len > 4)
-		memcpy(out + len - 4, "...", 4);
+			text_add(out, len, "; ", "%s", v->c[i].text);
 	return out;
 }
 
