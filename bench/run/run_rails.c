@@ -11,6 +11,49 @@
 #include "fabric/judge/rails.h"
 #include "run_stage.h"
 
+/* the probes of port (node, rail): its rail_where, or NULL (not probed) */
+static const struct rail_where *where_of(const struct run_state *st, int node, int rail)
+{
+	for (int i = 0; i < st->nwhere; i++)
+		if (st->where[i].node == node && st->where[i].rail == rail && st->where[i].ref >= 0)
+			return &st->where[i];
+	return NULL;
+}
+
+/* one port off its rail's leaf into text, with its pair's (said once, with the first), and the
+ * leaf its probes put it in */
+static void off_say(const struct run_state *st, const char *const *labels, const struct rail_off *o, char *text,
+		    size_t len)
+{
+	const struct run_opts *c = st->c;
+	const struct rail_where *a = where_of(st, o->node, o->rail);
+	const struct rail_where *b = o->pair >= 0 ? where_of(st, o->node, o->pair) : NULL;
+
+	if (o->pair >= 0 && o->pair < o->rail)
+		return;
+	text_add(text, len, ", ", "%s %s", labels[o->node], c->rails[o->rail]);
+	if (a && b && a->leaf_rail == o->pair && b->leaf_rail == o->rail) {
+		text_add(text, len, "", " and %s cabled into each other's rail leaves (two cables swapped; probed from %s)",
+			 c->rails[o->pair], labels[a->ref]);
+		return;
+	}
+	if (o->pair >= 0)
+		text_add(text, len, "", " and %s off their rails' leaves (two cables swapped, most likely)",
+			 c->rails[o->pair]);
+	else
+		text_add(text, len, "", " off its rail's leaf");
+	for (int i = 0; i < 2; i++) {
+		const struct rail_where *p = i ? b : a;
+
+		if (p && p->leaf_rail >= 0)
+			text_add(text, len, "", "; %s %s is in %s's leaf (probed from %s)", labels[o->node],
+				 c->rails[p->rail], c->rails[p->leaf_rail], labels[p->ref]);
+		else if (p)
+			text_add(text, len, "", "; %s %s is near %s of %s's rail ports (probed)", labels[o->node],
+				 c->rails[p->rail], p->nnear ? "more than one" : "none", labels[p->ref]);
+	}
+}
+
 /* the rails' node findings into text (", " between them): those of ports, and those of nodes
  * (said to tell them from their ports). Returns the ports' count, or -1 (out of memory). */
 static int rails_findings(const struct run_opts *c, const char *const *labels, const struct susp_list *const *held,
@@ -75,18 +118,8 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 				       : FP_ERUNTIME;
 	if (!rep.judged && !rep.nalone)
 		snprintf(unjudged, len, "--rails: no node's rails agree on a scalable unit of two or more");
-	for (int k = 0; k < rep.noff; k++) {
-		const struct rail_off *o = &rep.off[k];
-
-		if (o->pair >= 0 && o->pair < o->rail)
-			continue; /* said with its pair */
-		text_add(text, sizeof text, ", ", "%s %s", labels[o->node], c->rails[o->rail]);
-		if (o->pair >= 0)
-			text_add(text, sizeof text, "", " and %s off their rails' leaves (two cables swapped, most likely)",
-			    c->rails[o->pair]);
-		else
-			text_add(text, sizeof text, "", " off its rail's leaf");
-	}
+	for (int k = 0; k < rep.noff; k++)
+		off_say(st, labels, &rep.off[k], text, sizeof text);
 	for (int k = 0; k < rep.nalone; k++)
 		text_add(text, sizeof text, ", ", "%s: its rails agree on no scalable unit (most of its cables elsewhere)",
 			 labels[rep.alone[k]]);

@@ -12,6 +12,7 @@
 #include "core/run.h"
 #include "core/world.h"
 #include "fabric/io/ctr_csv.h"
+#include "fabric/judge/rails.h"
 #include "fabric/plan/plan.h"
 #include "inventory/inv_stage.h"
 #include "node/counters.h"
@@ -85,6 +86,11 @@ struct run_state {
 	char model_err[RUNDIR_ERR_MAX];
 	struct verdict judged;       /* rank 0: the judges' clauses (the checks stage) */
 	struct verdict rails;        /* rank 0: --rails' clause (run_rails) */
+	/* rank 0: each port off its rail's leaf, probed from a reference node's ports of every rail
+	 * (run_rail_probe.c): the median half round trip from each (µs, NAN none), and the rail
+	 * whose leaf it is in (-1: no probe near a leaf, or more than one) */
+	struct rail_where { int node, rail, ref, leaf_rail, nnear; double us[RAILS_MAX]; } *where;
+	int nwhere;
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
@@ -114,7 +120,7 @@ struct run_stage {
 };
 
 extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
-	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
+	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_rails, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* Every rank (run_plan.c): rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed)
  * shared and unpacked into pl (as the caller set it: directed, adapt, adapt_ctx), then measured by

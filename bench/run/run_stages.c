@@ -122,6 +122,7 @@ static void run_state_free(struct run_state *st)
 	free(st->links.sum.find);
 	verdict_free(&st->judged);
 	verdict_free(&st->rails);
+	free(st->where);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
 }

@@ -4,7 +4,9 @@
 # --rail-su 6). node03's cables of rails 2 and 3 swapped and node08's rail 1 port at 1 Gbit/s, as
 # the demo plants them: `fabprobe run -p <the rails> --rails <the same>` with the demo's options
 # (about 70 s) maps every rail exactly (node03 alone in rails 2 and 3), fails naming node03's
-# two ports and node08's rail 1 port (its other rails not) and nothing else, in every output
+# two ports, cabled into each other's rail leaves by 8 probes from node01's four ports (each
+# port near the other's rail alone, rail_probes.csv), and node08's rail 1 port (its other rails
+# not) and nothing else, in every output
 # (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 alone (a cable, not a
 # node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
 # leaf (latency alone, -s none: about 35 s). Ranks of one node with --rails: unjudged. Needs
@@ -46,7 +48,7 @@ $FC up --racks 6,6 --interleave --rails 4 --rail-su 6 --rail-swap node03=2,3 --r
 	> "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
 $FC mpirun "$FP" run "${DEMO_OPTS[@]}" "${OPTS[@]}" -o "$tmp/swap" > "$tmp/swap.out" 2>&1
 rc=$?
-want="rails: node03 tcp:rail2 and tcp:rail3 off their rails' leaves (two cables swapped, most likely); node08 tcp:rail1 port: low_bw_node on that rail alone (of 4 rails)"
+want="rails: node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01); node08 tcp:rail1 port: low_bw_node on that rail alone (of 4 rails)"
 expect "swapped: exit 1 ($(grep -m 1 '^verdict' "$tmp/swap.out"))" [ $rc -eq 1 ]
 for r in 0 1 2 3; do
 	expect "swapped: rail $r's map is its truth (node03 alone in rails 2 and 3)" \
@@ -54,6 +56,10 @@ for r in 0 1 2 3; do
 done
 expect "swapped: the verdict names node03's two ports and node08's rail 1 port, nothing else" sh -c \
 	"grep -q \"^verdict: FAIL (nodes alike; pairs: all measured; collectives: not run; suspects: low_bw_node 1 (node08); links: [^;]*; $want)\\\$\" '$tmp/swap.out'"
+expect "swapped: 8 probes, node03's two ports from node01's four, each port near the other's rail alone" sh -c \
+	"grep -q '^rails: 8 probes of 2 ports off their rails. leaves in' '$tmp/swap.out' &&
+	[ \"\$(awk -F, 'NR > 1 && \$8 == 1 { print \$1, \$2, \$3, \$4 }' '$tmp/swap/rail_probes.csv' | sort | paste -sd,)\" = \
+	'node03 tcp:rail2 node01 tcp:rail3,node03 tcp:rail3 node01 tcp:rail2' ] && [ \$(wc -l < '$tmp/swap/rail_probes.csv') -eq 9 ]"
 expect "swapped: node08's finding is of tcp:rail1 alone" sh -c \
 	"grep -q '^low_bw_node,node08,' '$tmp/swap/suspects_tcp_rail1.csv' && [ \$(cat '$tmp'/swap/suspects_*.csv | grep -vc '^kind,') -eq 1 ]"
 printf '%s\n' "$want" > "$tmp/want"
@@ -62,7 +68,7 @@ expect "swapped: summary.json's rails clause fails with that text, valid against
 sys.exit(not [c for c in v[\"clauses\"] if c[\"about\"] == \"rails\" and c[\"fails\"] and c[\"text\"] == w])' '$tmp/swap/summary.json' '$tmp/want' &&
 	/usr/bin/python3 tests/integration/summary_check.py '$tmp/swap/summary.json' docs/summary.schema.json > /dev/null"
 expect "swapped: junit.xml's judges fail on it, fabprobe.prom's rails clause is 1" sh -c \
-	"grep -q 'rails: node03 tcp:rail2 and tcp:rail3 off their rails.*two cables swapped, most likely' '$tmp/swap/junit.xml' &&
+	"grep -q 'rails: node03 tcp:rail2 and tcp:rail3 cabled into each other.*two cables swapped; probed from node01' '$tmp/swap/junit.xml' &&
 	grep -qx 'fabprobe_verdict_clause{clause=\"rails\"} 1' '$tmp/swap/fabprobe.prom'"
 expect "swapped: node08 drained for its rail 1 port, node03 not (a cable is at fault)" sh -c \
 	"[ \$(grep -c '^node ' '$tmp/swap/drain-slurm.sh') -eq 1 ] &&
@@ -74,4 +80,5 @@ $FC mpirun "$FP" run -s none -n 300 "${OPTS[@]}" -o "$tmp/ok" > "$tmp/ok.out" 2>
 rc=$?
 expect "healthy rails: PASS, every port in its rail's leaf ($(grep -m 1 '^verdict' "$tmp/ok.out"))" sh -c \
 	"[ $rc -eq 0 ] && grep -q '^verdict: PASS .*rails: every port in its rail.s leaf (12 nodes on 4 rails))\$' '$tmp/ok.out'"
+expect "healthy rails: no probe taken" sh -c "! grep -q '^rails: .* probe' '$tmp/ok.out' && [ ! -e '$tmp/ok/rail_probes.csv' ]"
 [ "$FAILED" -eq 0 ]

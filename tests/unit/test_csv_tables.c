@@ -35,6 +35,7 @@ static const struct table {
 	{ "declared_mismatch.csv", decl_csv_cols, DECL_NCOLS },
 	{ "counters.csv", ctr_csv_cols, CTR_NCOLS },
 	{ "placement.csv", p2p_place_cols, P2P_PLACE_NCOLS },
+	{ "rail_probes.csv", rail_probe_cols, RAIL_PROBE_NCOLS },
 };
 
 static char *slurp(const char *path)

@@ -61,6 +61,21 @@ enum p2p_place_col {
 };
 extern const struct csv_col p2p_place_cols[P2P_PLACE_NCOLS];
 
+/* rail_probes.csv: each port off its rail's leaf (host, path) probed from a reference node's
+ * port of every rail (from_host, from_path): the median half round trip, the leaf and spine
+ * levels of from_path's map, and whether the probe is nearer its leaf level (1), or not (0;
+ * -1 unknown). */
+struct rail_probe_row {
+	const char *host, *path, *from_host, *from_path;
+	double lat_us_p50, leaf_us, spine_us;
+	int64_t in_leaf;
+};
+enum rail_probe_col {
+	RAIL_PROBE_HOST, RAIL_PROBE_PATH, RAIL_PROBE_FROM_HOST, RAIL_PROBE_FROM_PATH, RAIL_PROBE_LAT, RAIL_PROBE_LEAF,
+	RAIL_PROBE_SPINE, RAIL_PROBE_IN_LEAF, RAIL_PROBE_NCOLS
+};
+extern const struct csv_col rail_probe_cols[RAIL_PROBE_NCOLS];
+
 /* ---------------------------------------------------------------- reading */
 
 /* What the readers take of one row. Strings point into the reader, valid until the next call;
