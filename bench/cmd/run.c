@@ -13,7 +13,10 @@ static void run_usage_judges(FILE *f)
 	fputs("      --rails LIST        the paths that are one fabric's rails (3 or more, e.g.\n"
 	      "                          verbs:mlx5_0:1,...,verbs:mlx5_7:1): a port its rail's map puts\n"
 	      "                          apart from the nodes its other rails group it with is off its\n"
-	      "                          rail's leaf (a cabling finding: fails the run, drains nothing)\n", f);
+	      "                          rail's leaf (a cabling finding: fails the run, drains nothing;\n"
+	      "                          on tcp: rails, probed from a node of its unit to name the leaf\n"
+	      "                          it is in); a node finding on fewer than half of a node's rails\n"
+	      "                          is its ports' (docs/rails.md)\n", f);
 	fputs("      --test-model        check that the judges' model of this run (made from what it\n"
 	      "                          wrote, never read back) holds what its directory does (tests)\n", f);
 }

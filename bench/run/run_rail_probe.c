@@ -3,9 +3,10 @@
  * of X's scalable unit, none of whose ports is off, probes X's rail r port from its own port of
  * every rail s: R small probes a port (TCP round trips of 8 B from the address of Y's rail s to
  * the address of X's rail r, one probe at a time), not every port against every port. A probe
- * below the midpoint of rail s's map's leaf and spine levels puts the port in rail s's leaf;
- * one rail alone near names the leaf it is cabled into. A healthy fabric takes no probe. On tcp:
- * rails (a verbs port has no address here to probe). Written to rail_probes.csv. */
+ * below the midpoint of rail s's map's leaf and spine levels (at its leaf tier, rails.h) puts
+ * the port in rail s's leaf; one rail alone near names the leaf it is cabled into. A healthy
+ * fabric takes no probe. On tcp: rails (a verbs port has no address here to probe). Written to
+ * rail_probes.csv. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -154,16 +155,19 @@ static double probe(const char *dev, int peer)
  * its own leaf), or -1 */
 static int reference(const struct infer_result *const *maps, int nrails, int n, int i, const char *off)
 {
-	for (int r = 0; r < nrails; r++)
-		if (!off[(size_t)i * RAILS_MAX + (size_t)r] && maps[r]->ntiers >= 2)
-			for (int j = 0; j < n; j++) {
-				int clean = j != i && maps[r]->group[j] == maps[r]->group[i];
+	for (int r = 0; r < nrails; r++) {
+		int t = rails_leaf_tier(maps[r]);
+		const int *leaf = t < 0 ? NULL : maps[r]->group + (size_t)t * (size_t)n;
 
-				for (int s = 0; clean && s < nrails; s++)
-					clean = !off[(size_t)j * RAILS_MAX + (size_t)s];
-				if (clean)
-					return j;
-			}
+		for (int j = 0; leaf && !off[(size_t)i * RAILS_MAX + (size_t)r] && j < n; j++) {
+			int clean = j != i && leaf[j] == leaf[i];
+
+			for (int s = 0; clean && s < nrails; s++)
+				clean = !off[(size_t)j * RAILS_MAX + (size_t)s];
+			if (clean)
+				return j;
+		}
+	}
 	return -1;
 }
 
@@ -221,14 +225,14 @@ static void judge(struct run_state *st, const struct world *w, struct run_out *r
 	for (int k = 0; k < np; k++) {
 		const int *q = p + 4 * k;
 		const struct infer_result *m = maps[q[3]];
+		int t = rails_leaf_tier(m), near = -1;
+		double leaf = t < 0 ? NAN : m->lat_p50_us[t], spine = t < 0 ? NAN : m->lat_p50_us[t + 1];
 		struct rail_where *wh = st->where;
-		int near;
 
 		while (wh->node != q[0] || wh->rail != q[1])
 			wh++;
 		wh->us[q[3]] = isfinite(us[k]) ? us[k] : NAN;
-		near = isfinite(us[k]) && m->ntiers >= 2 && us[k] < 0.5 * (m->lat_p50_us[0] + m->lat_p50_us[1]);
-		if (near)
+		if (isfinite(us[k]) && t >= 0 && (near = us[k] < 0.5 * (leaf + spine)))
 			wh->leaf_rail = wh->nnear++ ? -1 : q[3];
 		if (!f && !(f = results_append(ro->dir, "rail_probes.csv", &fresh)))
 			continue;
@@ -237,9 +241,8 @@ static void judge(struct run_state *st, const struct world *w, struct run_out *r
 		fresh = 0;
 		csv_row(f, rail_probe_cols, RAIL_PROBE_NCOLS, &(struct rail_probe_row){
 			.host = w->labels[q[0]], .path = c->rails[q[1]], .from_host = w->labels[q[2]],
-			.from_path = c->rails[q[3]], .lat_us_p50 = isfinite(us[k]) ? us[k] : NAN,
-			.leaf_us = m->ntiers >= 2 ? m->lat_p50_us[0] : NAN, .spine_us = m->ntiers >= 2 ? m->lat_p50_us[1] : NAN,
-			.in_leaf = isfinite(us[k]) && m->ntiers >= 2 ? near : -1 });
+			.from_path = c->rails[q[3]], .lat_us_p50 = wh->us[q[3]], .leaf_us = leaf, .spine_us = spine,
+			.in_leaf = near });
 	}
 	for (int i = 0; i < st->nwhere; i++)
 		if (st->where[i].nnear != 1)

@@ -4,7 +4,7 @@
  * swapped: exactly its two ports, each naming the other; a port cabled into another unit's leaf;
  * a node most of whose cables are elsewhere; a rail whose map has one tier (no leaves told); a
  * unit of one node; fewer than 3 rails refused. A node finding held on one rail is its port's,
- * on most rails the node's; a link's finding is neither. */
+ * on most rails the node's; a link's finding is neither. A rail judged at its certain tier. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -119,6 +119,39 @@ static void test_no_false_alarm(void)
 	rails_report_free(&rep);
 }
 
+/* a rail map whose lowest tier is uncertain (a leaf split by noise: node 4 alone) is judged at
+ * its certain tier, the units: no port off; with the split tier certain, node 4's port is off */
+static void test_uncertain_tier(void)
+{
+	static int g3[3 * N];
+	struct infer_result m3;
+	struct rails_report rep;
+	int su[N];
+
+	units(6, su);
+	draw(su);
+	for (int i = 0; i < N; i++) {
+		g3[i] = i == 4 ? 2 : su[i] ? 1 : 0; /* tier 0: node 4 alone */
+		g3[N + i] = su[i];                 /* tier 1: the units */
+		g3[2 * N + i] = 0;
+	}
+	m3 = (struct infer_result){ .n = N, .ntiers = 3, .group = g3, .order = order };
+	m3.uncertain[0] = 1;
+	maps[2] = &m3;
+	CHECK_EQ(rails_leaf_tier(&m3), 1);
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK_EQ(rep.noff + rep.nalone, 0);
+	rails_report_free(&rep);
+	m3.uncertain[0] = 0;
+	CHECK_EQ(rails_leaf_tier(&m3), 0);
+	CHECK_EQ(rails_judge(R, N, maps, &rep), 0);
+	CHECK(rep.noff == 1 && rep.off[0].node == 4 && rep.off[0].rail == 2);
+	rails_report_free(&rep);
+	m3.uncertain[0] = m3.uncertain[1] = 1;
+	CHECK_EQ(rails_leaf_tier(&m3), -1); /* no certain tier below the top: flat */
+	maps[2] = &map[2];
+}
+
 static void test_refused(void)
 {
 	struct rails_report rep;
@@ -176,6 +209,7 @@ int main(void)
 	RUN(test_swapped_pair);
 	RUN(test_most_cables_elsewhere);
 	RUN(test_no_false_alarm);
+	RUN(test_uncertain_tier);
 	RUN(test_refused);
 	RUN(test_node_findings);
 	CHECK_EXIT();

@@ -14,28 +14,36 @@ struct leaves {
 	int *at, *mem;
 };
 
+int rails_leaf_tier(const struct infer_result *r)
+{
+	for (int t = 0; t < r->ntiers - 1; t++)
+		if (!r->uncertain[t])
+			return t;
+	return -1;
+}
+
 static int leaves_make(const struct infer_result *r, int n, struct leaves *l)
 {
-	int ng = 0;
+	int ng = 0, t = rails_leaf_tier(r);
 
-	*l = (struct leaves){ .flat = r->ntiers < 2, .leaf = r->group };
+	*l = (struct leaves){ .flat = t < 0, .leaf = t < 0 ? NULL : r->group + (size_t)t * (size_t)n };
 	if (l->flat)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		if (r->group[i] < 0 || r->group[i] >= n)
+		if (l->leaf[i] < 0 || l->leaf[i] >= n)
 			return FP_EUSAGE; /* not a map's numbering */
-		ng = r->group[i] >= ng ? r->group[i] + 1 : ng;
+		ng = l->leaf[i] >= ng ? l->leaf[i] + 1 : ng;
 	}
 	l->at = calloc((size_t)ng + 2, sizeof *l->at);
 	l->mem = malloc(sizeof *l->mem * (size_t)(n > 0 ? n : 1));
 	if (!l->at || !l->mem)
 		return FP_ERUNTIME;
 	for (int i = 0; i < n; i++)
-		l->at[r->group[i] + 2]++;
+		l->at[l->leaf[i] + 2]++;
 	for (int g = 0; g < ng; g++)
 		l->at[g + 2] += l->at[g + 1];
 	for (int i = 0; i < n; i++) /* at[g + 1] walks group g's slots, ending at its end */
-		l->mem[l->at[r->group[i] + 1]++] = i;
+		l->mem[l->at[l->leaf[i] + 1]++] = i;
 	return 0;
 }
 

@@ -32,6 +32,11 @@ struct rails_report {
 	int *alone;
 };
 
+/* The tier of map r that is its leaves: the lowest below the top that is not uncertain (an
+ * uncertain tier is left out of the scheduler files, and of the rails' judging: its groups may
+ * be noise), or -1 when none is (one tier, or every one below the top uncertain). */
+int rails_leaf_tier(const struct infer_result *r);
+
 /* Judge the ports of n nodes on nrails rails (3 .. RAILS_MAX), maps[r] the map of rail r over
  * the same n endpoints (a map with one tier puts every node in one leaf). Linear in the nodes
  * and the sizes of their leaves (each leaf as a member list). 0, FP_EUSAGE (fewer than 3
