@@ -276,9 +276,16 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 static int backend_run_paths(struct coll_run *run, const struct coll_backend *be, struct coll_env env)
 {
 	const struct world *w = run->w;
-	const char *one[1] = { run->o->path ? run->o->path : "mpi" };
+	char port[COLL_PATH_PORTS_MAX][COLL_PATH_MAX];
+	const char *one[COLL_PATH_PORTS_MAX];
+	/* --path's ports, each in turn (one rail at a time), unless run gave the ring its paths */
+	int np = run->o->nring_paths ? run->o->nring_paths
+				     : coll_path_ports(run->o->path ? run->o->path : "mpi", port, COLL_PATH_PORTS_MAX);
 	const char *const *paths = run->o->nring_paths ? run->o->ring_paths : one;
-	int np = run->o->nring_paths ? run->o->nring_paths : 1, rc = 0;
+	int rc = 0;
+
+	for (int i = 0; !run->o->nring_paths && i < np; i++)
+		one[i] = port[i];
 
 	env.comm = w->epcomm;
 	env.rank = w->my_ep;

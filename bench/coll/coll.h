@@ -60,12 +60,16 @@ void coll_bandwidth(const struct coll_op *op, uint64_t size_B, double t_us, int 
 /* What `--path` sets in the environment before MPI_Init (coll_path_env), and what was there. */
 #define COLL_ENV_MAX 16
 #define COLL_RING_PATHS_MAX 16
+#define COLL_ENV_VALUE_MAX 256
+/* --path's ports: tcp:rail0+rail1+… or verbs:mlx5_0:1+mlx5_1:1+… (the rails at once) */
+#define COLL_PATH_PORTS_MAX 16
+#define COLL_PATH_MAX 96
 struct coll_path_set {
 	int n;
 	struct {
-		char name[40], value[96], was[96];
+		char name[40], value[COLL_ENV_VALUE_MAX], was[COLL_ENV_VALUE_MAX];
 		int had;                 /* the variable was set before (to `was`) */
-		char lib[96];            /* what the MPI library says the setting is (MPI_T) */
+		char lib[COLL_ENV_VALUE_MAX]; /* what the MPI library says the setting is (MPI_T) */
 		int lib_known;           /* the library has that setting: lib holds it */
 	} v[COLL_ENV_MAX];
 };
@@ -98,8 +102,13 @@ struct coll_opts {
 };
 
 
-/* --path P: 0, or FP_EUSAGE with a one-line reason in err. Pure. */
+/* --path P: mpi, tcp:<netdev>, verbs:<dev>:<port>, or several ports of one kind joined by '+'
+ * (tcp:rail0+rail1, verbs:mlx5_0:1+mlx5_1:1: the libraries take them at once, the ring each in
+ * turn). 0, or FP_EUSAGE with a one-line reason in err. Pure. */
 int coll_path_parse(const char *path, char *err);
+/* A parsed --path's ports, each a path of its own ("tcp:rail0", "verbs:mlx5_1:1"), into out:
+ * their count (1 for a path of one port or mpi). Pure. */
+int coll_path_ports(const char *path, char (*out)[COLL_PATH_MAX], int max);
 /* The variables that make Open MPI (ob1/tcp on the netdev, or UCX on the port) and NCCL (its
  * socket or IB transport on it, no NVLink, shared memory, NVLS or CollNet) take path P; none
  * for NULL or "mpi". Pure. */

@@ -23,28 +23,63 @@ static int name_ok(const char *s, size_t len, size_t max)
 	return 1;
 }
 
+/* one port of a path of kind tcp (netdev) or verbs (dev:port), len bytes at s */
+static int port_ok(int tcp, const char *s, size_t len)
+{
+	const char *b = memchr(s, ':', len);
+	size_t dl = b ? (size_t)(b - s) : len, pl = b ? len - dl - 1 : 0;
+	int port = 0;
+
+	if (tcp)
+		return name_ok(s, len, 15);
+	if (!b || !name_ok(s, dl, 63) || pl < 1 || pl > 3)
+		return 0;
+	for (size_t i = 0; i < pl; i++)
+		if (b[1 + i] < '0' || b[1 + i] > '9')
+			return 0;
+		else
+			port = port * 10 + b[1 + i] - '0';
+	return port >= 1 && port <= 255;
+}
+
 int coll_path_parse(const char *path, char *err)
 {
-	const char *a, *b;
+	int tcp = !strncmp(path, "tcp:", 4), n = 0;
+	const char *a;
 
 	if (!strcmp(path, "mpi"))
 		return 0;
-	if (!strncmp(path, "tcp:", 4)) {
-		if (!name_ok(path + 4, strlen(path + 4), 15))
-			OPTS_FAIL("--path %.80s: tcp:<netdev> needs a network interface name (at most 15 letters, "
-				  "digits, '_', '-', '.')", path);
-		return 0;
+	if (!tcp && strncmp(path, "verbs:", 6))
+		OPTS_FAIL("--path %.80s: not mpi, tcp:<netdev> or verbs:<device>:<port>", path);
+	if (strlen(path) >= COLL_PATH_MAX * 2)
+		OPTS_FAIL("--path %.80s...: longer than %d bytes", path, COLL_PATH_MAX * 2 - 1);
+	for (a = path + (tcp ? 4 : 6);; a += strcspn(a, "+") + 1) {
+		if (!port_ok(tcp, a, strcspn(a, "+")))
+			OPTS_FAIL(tcp ? "--path %.80s: tcp:<netdev> needs a network interface name (at most 15 letters, "
+					"digits, '_', '-', '.'), several joined by '+'"
+				      : "--path %.80s: verbs:<device>:<port> needs an RDMA device and a port 1..255 "
+					"(e.g. verbs:mlx5_0:1), several joined by '+'",
+				  path);
+		if (++n > COLL_PATH_PORTS_MAX)
+			OPTS_FAIL("--path %.80s: more than %d ports", path, COLL_PATH_PORTS_MAX);
+		if (!a[strcspn(a, "+")])
+			return 0;
 	}
-	if (!strncmp(path, "verbs:", 6)) {
-		a = path + 6;
-		b = strchr(a, ':');
-		if (!b || !name_ok(a, (size_t)(b - a), 63) || !b[1] || strspn(b + 1, "0123456789") != strlen(b + 1) ||
-		    strlen(b + 1) > 3 || atoi(b + 1) < 1 || atoi(b + 1) > 255)
-			OPTS_FAIL("--path %.80s: verbs:<device>:<port> needs an RDMA device and a port 1..255 "
-				  "(e.g. verbs:mlx5_0:1)", path);
-		return 0;
+}
+
+int coll_path_ports(const char *path, char (*out)[COLL_PATH_MAX], int max)
+{
+	int tcp = !strncmp(path, "tcp:", 4), n = 0;
+	const char *a;
+
+	if (!tcp && strncmp(path, "verbs:", 6))
+		return max > 0 ? (snprintf(out[0], COLL_PATH_MAX, "%s", path), 1) : 0;
+	for (a = path + (tcp ? 4 : 6); n < max; a += strcspn(a, "+") + 1) {
+		snprintf(out[n++], COLL_PATH_MAX, "%s%.*s", tcp ? "tcp:" : "verbs:", (int)strcspn(a, "+"), a);
+		if (!a[strcspn(a, "+")])
+			break;
 	}
-	OPTS_FAIL("--path %.80s: not mpi, tcp:<netdev> or verbs:<device>:<port>", path);
+	return n;
 }
 
 static void put(struct coll_path_set *e, const char *name, const char *fmt, const char *a, int alen)
@@ -61,10 +96,13 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 	e->n = 0;
 	if (!path || !strcmp(path, "mpi"))
 		return; /* each library's own choice */
-	if (!strncmp(path, "tcp:", 4)) {
-		const char *dev = path + 4;
-		int len = (int)strlen(dev);
+	char list[COLL_ENV_VALUE_MAX];
+	int len = snprintf(list, sizeof list, "%s", path + (strncmp(path, "tcp:", 4) ? 6 : 4));
+	const char *dev = list;
 
+	for (char *c = list; (c = strchr(c, '+'));)
+		*c = ','; /* several ports: each library's list */
+	if (!strncmp(path, "tcp:", 4)) {
 		/* Open MPI: ob1 over TCP on that netdev alone (no shared memory, no RDMA) */
 		put(e, "OMPI_MCA_pml", "%.*s", "ob1", 3);
 		put(e, "OMPI_MCA_btl", "%.*s", "tcp,self", 8);
@@ -73,9 +111,6 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 		put(e, "NCCL_NET", "%.*s", "Socket", 6);
 		put(e, "NCCL_SOCKET_IFNAME", "=%.*s", dev, len);
 	} else {
-		const char *dev = path + 6;
-		int len = (int)strlen(dev);
-
 		/* Open MPI through UCX on that port, its RDMA transports (no shared memory) */
 		put(e, "OMPI_MCA_pml", "%.*s", "ucx", 3);
 		put(e, "UCX_NET_DEVICES", "%.*s", dev, len);
@@ -94,18 +129,28 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 
 void coll_path_gid(const char *root, const char *path, struct coll_path_set *e)
 {
-	char dev[64];
-	const char *colon;
-	int idx;
+	char port[COLL_PATH_PORTS_MAX][COLL_PATH_MAX], dev[64], v[16];
+	int idx = -1, n;
 
-	if (!path || strncmp(path, "verbs:", 6) || !(colon = strchr(path + 6, ':')) ||
-	    (size_t)(colon - path - 6) >= sizeof dev)
+	if (!path || strncmp(path, "verbs:", 6))
 		return;
-	snprintf(dev, sizeof dev, "%.*s", (int)(colon - path - 6), path + 6);
-	/* RoCE: the RoCE v2 GID the verbs transport and perftest use; InfiniBand has none */
-	if ((idx = inv_gid_choose(root, dev, atoi(colon + 1), NULL)) < 0)
-		return;
-	char v[16];
+	n = coll_path_ports(path, port, COLL_PATH_PORTS_MAX);
+	for (int i = 0; i < n; i++) {
+		const char *colon = strchr(port[i] + 6, ':');
+		int k;
+
+		if (!colon || (size_t)(colon - port[i] - 6) >= sizeof dev)
+			return;
+		snprintf(dev, sizeof dev, "%.*s", (int)(colon - port[i] - 6), port[i] + 6);
+		/* RoCE: the RoCE v2 GID the verbs transport and perftest use; InfiniBand has none */
+		if ((k = inv_gid_choose(root, dev, atoi(colon + 1), NULL)) < 0 || (i && k != idx)) {
+			if (i && k != idx)
+				LOG_WARN("--path %s: the ports' RoCE v2 GID indices differ (%d, %d): the libraries' own", path,
+					 idx, k);
+			return; /* one index serves every port, or none is set */
+		}
+		idx = k;
+	}
 	int len = snprintf(v, sizeof v, "%d", idx);
 
 	put(e, "UCX_IB_GID_INDEX", "%.*s", v, len);

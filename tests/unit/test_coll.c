@@ -249,7 +249,8 @@ static void test_sweep(void)
 
 static int parse(const char *line, struct coll_opts *o)
 {
-	char buf[512], *argv[32], *save = NULL;
+	static char buf[512]; /* the options point into it: it outlives the call */
+	char *argv[32], *save = NULL;
 	int argc = 0;
 
 	snprintf(buf, sizeof buf, "coll %s", line);
@@ -343,6 +344,12 @@ static void test_opts(void)
 		{ "--path verbs:mlx5_0:0", "port 1..255" },
 		{ "--path verbs:mlx5_0:1x", "port 1..255" },
 		{ "--path verbs::1", "verbs:<device>:<port>" },
+		{ "--path tcp:rail0+", "network interface name" },
+		{ "--path tcp:rail0++rail1", "network interface name" },
+		{ "--path tcp:rail0+mlx5_0:1", "network interface name" },
+		{ "--path verbs:mlx5_0:1+mlx5_1", "verbs:<device>:<port>" },
+		{ "--path verbs:mlx5_0:1+eth0", "verbs:<device>:<port>" },
+		{ "--path tcp:a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p+q", "more than 16 ports" },
 		{ "-x", "unknown option" },
 		{ "stray", "unexpected argument" },
 		{ "-n", "needs a value" },
@@ -398,6 +405,27 @@ static void test_path_env(void)
 	coll_path_gid("tests/fixtures/roce/sysfs", "verbs:mlx5_9:1", &e);   /* no such device */
 	coll_path_gid("tests/fixtures/roce/sysfs", "tcp:eth0", &e);
 	CHECK_EQ(e.n, 9);
+	/* several ports at once: each library's list; the ring's ports, each a path */
+	char port[COLL_PATH_PORTS_MAX][COLL_PATH_MAX];
+
+	CHECK(parse("--path tcp:rail0+rail1+rail2", &o) == 0);
+	coll_path_env(o.path, &e);
+	CHECK(e.n == 9 && !strcmp(e.v[2].value, "rail0,rail1,rail2") && !strcmp(e.v[4].value, "=rail0,rail1,rail2"));
+	CHECK_EQ(coll_path_ports(o.path, port, COLL_PATH_PORTS_MAX), 3);
+	CHECK_STR(port[2], "tcp:rail2");
+	CHECK(parse("--path verbs:mlx5_0:1+mlx5_1:1", &o) == 0);
+	coll_path_env(o.path, &e);
+	CHECK(e.n == 9 && !strcmp(e.v[1].value, "mlx5_0:1,mlx5_1:1") && !strcmp(e.v[4].value, "=mlx5_0:1,mlx5_1:1"));
+	CHECK_EQ(coll_path_ports(o.path, port, COLL_PATH_PORTS_MAX), 2);
+	CHECK_STR(port[1], "verbs:mlx5_1:1");
+	/* the fixture's two RoCE ports have their RoCE v2 GIDs at 5 and 3: one index cannot serve
+	 * both, none is set (each library finds its own) */
+	coll_path_gid("tests/fixtures/roce/sysfs", o.path, &e);
+	CHECK_EQ(e.n, 9);
+	coll_path_gid("tests/fixtures/roce/sysfs", "verbs:mlx5_0:1+mlx5_0:1", &e);
+	CHECK(e.n == 11 && !strcmp(e.v[10].value, "5"));
+	CHECK_EQ(coll_path_ports("mpi", port, COLL_PATH_PORTS_MAX), 1);
+	CHECK_STR(port[0], "mpi");
 	coll_path_env("mpi", &e);
 	CHECK_EQ(e.n, 0);
 	coll_path_env(NULL, &e);
