@@ -68,8 +68,8 @@ static int inv_opts_take(void *ctx, int c, const char *arg, char *err)
 	}
 }
 
-/* After every option: the sources' patterns, hwloc in this build, the results directory. */
-static int inv_opts_finish(void *ctx, char *err)
+/* After every option: the sources' patterns, hwloc in this build. */
+static int inv_sources_finish(void *ctx, char *err)
 {
 	struct inv_opts *o = ctx;
 
@@ -79,7 +79,20 @@ static int inv_opts_finish(void *ctx, char *err)
 		OPTS_FAIL("--hwloc-xml: this build has no hwloc (WITH_HWLOC=no or libhwloc-dev missing)");
 	if (o->hwloc_xml && !pattern_ok(o->hwloc_xml))
 		OPTS_FAIL("--hwloc-xml: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->hwloc_xml);
-	return results_where_check(&o->where, err);
+	return 0;
+}
+
+/* …and the results directory */
+static int inv_opts_finish(void *ctx, char *err)
+{
+	struct inv_opts *o = ctx;
+
+	return inv_sources_finish(ctx, err) ? FP_EUSAGE : results_where_check(&o->where, err);
+}
+
+struct opts_group inv_sources_group(struct inv_opts *o)
+{
+	return (struct opts_group){ .longopts = long_opts, .take = inv_opts_take, .finish = inv_sources_finish, .ctx = o };
 }
 
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)

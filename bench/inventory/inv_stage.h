@@ -8,6 +8,7 @@
 
 #include "core/opts.h"
 #include "core/results.h"
+#include "node/inventory.h"
 
 struct inv_opts {
 	const char *sysfs_root;   /* may hold %h (host name) and %r (world rank) */
@@ -20,6 +21,8 @@ struct inv_opts {
 /* Parse `fabprobe inventory` options (argv[0] is "inventory"). Returns 0, 1 for --help, or
  * FP_EUSAGE with a one-line reason in err. Pure. */
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err);
+/* --sysfs-root and --hwloc-xml alone, for a command that runs the inventory among its stages. */
+struct opts_group inv_sources_group(struct inv_opts *o);
 /* The defaults inv_opts_parse starts from (gpu_path NULL: the caller knows it). */
 void inv_opts_default(struct inv_opts *o);
 void inv_usage(FILE *f);
@@ -40,9 +43,15 @@ int inventory_check(struct world *w, void *arg);
 /* The inventory stage inside a run (every rank; arg: const struct inv_opts *): probe, gather,
  * write and print. Returns 0, 1 when nodes differ from the majority, or FP_E*. */
 int inventory_stage(struct world *w, struct run_out *ro, void *arg);
-/* The same, handing rank 0 the paths found (INV_PATHS_MAX of room; may be NULL) and the count
- * of nodes inventoried. */
-int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
-		  int *npaths, int *nnodes);
+/* What the inventory found, for run (rank 0): the paths, the nodes inventoried, the rails of
+ * the GPU↔NIC pairing (inv_rails). */
+struct inv_found {
+	struct inv_path paths[INV_PATHS_MAX];
+	int np, nnodes;
+	char rails[INV_RAILS_MAX][INV_PATH_MAX];
+	int nrails;
+};
+/* The same, handing rank 0 what it found (may be NULL). */
+int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_found *found);
 
 #endif

@@ -204,10 +204,9 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	return rc ? rc : r.nmm > 0;
 }
 
-/* paths: run's (it hands them in; its own verdict comes at its end, so the stage's summary says
+/* found: run's (it hands it in; its own verdict comes at its end, so the stage's summary says
  * "inventory:"), or NULL for the inventory command, whose verdict it is */
-int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_path *paths,
-		  int *npaths, int *nnodes)
+int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_found *found)
 {
 	struct inv_path own[INV_PATHS_MAX];
 	struct inv_node *mine = NULL, *all = NULL;
@@ -222,11 +221,12 @@ int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o,
 	if (rc == 0)
 		rc = gather(w, per, mine, leader, &all, &ranks, &n);
 	if (rc == 0 && w->rank == 0)
-		rc = report(o, ro, all, ranks, n, paths ? paths : own, &np, paths ? "inventory" : NULL);
-	if (npaths)
-		*npaths = np;
-	if (nnodes)
-		*nnodes = n;
+		rc = report(o, ro, all, ranks, n, found ? found->paths : own, &np, found ? "inventory" : NULL);
+	if (found) {
+		found->np = np;
+		found->nnodes = n;
+		found->nrails = rc >= 0 && w->rank == 0 ? inv_rails(all, n, found->rails) : 0;
+	}
 	free(mine);
 	free(all);
 	free(ranks);
@@ -239,5 +239,5 @@ int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o,
 
 int inventory_stage(struct world *w, struct run_out *ro, void *arg)
 {
-	return inventory_run(w, ro, arg, NULL, NULL, NULL);
+	return inventory_run(w, ro, arg, NULL);
 }

@@ -72,8 +72,7 @@ struct run_links {
  * run time (then the stages after it do nothing, but for the checks, which must be told). */
 struct run_state {
 	struct run_opts *c;
-	struct inv_path paths[INV_PATHS_MAX]; /* rank 0: the paths the inventory found */
-	int np, nn;                  /* …their count, and the nodes inventoried */
+	struct inv_found inv;        /* rank 0: the paths the inventory found, its nodes, rails */
 	struct p2p_result res;       /* rank 0: the pairs' figures */
 	struct run_maps mp;          /* rank 0: the latency maps */
 	struct coll_summary coll;    /* rank 0: the collectives' wrong rows and paths below --min-pct */

@@ -210,8 +210,9 @@ static int run_inventory_options(struct run_opts *c, struct opts_group *g)
 
 	inv_opts_default(&c->inv);
 	c->inv.gpu_path = coll_gpu_backend();
-	*g = (struct opts_group){ .longopts = lo, .take = run_inventory_take, .ctx = c };
-	return 1;
+	g[0] = (struct opts_group){ .longopts = lo, .take = run_inventory_take, .ctx = c };
+	g[1] = inv_sources_group(&c->inv); /* a captured node (tests, a node's tree read offline) */
+	return 2;
 }
 
 /* Left in unless --no-inventory. */
@@ -229,7 +230,7 @@ static int run_inventory_check(struct world *w, struct run_opts *c)
 /* Every rank: the inventory; rank 0 keeps the paths found. */
 static int run_inventory_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
-	return st->irc = inventory_run(w, ro, &st->c->inv, st->paths, &st->np, &st->nn);
+	return st->irc = inventory_run(w, ro, &st->c->inv, &st->inv);
 }
 
 const struct run_stage run_stage_inventory = { .name = "inventory", .opts = run_inventory_options, .on = run_inventory_on,
@@ -241,6 +242,8 @@ const struct run_stage run_stage_inventory = { .name = "inventory", .opts = run_
  * inv_paths_default takes and this build can measure; said on the terminal */
 static void run_paths_pick(struct run_opts *c, const struct inv_path *paths, int np, int nnodes)
 {
+	if (c->p2p.paths_given)
+		return;
 	int take[INV_PATHS_MAX];
 	char why[INV_PATHS_MAX][INV_WHY_MAX], out[1024] = "";
 	size_t k = 0;
@@ -286,30 +289,54 @@ static void run_estimate_say(const struct run_opts *c, const struct world *w)
 	fflush(stdout);
 }
 
-/* Every rank: the paths to measure, decided by rank 0 from the inventory, shared asleep. */
-static int run_paths_share(struct run_opts *c, const struct world *w, const struct inv_path *paths, int np, int nnodes)
+/* rank 0, without --rails: the rails of the GPU↔NIC pairing (inv_rails), when every one is
+ * measured by endpoints that are nodes; said on the terminal */
+static void run_rails_pick(struct run_opts *c, const struct inv_found *f, const struct world *w)
+{
+	int measured = f->nrails >= 3 && f->nrails <= RAILS_MAX && !w->single_node;
+
+	if (c->nrails || !f->nrails)
+		return;
+	for (int r = 0; measured && r < f->nrails; r++) {
+		measured = 0;
+		for (int i = 0; i < c->p2p.npaths; i++)
+			measured |= !strcmp(c->p2p.paths[i], f->rails[r]);
+	}
+	printf("run: rails (each GPU's nearest port, in GPU order): ");
+	for (int r = 0; r < f->nrails; r++)
+		printf("%s%s", r ? "," : "", f->rails[r]);
+	printf(measured ? "; judged together (--rails to choose)\n"
+			: w->single_node ? "; ranks of one node: not judged\n"
+					 : "; not all measured: not judged (-p)\n");
+	for (int r = 0; measured && r < f->nrails; r++)
+		snprintf(c->rails[c->nrails++], P2P_PATH_MAX, "%s", f->rails[r]);
+}
+
+/* Every rank: the paths to measure, decided by rank 0 from the inventory, and the rails, shared
+ * asleep. */
+static int run_paths_share(struct run_opts *c, const struct world *w, const struct inv_found *f)
 {
 	struct {
-		int n;
-		char p[P2P_PATHS_MAX][P2P_PATH_MAX];
+		int n, nrails;
+		char p[P2P_PATHS_MAX][P2P_PATH_MAX], rails[P2P_PATHS_MAX][P2P_PATH_MAX];
 	} msg;
 
-	if (c->p2p.paths_given) {
-		if (w->rank == 0)
-			run_estimate_say(c, w);
-		return 0;
-	}
 	if (w->rank == 0) {
-		run_paths_pick(c, paths, np, nnodes);
+		run_paths_pick(c, f->paths, f->np, f->nnodes);
+		run_rails_pick(c, f, w);
 		run_estimate_say(c, w);
 		msg.n = c->p2p.npaths;
+		msg.nrails = c->nrails;
 		memcpy(msg.p, c->p2p.paths, sizeof msg.p);
+		memcpy(msg.rails, c->rails, sizeof msg.rails);
 		fflush(stdout);
 	}
 	if (mpi_bcast_sleepy(&msg, sizeof msg, 0, MPI_COMM_WORLD))
 		return FP_ERUNTIME;
 	c->p2p.npaths = msg.n;
+	c->nrails = msg.nrails;
 	memcpy(c->p2p.paths, msg.p, sizeof msg.p);
+	memcpy(c->rails, msg.rails, sizeof msg.rails);
 	return 0;
 }
 
@@ -326,7 +353,7 @@ static int run_pairs_step(struct world *w, struct run_out *ro, struct run_state 
 {
 	int perr;
 
-	if (run_paths_share(st->c, w, st->paths, st->np, st->nn))
+	if (run_paths_share(st->c, w, &st->inv))
 		return st->prc = FP_ERUNTIME;
 	if (st->c->planned) { /* the paths as shared, latency alone: the map plans the bandwidth */
 		p2p_opts_only(&st->c->p2p, 1, 0, &st->c->p2p_lat);

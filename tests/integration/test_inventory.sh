@@ -116,6 +116,17 @@ expect "firmware differs: exactly that row" [ "$(tail -n +2 "$tmp/fw/inventory_m
 "${MPIRUN_LOCAL[@]}" -np 2 $FP inventory --sysfs-root "$tmp/m%r" -o "$tmp/same" > /dev/null 2>&1
 expect "identical fixtures: exit 0" [ $? -eq 0 ]
 
+# ---- run: the rails of the GPU↔NIC pairing, said; judged only when every one is measured by
+# nodes (two ranks of one machine are not)
+if has_hwloc; then
+	"${MPIRUN_LOCAL[@]}" -np 2 $FP run --sysfs-root "$FX/ib-hdr/sysfs" --hwloc-xml "$FX/ib-hdr/topo.xml" -p mpi \
+		--no-coll --no-order -s none -n 20 -o "$tmp/rails" > "$tmp/rails.out" 2>&1
+	rc=$?
+	want="run: rails (each GPU's nearest port, in GPU order): verbs:mlx5_0:1,verbs:mlx5_1:1,verbs:mlx5_2:1,verbs:mlx5_3:1,verbs:mlx5_4:1,verbs:mlx5_5:1,verbs:mlx5_6:1,verbs:mlx5_7:1; ranks of one node: not judged"
+	expect "run on the 8-GPU fixture: its 8 rails in GPU order, not judged on ranks of one node, PASS (exit $rc)" \
+		sh -c "[ $rc -eq 0 ] && grep -qxF \"$want\" '$tmp/rails.out' && ! grep -q 'rails:' '$tmp/rails/summary.json'"
+fi
+
 # ---- usage
 $FP inventory --sysfs-root 'x/%q' > "$tmp/u.out" 2>&1
 expect "usage: bad % sequence refused with exit 2" [ $? -eq 2 ]

@@ -238,6 +238,27 @@ static void test_fixture_ib_hdr(void)
 		CHECK_EQ(n->gpus[g].path_class, INV_PIX);
 		CHECK_EQ(n->gpus[g].numa, g / 4);
 	}
+	/* the rails: each GPU's port, in GPU order, on most nodes */
+	struct inv_node *three = malloc(3 * sizeof *three);
+	char rails[INV_RAILS_MAX][INV_PATH_MAX];
+
+	for (int k = 0; k < 3; k++)
+		three[k] = *n;
+	CHECK_EQ(inv_rails(three, 3, rails), 8);
+	CHECK_STR(rails[0], "verbs:mlx5_0:1");
+	CHECK_STR(rails[7], "verbs:mlx5_7:1");
+	three[0].gpus[2].nic = three[0].gpus[3].nic; /* one node: two GPUs on one NIC */
+	CHECK_EQ(inv_rails(three, 3, rails), 8);     /* the other two agree */
+	CHECK_STR(rails[2], "verbs:mlx5_2:1");
+	three[1].gpus[6].nic = -1;                    /* a second node: a GPU without a port */
+	CHECK_EQ(inv_rails(three, 3, rails), 0);      /* no list on more than half */
+	three[0] = three[1] = three[2];
+	strcpy(three[1].nics[three[1].gpus[4].nic].state, "down"); /* a port down: no rail of it */
+	CHECK_EQ(inv_rails(three, 2, rails), 0);      /* one of two is no majority */
+	CHECK_EQ(inv_rails(three, 3, rails), 8);
+	three[0].ngpus = three[1].ngpus = three[2].ngpus = 2; /* two rails cannot judge one */
+	CHECK_EQ(inv_rails(three, 3, rails), 0);
+	free(three);
 	int g0 = inv_loc_find(&n->loc, n->gpus[0].pci);
 	CHECK(inv_loc_class(&n->loc, g0, inv_loc_find(&n->loc, "0000:14:00.0")) == INV_NODE);
 	CHECK(inv_loc_class(&n->loc, g0, inv_loc_find(&n->loc, "0000:24:00.0")) == INV_SYS);

@@ -38,6 +38,56 @@ static void nic_path(const struct inv_node *node, const struct inv_nic *n, int w
 		snprintf(out, (size_t)len, "verbs:%s:%d", n->device, n->port);
 }
 
+/* node's rails (inv_rails) into out, "" when it has none: its GPUs' ports, ',' between */
+static void node_rails(const struct inv_node *node, char *out, size_t len)
+{
+	int seen[INV_NICS_MAX] = { 0 }, k = 0;
+	size_t at = 0;
+
+	out[0] = 0;
+	for (int g = 0; g < node->ngpus && k <= INV_RAILS_MAX; g++) {
+		int i = node->gpus[g].nic;
+		char p[INV_PATH_MAX];
+
+		if (i < 0 || i >= node->nnics || seen[i]++)
+			return (void)(out[0] = 0); /* a GPU without a NIC, or two on one: no rails */
+		nic_path(node, &node->nics[i], 1, p, sizeof p);
+		if (!p[0] || at + strlen(p) + 2 >= len)
+			return (void)(out[0] = 0);
+		at += (size_t)snprintf(out + at, len - at, "%s%s", k++ ? "," : "", p);
+	}
+	if (k < 3 || k > INV_RAILS_MAX)
+		out[0] = 0;
+}
+
+int inv_rails(const struct inv_node *nodes, int n, char (*out)[INV_PATH_MAX])
+{
+	char mine[INV_RAILS_MAX * INV_PATH_MAX], other[sizeof mine];
+	int best = -1, votes = 0, count = 0;
+
+	/* the list most nodes have (Boyer-Moore's majority vote, then counted) */
+	for (int i = 0; i < n; i++) {
+		node_rails(&nodes[i], mine, sizeof mine);
+		if (!votes)
+			best = i, votes = 1;
+		else
+			node_rails(&nodes[best], other, sizeof other), votes += strcmp(mine, other) ? -1 : 1;
+	}
+	if (best < 0)
+		return 0;
+	node_rails(&nodes[best], other, sizeof other);
+	for (int i = 0; other[0] && i < n; i++) {
+		node_rails(&nodes[i], mine, sizeof mine);
+		count += !strcmp(mine, other);
+	}
+	if (!other[0] || 2 * count <= n)
+		return 0;
+	count = 0;
+	for (char *save, *t = strtok_r(other, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		snprintf(out[count++], INV_PATH_MAX, "%s", t);
+	return count;
+}
+
 int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path)
 {
 	char p[INV_PATH_MAX];

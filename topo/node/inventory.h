@@ -153,6 +153,12 @@ int inv_paths(const struct inv_node *nodes, int n, const char *gpu_path, struct 
  * measured by the collectives, not here. Pure. Returns how many are taken. */
 #define INV_WHY_MAX 160
 int inv_paths_default(const struct inv_path *p, int np, int nnodes, int *take, char (*why)[INV_WHY_MAX]);
+/* The rails of a GPU cluster's nodes, from their GPU↔NIC pairing: each GPU's nearest usable
+ * RDMA port (its rail), in GPU order, as verbs paths ("verbs:mlx5_0:1"), when that list is the
+ * same on more than half of the n nodes, names at least 3 ports and no port twice (two GPUs
+ * sharing a NIC make no rail of it). Into out; the count, 0 when none. Pure. */
+#define INV_RAILS_MAX 16
+int inv_rails(const struct inv_node *nodes, int n, char (*out)[INV_PATH_MAX]);
 /* 1 when node has path p. */
 int inv_node_has_path(const struct inv_node *node, const char *path, const char *gpu_path);
 
