@@ -294,6 +294,7 @@ static void run_estimate_say(const struct run_opts *c, const struct world *w)
 static void run_rails_pick(struct run_opts *c, const struct inv_found *f, const struct world *w)
 {
 	int measured = f->nrails >= 3 && f->nrails <= RAILS_MAX && !w->single_node;
+	char line[INV_RAILS_MAX * INV_PATH_MAX + 128] = "";
 
 	if (c->nrails || !f->nrails)
 		return;
@@ -302,12 +303,12 @@ static void run_rails_pick(struct run_opts *c, const struct inv_found *f, const 
 		for (int i = 0; i < c->p2p.npaths; i++)
 			measured |= !strcmp(c->p2p.paths[i], f->rails[r]);
 	}
-	printf("run: rails (each GPU's nearest port, in GPU order): ");
 	for (int r = 0; r < f->nrails; r++)
-		printf("%s%s", r ? "," : "", f->rails[r]);
-	printf(measured ? "; judged together (--rails to choose)\n"
-			: w->single_node ? "; ranks of one node: not judged\n"
-					 : "; not all measured: not judged (-p)\n");
+		text_add(line, sizeof line, ",", "%s", f->rails[r]);
+	/* the names are the nodes' (sysfs): escaped on the terminal */
+	escape_term_line(stdout, "run: rails (each GPU's nearest port, in GPU order): %s; %s", line,
+			 measured ? "judged together (--rails to choose)"
+			 : w->single_node ? "ranks of one node: not judged" : "not all measured: not judged (-p)");
 	for (int r = 0; measured && r < f->nrails; r++)
 		snprintf(c->rails[c->nrails++], P2P_PATH_MAX, "%s", f->rails[r]);
 }
