@@ -32,6 +32,7 @@
 #define PROBE_ITERS 200
 #define PROBE_DEADLINE_S 5.0
 #define PROBE_TAG 0x7a11
+#define PROBE_PORTS_MAX 64 /* ports probed a run: more off their leaves is a fabric to recable */
 
 /* The interface's first IPv4 address (network order), 0 when none. */
 static uint32_t dev_ipv4(const char *dev)
@@ -193,7 +194,7 @@ static int plan(struct run_state *st, const struct infer_result *const *maps, in
 	}
 	for (int k = 0; k < rep.noff; k++)
 		off[(size_t)rep.off[k].node * RAILS_MAX + (size_t)rep.off[k].rail] = 1;
-	for (int k = 0; k < rep.noff; k++) {
+	for (int k = 0; k < rep.noff && k < PROBE_PORTS_MAX; k++) {
 		struct rail_where *wh = &st->where[st->nwhere++];
 		int x = rep.off[k].node, r = rep.off[k].rail, y = reference(maps, c->nrails, n, x, off);
 
@@ -272,10 +273,10 @@ static int run_rail_probe_step(struct world *w, struct run_out *ro, struct run_s
 		np = all ? plan(st, maps, &p) : 0;
 	}
 	MPI_Bcast(&np, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (np < 0)
-		return st->failed = FP_ERUNTIME;
-	if (!np)
-		return 0;
+	if (np <= 0) {
+		free(p);
+		return np < 0 ? FP_ERUNTIME : 0;
+	}
 	if (w->rank && !(p = malloc(sizeof *p * 4 * (size_t)np)))
 		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
 	MPI_Bcast(p, 4 * np, MPI_INT, 0, MPI_COMM_WORLD);
@@ -295,9 +296,11 @@ static int run_rail_probe_step(struct world *w, struct run_out *ro, struct run_s
 	MPI_Reduce(us, got, np, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
 	if (w->rank == 0) {
 		judge(st, w, ro, p, np, got, maps);
+		long long all = (long long)w->nep * c->nrails * (w->nep * c->nrails - 1);
+
 		printf("rails: %d probe%s of %d port%s off their rails' leaves in %.2f s (rail_probes.csv; every port "
-		       "against every port: %lld)\n", np, np == 1 ? "" : "s", st->nwhere, st->nwhere == 1 ? "" : "s",
-		       clock_now() - t0, (long long)w->nep * c->nrails * (w->nep * c->nrails - 1));
+		       "against every port: %lld directions)\n",
+		       np, np == 1 ? "" : "s", st->nwhere, st->nwhere == 1 ? "" : "s", clock_now() - t0, all);
 	}
 	free(p);
 	free(us);
