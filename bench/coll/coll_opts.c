@@ -16,11 +16,9 @@ static void backend_names(char *out, size_t len)
 		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? ", " : "", coll_backends[i]->name);
 }
 
-/* `fabprobe coll --help`. */
-void coll_usage(FILE *f)
+/* coll --help's head: what it does, the sweep and what is measured */
+static void usage_what(FILE *f)
 {
-	char names[128];
-
 	fputs("usage: mpirun [...] fabprobe coll [options]\n"
 	      "\n"
 	      "Collective benchmarks over every rank, through MPI (host buffers) and NCCL (one GPU per\n"
@@ -47,6 +45,14 @@ void coll_usage(FILE *f)
 	      "                          reduction; here -o is the collective and -O the reduction\n"
 	      "  -r, --root N            root rank of broadcast and reduce (default 0)\n",
 	      f);
+}
+
+/* `fabprobe coll --help`. */
+void coll_usage(FILE *f)
+{
+	char names[128];
+
+	usage_what(f);
 	backend_names(names, sizeof names);
 	fprintf(f, "      --backend B         %s or all (default all; a backend that cannot run\n"
 		"                          here, e.g. without a GPU, is skipped with a reason)\n", names);
