@@ -2,10 +2,10 @@
  * For each port the rails judge puts off its rail's leaf (node X, rail r), a reference node Y
  * of X's scalable unit, none of whose ports is off, probes X's rail r port from its own port of
  * every rail s: R small probes a port (TCP round trips of 8 B from the address of Y's rail s to
- * the address of X's rail r, one probe at a time), not every port against every port. A probe
- * below the midpoint of rail s's map's leaf and spine levels (at its leaf tier, rails.h) puts
- * the port in rail s's leaf; one rail alone near names the leaf it is cabled into. A healthy
- * fabric takes no probe. On tcp: rails (a verbs port has no address here to probe). Written to
+ * the address of X's rail r, one probe at a time), not every port against every port. The
+ * nearest probe names the leaf the port is cabled into when it stands apart from the others
+ * (where_decide, against the rails' maps' leaf and spine levels). A healthy fabric takes no
+ * probe. On tcp: rails (a verbs port has no address here to probe). Written to
  * rail_probes.csv. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -214,6 +214,26 @@ static int plan(struct run_state *st, const struct infer_result *const *maps, in
 	return np;
 }
 
+/* A port's leaf from its probes: the rail of its nearest probe, when that probe alone is below
+ * its map's midpoint between leaf and spine, or when the next nearest is farther by more than
+ * half that map's step from leaf to spine (a busy host lifts every probe alike: the gap
+ * stands where the midpoint does not). */
+static void where_decide(struct rail_where *wh, int nrails, const struct infer_result *const *maps)
+{
+	int best = -1, t;
+	double next = INFINITY, step = NAN;
+
+	for (int s = 0; s < nrails; s++)
+		if (isfinite(wh->us[s]) && (best < 0 || wh->us[s] < wh->us[best]))
+			best = s;
+	for (int s = 0; best >= 0 && s < nrails; s++)
+		if (s != best && isfinite(wh->us[s]) && wh->us[s] < next)
+			next = wh->us[s];
+	if (best >= 0 && (t = rails_leaf_tier(maps[best])) >= 0)
+		step = maps[best]->lat_p50_us[t + 1] - maps[best]->lat_p50_us[t];
+	wh->leaf_rail = best >= 0 && (wh->nnear == 1 || next - wh->us[best] > 0.5 * step) ? best : -1;
+}
+
 /* rank 0: each port's probes into its rail_where (by the rails' maps' leaf and spine levels), and
  * rail_probes.csv */
 static void judge(struct run_state *st, const struct world *w, struct run_out *ro, const int *p, int np,
@@ -234,7 +254,7 @@ static void judge(struct run_state *st, const struct world *w, struct run_out *r
 			wh++;
 		wh->us[q[3]] = isfinite(us[k]) ? us[k] : NAN;
 		if (isfinite(us[k]) && t >= 0 && (near = us[k] < 0.5 * (leaf + spine)))
-			wh->leaf_rail = wh->nnear++ ? -1 : q[3];
+			wh->nnear++;
 		if (!f && !(f = results_append(ro->dir, "rail_probes.csv", &fresh)))
 			continue;
 		if (fresh)
@@ -246,8 +266,7 @@ static void judge(struct run_state *st, const struct world *w, struct run_out *r
 			.in_leaf = near });
 	}
 	for (int i = 0; i < st->nwhere; i++)
-		if (st->where[i].nnear != 1)
-			st->where[i].leaf_rail = -1;
+		where_decide(&st->where[i], c->nrails, maps);
 	if (f && results_close(f, ro->dir, "rail_probes.csv"))
 		LOG_WARN("rail_probes.csv could not be written whole");
 }

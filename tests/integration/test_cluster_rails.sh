@@ -5,7 +5,7 @@
 # the demo plants them: `fabprobe run -p <the rails> --rails <the same>` with the demo's options
 # (about 70 s) maps every rail exactly (node03 alone in rails 2 and 3), fails naming node03's
 # two ports, cabled into each other's rail leaves by 8 probes from node01's four ports (each
-# port near the other's rail alone, rail_probes.csv), and node08's rail 1 port (its other rails
+# port nearest through the other's rail, rail_probes.csv), and node08's rail 1 port (its other rails
 # not) and nothing else, in every output
 # (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 alone (a cable, not a
 # node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
@@ -56,10 +56,11 @@ for r in 0 1 2 3; do
 done
 expect "swapped: the verdict names node03's two ports and node08's rail 1 port, nothing else" sh -c \
 	"grep -q \"^verdict: FAIL (nodes alike; pairs: all measured; collectives: not run; suspects: low_bw_node 1 (node08); links: [^;]*; $want)\\\$\" '$tmp/swap.out'"
-expect "swapped: 8 probes, node03's two ports from node01's four, each port near the other's rail alone" sh -c \
+expect "swapped: 8 probes, node03's two ports from node01's four, each nearest through the other's rail" sh -c \
 	"grep -q '^rails: 8 probes of 2 ports off their rails. leaves in' '$tmp/swap.out' &&
-	[ \"\$(awk -F, 'NR > 1 && \$8 == 1 { print \$1, \$2, \$3, \$4 }' '$tmp/swap/rail_probes.csv' | sort | paste -sd,)\" = \
-	'node03 tcp:rail2 node01 tcp:rail3,node03 tcp:rail3 node01 tcp:rail2' ] && [ \$(wc -l < '$tmp/swap/rail_probes.csv') -eq 9 ]"
+	[ \$(wc -l < '$tmp/swap/rail_probes.csv') -eq 9 ] &&
+	[ \"\$(sort -t, -k2,2 -k5,5g '$tmp/swap/rail_probes.csv' | awk -F, '\$1 == \"node03\" && !seen[\$2]++ { print \$2, \$3, \$4 }' | paste -sd,)\" = \
+	'tcp:rail2 node01 tcp:rail3,tcp:rail3 node01 tcp:rail2' ]"
 expect "swapped: node08's finding is of tcp:rail1 alone" sh -c \
 	"grep -q '^low_bw_node,node08,' '$tmp/swap/suspects_tcp_rail1.csv' && [ \$(cat '$tmp'/swap/suspects_*.csv | grep -vc '^kind,') -eq 1 ]"
 printf '%s\n' "$want" > "$tmp/want"
