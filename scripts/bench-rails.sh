@@ -37,7 +37,8 @@ tmp=$(mktemp -d /tmp/bench-rails-XXXXXX) # on the file system the emulated nodes
 trap '$FC down >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 cp "$(readlink -f "$bin")" "$tmp/fabprobe" # this build, whatever is built while it runs
 truth=/run/fabprobe-fakecluster/truth_rails.csv
-want_faults="node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01); node08 tcp:rail1 port: low_bw_node on that rail alone (of 4 rails)"
+# the planted faults' clause, * for each figure
+want_faults="node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01: * and * us through each other's rails, * us or more through the others); node08 tcp:rail1 port: low_bw_node (*% of its rail's median bandwidth) on that rail alone (of 4 rails)"
 
 # groups FILE COLUMN [INTERFACE]: FILE's hosts grouped by COLUMN (of INTERFACE's rows alone)
 groups() {
@@ -76,7 +77,8 @@ print(next((c["text"][7:] for c in json.load(open(sys.argv[1]))["verdict"]["clau
 		if [ $kind = healthy ]; then
 			grep -q '^verdict: PASS' "$d.out" && [ -z "$held" ] && [ "$exact" != WRONG ] && pass=$((pass + 1))
 		else
-			[ "$clause" = "$want_faults" ] && [ "$held" = "low_bw_node node08" ] && exact_faults=$((exact_faults + 1))
+			# shellcheck disable=SC2053 # want_faults is a pattern
+			[[ $clause == $want_faults ]] && [ "$held" = "low_bw_node node08" ] && exact_faults=$((exact_faults + 1))
 		fi
 	done
 done

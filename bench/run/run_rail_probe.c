@@ -234,39 +234,56 @@ static void where_decide(struct rail_where *wh, int nrails, const struct infer_r
 	wh->leaf_rail = best >= 0 && (wh->nnear == 1 || next - wh->us[best] > 0.5 * step) ? best : -1;
 }
 
-/* rank 0: each port's probes into its rail_where (by the rails' maps' leaf and spine levels), and
- * rail_probes.csv */
+/* the rail_where of probe q's port */
+static struct rail_where *probed(struct run_state *st, const int *q)
+{
+	struct rail_where *wh = st->where;
+
+	while (wh->node != q[0] || wh->rail != q[1])
+		wh++;
+	return wh;
+}
+
+/* a map's leaf and spine levels (NAN without a certain leaf tier) */
+static void levels(const struct infer_result *m, double *leaf, double *spine)
+{
+	int t = rails_leaf_tier(m);
+
+	*leaf = t < 0 ? NAN : m->lat_p50_us[t];
+	*spine = t < 0 ? NAN : m->lat_p50_us[t + 1];
+}
+
+/* rank 0: each port's probes into its rail_where, the leaf they put it in, and rail_probes.csv */
 static void judge(struct run_state *st, const struct world *w, struct run_out *ro, const int *p, int np,
 		  const double *us, const struct infer_result *const *maps)
 {
 	const struct run_opts *c = st->c;
 	FILE *f = NULL;
+	double leaf, spine;
 	int fresh;
 
 	for (int k = 0; k < np; k++) {
-		const int *q = p + 4 * k;
-		const struct infer_result *m = maps[q[3]];
-		int t = rails_leaf_tier(m), near = -1;
-		double leaf = t < 0 ? NAN : m->lat_p50_us[t], spine = t < 0 ? NAN : m->lat_p50_us[t + 1];
-		struct rail_where *wh = st->where;
+		struct rail_where *wh = probed(st, p + 4 * k);
 
-		while (wh->node != q[0] || wh->rail != q[1])
-			wh++;
-		wh->us[q[3]] = isfinite(us[k]) ? us[k] : NAN;
-		if (isfinite(us[k]) && t >= 0 && (near = us[k] < 0.5 * (leaf + spine)))
-			wh->nnear++;
-		if (!f && !(f = results_append(ro->dir, "rail_probes.csv", &fresh)))
-			continue;
+		levels(maps[p[4 * k + 3]], &leaf, &spine);
+		wh->us[p[4 * k + 3]] = isfinite(us[k]) ? us[k] : NAN;
+		wh->nnear += isfinite(us[k]) && us[k] < 0.5 * (leaf + spine);
+	}
+	for (int i = 0; i < st->nwhere; i++)
+		where_decide(&st->where[i], c->nrails, maps);
+	for (int k = 0; k < np && (f || (f = results_append(ro->dir, "rail_probes.csv", &fresh))); k++) {
+		const int *q = p + 4 * k;
+		const struct rail_where *wh = probed(st, q);
+
+		levels(maps[q[3]], &leaf, &spine);
 		if (fresh)
 			csv_header(f, rail_probe_cols, RAIL_PROBE_NCOLS);
 		fresh = 0;
 		csv_row(f, rail_probe_cols, RAIL_PROBE_NCOLS, &(struct rail_probe_row){
 			.host = w->labels[q[0]], .path = c->rails[q[1]], .from_host = w->labels[q[2]],
 			.from_path = c->rails[q[3]], .lat_us_p50 = wh->us[q[3]], .leaf_us = leaf, .spine_us = spine,
-			.in_leaf = near });
+			.in_leaf = isfinite(wh->us[q[3]]) ? wh->leaf_rail == q[3] : -1 });
 	}
-	for (int i = 0; i < st->nwhere; i++)
-		where_decide(&st->where[i], c->nrails, maps);
 	if (f && results_close(f, ro->dir, "rail_probes.csv"))
 		LOG_WARN("rail_probes.csv could not be written whole");
 }

@@ -2,6 +2,7 @@
  * clause of the verdict. A port off its rail's leaf is a cabling finding: it fails the run (an
  * acceptance run with a cable in the wrong leaf is not accepted) and drains nothing (the node is
  * not at fault; its cable is), as the declared cabling's mismatches. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,19 @@ static const struct rail_where *where_of(const struct run_state *st, int node, i
 	return NULL;
 }
 
+/* the nearest of wh's probes through a rail but skip (µs; INFINITY none) */
+static double others_min(const struct rail_where *wh, int nrails, int skip)
+{
+	double m = INFINITY;
+
+	for (int s = 0; s < nrails; s++)
+		if (s != skip && isfinite(wh->us[s]) && wh->us[s] < m)
+			m = wh->us[s];
+	return m;
+}
+
 /* one port off its rail's leaf into text, with its pair's (said once, with the first), and the
- * leaf its probes put it in */
+ * leaf its probes put it in, with the probes' figures */
 static void off_say(const struct run_state *st, const char *const *labels, const struct rail_off *o, char *text,
 		    size_t len)
 {
@@ -33,8 +45,11 @@ static void off_say(const struct run_state *st, const char *const *labels, const
 		return;
 	text_add(text, len, ", ", "%s %s", labels[o->node], c->rails[o->rail]);
 	if (a && b && a->leaf_rail == o->pair && b->leaf_rail == o->rail) {
-		text_add(text, len, "", " and %s cabled into each other's rail leaves (two cables swapped; probed from %s)",
-			 c->rails[o->pair], labels[a->ref]);
+		double rest = fmin(others_min(a, c->nrails, o->pair), others_min(b, c->nrails, o->rail));
+
+		text_add(text, len, "", " and %s cabled into each other's rail leaves (two cables swapped; probed from %s: "
+			 "%.1f and %.1f us through each other's rails, %.1f us or more through the others)",
+			 c->rails[o->pair], labels[a->ref], a->us[o->pair], b->us[o->rail], rest);
 		return;
 	}
 	if (o->pair >= 0)
@@ -46,12 +61,25 @@ static void off_say(const struct run_state *st, const char *const *labels, const
 		const struct rail_where *p = i ? b : a;
 
 		if (p && p->leaf_rail >= 0)
-			text_add(text, len, "", "; %s %s is in %s's leaf (probed from %s)", labels[o->node],
-				 c->rails[p->rail], c->rails[p->leaf_rail], labels[p->ref]);
+			text_add(text, len, "", "; %s %s is in %s's leaf (probed from %s: %.1f us through it, %.1f us or "
+				 "more through the others)", labels[o->node], c->rails[p->rail], c->rails[p->leaf_rail],
+				 labels[p->ref], p->us[p->leaf_rail], others_min(p, c->nrails, p->leaf_rail));
 		else if (p)
-			text_add(text, len, "", "; %s %s is near %s of %s's rail ports (probed)", labels[o->node],
-				 c->rails[p->rail], p->nnear ? "more than one" : "none", labels[p->ref]);
+			text_add(text, len, "", "; %s %s is near %s of %s's rail ports (probed: %.1f us the nearest)",
+				 labels[o->node], c->rails[p->rail], p->nnear ? "more than one" : "none", labels[p->ref],
+				 others_min(p, c->nrails, -1));
 	}
+}
+
+/* a node finding's figure as its clause says it */
+static void figure_say(const struct rail_node_finding *f, char *out, size_t len)
+{
+	if (f->kind == SUSPECT_LOW_BW_NODE)
+		snprintf(out, len, " (%.0f%% of its rail's median bandwidth)", 100 * f->value);
+	else if (f->kind == SUSPECT_SLOW_NODE)
+		snprintf(out, len, " (+%.2f us on its rail's tier model)", f->value);
+	else
+		out[0] = 0;
 }
 
 /* the rails' node findings into text (", " between them): those of ports, and those of nodes
@@ -66,10 +94,12 @@ static int rails_findings(const struct run_opts *c, const char *const *labels, c
 		return -1;
 	for (int k = 0; k < nf; k++) {
 		int on = __builtin_popcount(f[k].rails), said = 0;
+		char fig[64];
 
+		figure_say(&f[k], fig, sizeof fig);
 		if (!f[k].ports) {
-			text_add(text, len, ", ", "%s: %s on %d of %d rails (the node, not its ports)", labels[f[k].node],
-				 susp_kind_name(f[k].kind), on, c->nrails);
+			text_add(text, len, ", ", "%s: %s%s on %d of %d rails (the node, not its ports)", labels[f[k].node],
+				 susp_kind_name(f[k].kind), fig, on, c->nrails);
 			continue;
 		}
 		ports++;
@@ -77,8 +107,8 @@ static int rails_findings(const struct run_opts *c, const char *const *labels, c
 		for (int r = 0; r < c->nrails; r++)
 			if (f[k].rails >> r & 1)
 				text_add(text, len, said++ ? " and " : " ", "%s", c->rails[r]);
-		text_add(text, len, "", " port%s: %s on %s alone (of %d rails)", on > 1 ? "s" : "",
-			 susp_kind_name(f[k].kind), on > 1 ? "those rails" : "that rail", c->nrails);
+		text_add(text, len, "", " port%s: %s%s on %s alone (of %d rails)", on > 1 ? "s" : "",
+			 susp_kind_name(f[k].kind), fig, on > 1 ? "those rails" : "that rail", c->nrails);
 	}
 	free(f);
 	return ports;

@@ -234,6 +234,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.npaths = inv_paths(nodes, 2, "nccl", paths, INV_PATHS_MAX);
 	r.nmm = inv_mismatches(nodes, 2, "nccl", mm, 256);
 	r.mm = mm;
+	/* the rails of the GPU↔NIC pairing: whatever the tree, a list of verbs paths, none twice */
+	char rails[INV_RAILS_MAX][INV_PATH_MAX];
+	int nr = inv_rails(nodes, 2, rails);
+
+	FUZZ_ASSERT(nr == 0 || (nr >= 3 && nr <= INV_RAILS_MAX), "inv_rails: %d rails", nr);
+	for (int i = 0; i < nr; i++) {
+		FUZZ_ASSERT(!strncmp(rails[i], "verbs:", 6), "inv_rails: %s is no verbs path", rails[i]);
+		for (int j = 0; j < i; j++)
+			FUZZ_ASSERT(strcmp(rails[i], rails[j]), "inv_rails: %s twice", rails[i]);
+	}
 	FUZZ_ASSERT(inv_report_write(&r) == 0, "inventory CSVs not written");
 	inv_report_print(devnull, &r);
 	fclose(devnull);

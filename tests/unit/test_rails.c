@@ -5,6 +5,7 @@
  * a node most of whose cables are elsewhere; a rail whose map has one tier (no leaves told); a
  * unit of one node; fewer than 3 rails refused. A node finding held on one rail is its port's,
  * on most rails the node's; a link's finding is neither. A rail judged at its certain tier. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -173,10 +174,10 @@ static void test_refused(void)
 /* held[r]: the findings that held on rail r */
 static void test_node_findings(void)
 {
-	struct suspect s0[] = { { .kind = SUSPECT_LOW_BW_NODE, .a = 7, .b = -1 },
-				{ .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 },
+	struct suspect s0[] = { { .kind = SUSPECT_LOW_BW_NODE, .a = 7, .b = -1, .value = 0.5, .value2 = 0.1 },
+				{ .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1, .value = 2.0, .value2 = NAN },
 				{ .kind = SUSPECT_LOW_BW_LINK, .a = 1, .b = 2 } };
-	struct suspect s1[] = { { .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 } };
+	struct suspect s1[] = { { .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1, .value = 3.0, .value2 = NAN } };
 	struct suspect s2[] = { { .kind = SUSPECT_SLOW_NODE, .a = 3, .b = -1 },
 				{ .kind = SUSPECT_UNMEASURED_NODE, .a = 9, .b = -1 } };
 	struct susp_list l0 = { .s = s0, .n = 3 }, l1 = { .s = s1, .n = 1 }, l2 = { .s = s2, .n = 2 };
@@ -191,6 +192,8 @@ static void test_node_findings(void)
 		CHECK(f[0].node == 3 && f[0].kind == SUSPECT_SLOW_NODE && f[0].rails == 7u && !f[0].ports);
 		/* node 7 on rail 0 alone, node 9 on rail 2 alone: their ports */
 		CHECK(f[1].node == 7 && f[1].kind == SUSPECT_LOW_BW_NODE && f[1].rails == 1u && f[1].ports);
+		/* the figure: the confirming one where there is one, of the first rail that held it */
+		CHECK(f[1].value == 0.1 && f[0].value == 2.0);
 		CHECK(f[2].node == 9 && f[2].kind == SUSPECT_UNMEASURED_NODE && f[2].rails == 4u && f[2].ports);
 	}
 	free(f);

@@ -1,6 +1,7 @@
 /* rails.c — see rails.h. */
 #include "rails.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,7 +157,11 @@ static int rnf_cmp(const void *a, const void *b)
 {
 	const struct rail_node_finding *x = a, *y = b;
 
-	return x->node != y->node ? (x->node > y->node) - (x->node < y->node) : (x->kind > y->kind) - (x->kind < y->kind);
+	if (x->node != y->node)
+		return (x->node > y->node) - (x->node < y->node);
+	if (x->kind != y->kind)
+		return (x->kind > y->kind) - (x->kind < y->kind);
+	return (x->rails > y->rails) - (x->rails < y->rails); /* one rail each: the first rail first */
 }
 
 int rails_node_findings(int nrails, const struct susp_list *const *held, struct rail_node_finding **out, int *nout)
@@ -175,11 +180,15 @@ int rails_node_findings(int nrails, const struct susp_list *const *held, struct 
 		return FP_ERUNTIME;
 	for (int r = 0; r < nrails; r++)
 		for (int k = 0; held[r] && k < held[r]->n; k++)
-			if (susp_on_node(&held[r]->s[k]))
-				f[n++] = (struct rail_node_finding){ held[r]->s[k].a, held[r]->s[k].kind, 1u << r, 0 };
+			if (susp_on_node(&held[r]->s[k])) {
+				const struct suspect *x = &held[r]->s[k];
+
+				f[n++] = (struct rail_node_finding){ x->a, x->kind, 1u << r, 0,
+								     isfinite(x->value2) ? x->value2 : x->value };
+			}
 	qsort(f, (size_t)n, sizeof *f, rnf_cmp);
 	for (int k = 0; k < n; k++) {
-		if (m && !rnf_cmp(&f[m - 1], &f[k]))
+		if (m && f[m - 1].node == f[k].node && f[m - 1].kind == f[k].kind)
 			f[m - 1].rails |= f[k].rails;
 		else
 			f[m++] = f[k];

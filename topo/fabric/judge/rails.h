@@ -53,6 +53,8 @@ struct rail_node_finding {
 	int node, kind;
 	unsigned rails;        /* bit r: it held on rail r */
 	int ports;             /* of the ports, not the node */
+	double value;          /* its figure on the first of them (the confirming one where there
+				* is one: suspects.h's value2, else value) */
 };
 
 /* The node findings of held[0 .. nrails) (each rail's findings that held, NULL none) by node,
