@@ -1,7 +1,7 @@
 /* run_rail_probe.c — `run --rails`: the leaf a port off its rail's leaf is in, from probes.
  * For each port the rails judge puts off its rail's leaf (node X, rail r), a reference node Y
  * of X's scalable unit, none of whose ports is off, probes X's rail r port from its own port of
- * every rail s: R small probes a port (TCP round trips of 8 B from the address of Y's rail s to
+ * every rail s: R small probes a port (200 TCP round trips of 8 B from the address of Y's rail s to
  * the address of X's rail r, one probe at a time), not every port against every port. The
  * nearest probe names the leaf the port is cabled into when it stands apart from the others
  * (where_decide, against the rails' maps' leaf and spine levels). A healthy fabric takes no
@@ -118,8 +118,9 @@ static int dcmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Y: from dev's address to X's (world rank peer): the median half round trip (µs), or
- * INFINITY when it could not be measured */
+/* Y: from dev's address to X's (world rank peer): the 10th percentile of the half round trips
+ * (µs; near the wire's floor, where a median moves with a busy host's scheduling), or INFINITY
+ * when it could not be measured */
 static double probe(const char *dev, int peer)
 {
 	uint32_t at[2], ip = dev_ipv4(dev);
@@ -147,7 +148,7 @@ static double probe(const char *dev, int peer)
 	close(fd);
 	if (!err && k == PROBE_ITERS) {
 		qsort(t, (size_t)k, sizeof *t, dcmp);
-		us = 0.5 * (t[k / 2 - 1] + t[k / 2]);
+		us = t[k / 10];
 	}
 	return us;
 }
@@ -281,7 +282,7 @@ static void judge(struct run_state *st, const struct world *w, struct run_out *r
 		fresh = 0;
 		csv_row(f, rail_probe_cols, RAIL_PROBE_NCOLS, &(struct rail_probe_row){
 			.host = w->labels[q[0]], .path = c->rails[q[1]], .from_host = w->labels[q[2]],
-			.from_path = c->rails[q[3]], .lat_us_p50 = wh->us[q[3]], .leaf_us = leaf, .spine_us = spine,
+			.from_path = c->rails[q[3]], .lat_us_p10 = wh->us[q[3]], .leaf_us = leaf, .spine_us = spine,
 			.in_leaf = isfinite(wh->us[q[3]]) ? wh->leaf_rail == q[3] : -1 });
 	}
 	if (f && results_close(f, ro->dir, "rail_probes.csv"))

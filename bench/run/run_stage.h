@@ -86,8 +86,9 @@ struct run_state {
 	struct verdict judged;       /* rank 0: the judges' clauses (the checks stage) */
 	struct verdict rails;        /* rank 0: --rails' clause (run_rails) */
 	/* rank 0: each port off its rail's leaf, probed from a reference node's ports of every rail
-	 * (run_rail_probe.c): the median half round trip from each (µs, NAN none), and the rail
-	 * whose leaf it is in (-1: no probe near a leaf, or more than one) */
+	 * (run_rail_probe.c): the 10th percentile of the half round trips from each (µs, NAN
+	 * none), how many are below their map's midpoint, and the rail whose leaf it is in (-1:
+	 * the probes name none) */
 	struct rail_where { int node, rail, ref, leaf_rail, nnear; double us[RAILS_MAX]; } *where;
 	int nwhere;
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */

@@ -63,7 +63,7 @@ const struct csv_col rail_probe_cols[RAIL_PROBE_NCOLS] = {
 	RCOL(RAIL_PROBE_PATH, "path", CSV_STR, path, 0),
 	RCOL(RAIL_PROBE_FROM_HOST, "from_host", CSV_STR, from_host, 0),
 	RCOL(RAIL_PROBE_FROM_PATH, "from_path", CSV_STR, from_path, 0),
-	RCOL(RAIL_PROBE_LAT, "lat_us_p50", CSV_F64, lat_us_p50, 3),
+	RCOL(RAIL_PROBE_LAT, "lat_us_p10", CSV_F64, lat_us_p10, 3),
 	RCOL(RAIL_PROBE_LEAF, "leaf_us", CSV_F64, leaf_us, 3),
 	RCOL(RAIL_PROBE_SPINE, "spine_us", CSV_F64, spine_us, 3),
 	RCOL(RAIL_PROBE_IN_LEAF, "in_leaf", CSV_I64, in_leaf, 0),

@@ -62,12 +62,12 @@ enum p2p_place_col {
 extern const struct csv_col p2p_place_cols[P2P_PLACE_NCOLS];
 
 /* rail_probes.csv: each port off its rail's leaf (host, path) probed from a reference node's
- * port of every rail (from_host, from_path): the median half round trip, the leaf and spine
- * levels of from_path's map, and whether the probe is nearer its leaf level (1), or not (0;
- * -1 unknown). */
+ * port of every rail (from_host, from_path): the 10th percentile of its half round trips, the
+ * leaf and spine levels of from_path's map, and whether this probe names the port's leaf (1),
+ * or not (0; -1 not measured). */
 struct rail_probe_row {
 	const char *host, *path, *from_host, *from_path;
-	double lat_us_p50, leaf_us, spine_us;
+	double lat_us_p10, leaf_us, spine_us;
 	int64_t in_leaf;
 };
 enum rail_probe_col {
