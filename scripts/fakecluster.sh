@@ -85,7 +85,11 @@ up options:
   --rail-swap NODE=I,J   NODE's cables of rails I and J exchanged (repeatable)
   --rail-degrade NODE:I=RATE
                          NODE's rail I port at RATE (repeatable)
-  --rail-rate RATE       each rail port's rate (default 10gbit)
+  --rail-shared NODE=RATE
+                         every rail of NODE through one link of RATE each way, as NICs behind
+                         one PCIe switch uplink (repeatable; truth_rails_shared.csv)
+  --rail-rate RATE       each rail port's rate (default 4gbit: 4 rails at once stay
+                         within what 2 cores move)
   --rail-uplink-rate RATE
                          each rail leaf's uplink (default 10gbit)
   --rail-uplink-delay-us N
@@ -186,14 +190,14 @@ parse_up() {
 	opt_uplink_delay_us=25 opt_core_rate='' opt_core_delay_us=50 opt_degrade=() opt_interleave=0
 	opt_degrade_uplink=() opt_place=() opt_pair_jitter=0 opt_pair_seed=1
 	opt_slurm=0 opt_net2='' opt_net2_interleave=0 opt_net2_node_rate=10gbit opt_net2_uplink_rate=10gbit opt_net2_uplink_delay_us=10
-	opt_rails='' opt_rail_su='' opt_rail_rate=10gbit opt_rail_uplink_rate=10gbit opt_rail_uplink_delay_us=10
-	opt_rail_swap=() opt_rail_degrade=() opt_rail_rate_set=''
+	opt_rails='' opt_rail_su='' opt_rail_rate=4gbit opt_rail_uplink_rate=10gbit opt_rail_uplink_delay_us=10
+	opt_rail_swap=() opt_rail_degrade=() opt_rail_shared=() opt_rail_rate_set=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--racks | --spines | --node-rate | --uplink-rate | --uplink-delay-us | --core-rate | \
 			--core-delay-us | --degrade | --degrade-uplink | --place | --pair-jitter | --pair-seed | --net2 | --net2-node-rate | \
 			--net2-uplink-rate | --net2-uplink-delay-us | --rails | --rail-su | --rail-swap | --rail-degrade | \
-			--rail-rate | --rail-uplink-rate | --rail-uplink-delay-us)
+			--rail-shared | --rail-rate | --rail-uplink-rate | --rail-uplink-delay-us)
 			[ $# -ge 2 ] || die_usage "$1 needs a value"
 			local key=${1#--}
 			key=opt_${key//-/_}
@@ -203,6 +207,7 @@ parse_up() {
 			opt_place) opt_place+=("$2") ;;
 			opt_rail_swap) opt_rail_swap+=("$2") ;;
 			opt_rail_degrade) opt_rail_degrade+=("$2") ;;
+			opt_rail_shared) opt_rail_shared+=("$2") ;;
 			opt_rail_rate | opt_rail_uplink_rate | opt_rail_uplink_delay_us) printf -v "$key" %s "$2"; opt_rail_rate_set=1 ;;
 			*) printf -v "$key" %s "$2" ;;
 			esac

@@ -110,6 +110,7 @@ static const struct run_stage *const run_stages[] = {
 	&run_stage_bandwidth, /* --plan map (auto: above 64 endpoints): the map's bandwidth plan */
 	&run_stage_confirm,   /* --no-confirm: the candidates count as found, unmeasured */
 	&run_stage_rails,     /* --rails: the leaf each port off its rail's leaf is in, probed */
+	&run_stage_rails_together, /* --rails: every rail of a node at once */
 	&run_stage_coll,      /* --no-coll */
 	&run_stage_outputs,
 	&run_stage_order,     /* with the collectives, unless --no-order */

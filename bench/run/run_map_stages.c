@@ -225,7 +225,7 @@ const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outp
 
 /* ---------------------------------------------------------------- checks */
 
-/* --test-model, --rails LIST (three or more paths) */
+/* --test-model, --rails LIST (three or more paths), --rails-together-min PCT */
 static int run_checks_take(void *ctx, int val, const char *arg, char *err)
 {
 	struct run_opts *c = ctx;
@@ -233,6 +233,14 @@ static int run_checks_take(void *ctx, int val, const char *arg, char *err)
 
 	if (val == 1) {
 		c->test_model = 1;
+		return 0;
+	}
+	if (val == 3) {
+		double pct;
+
+		if (strcmp(arg, "0") && (rc = opts_percent("--rails-together-min", arg, 100, &pct, err)))
+			return rc;
+		c->together_min = strcmp(arg, "0") ? pct / 100 : 0;
 		return 0;
 	}
 	if ((rc = p2p_paths_parse("--rails", arg, c->rails, &c->nrails, err)))
@@ -247,7 +255,10 @@ static int run_checks_take(void *ctx, int val, const char *arg, char *err)
 static int run_checks_options(struct run_opts *c, struct opts_group *g)
 {
 	static const struct option lo[] = { { "test-model", no_argument, NULL, 1 },
-					    { "rails", required_argument, NULL, 2 }, { NULL, 0, NULL, 0 } };
+					    { "rails", required_argument, NULL, 2 },
+					    { "rails-together-min", required_argument, NULL, 3 }, { NULL, 0, NULL, 0 } };
+
+	c->together_min = RUN_TOGETHER_MIN;
 
 	g[0] = checks_opts_group(&c->checks, 1);
 	g[1] = (struct opts_group){ .longopts = lo, .take = run_checks_take, .ctx = c };

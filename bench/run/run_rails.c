@@ -114,6 +114,43 @@ static int rails_findings(const struct run_opts *c, const char *const *labels, c
 	return ports;
 }
 
+/* the pass with every rail at once into text: the nodes whose rails fell short together, and
+ * most directions short (no one node's to name); the count said (each fails the run), or -1
+ * (out of memory) */
+static int together_say(const struct run_state *st, const char *const *labels, int n, char *text, size_t len)
+{
+	const struct run_opts *c = st->c;
+	struct rails_together_report rep;
+	int named = 0;
+
+	if (!st->ntog)
+		return 0;
+	if (rails_together_judge(n, st->tog, st->ntog, c->together_min, &rep))
+		return -1;
+	for (int k = 0; k < rep.nshort; k++) {
+		const struct rails_together_short *s = &rep.sh[k];
+		int both = k + 1 < rep.nshort && rep.sh[k + 1].node == s->node && s->other < 0;
+
+		text_add(text, len, ", ", "%s%s%s: %d rails at once moved %.0f%% of their sum alone, %s, %s (the pairs' "
+			 "median %.0f%%: a PCIe uplink its NICs share, or a host that cannot feed them)", labels[s->node],
+			 s->other >= 0 ? " or " : "", s->other >= 0 ? labels[s->other] : "", c->nrails,
+			 100 * (both ? fmax(s->ratio, rep.sh[k + 1].ratio) : s->ratio),
+			 both ? "sending and receiving" : s->dir ? "receiving" : "sending",
+			 s->other >= 0 ? "between the two (two nodes: which one is not told)" : "with each of its partners",
+			 100 * rep.median);
+		named++;
+		k += both;
+	}
+	if (rep.median < c->together_min) { /* most directions short: the fabric's, no one node's */
+		text_add(text, len, ", ", "%d rails at once moved %.0f%% of their sum alone (the median of %d directions, "
+			 "under --rails-together-min %.0f%%): the hosts' PCIe or cores, or this test's limit, on most nodes",
+			 c->nrails, 100 * rep.median, rep.ntests, 100 * c->together_min);
+		named++;
+	}
+	rails_together_free(&rep);
+	return named;
+}
+
 int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len)
 {
 	const char *const *labels = (const char *const *)w->labels;
@@ -122,7 +159,7 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 	const struct susp_list *held[RAILS_MAX];
 	struct rails_report rep;
 	char text[1024] = "", found[1024] = "";
-	int rc, ports;
+	int rc, ports, together;
 
 	unjudged[0] = 0;
 	if (!c->nrails)
@@ -157,9 +194,13 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
 		rails_report_free(&rep);
 		return FP_ERUNTIME;
 	}
+	if ((together = together_say(st, labels, maps[0]->n, found, sizeof found)) < 0) {
+		rails_report_free(&rep);
+		return FP_ERUNTIME;
+	}
 	if (!text[0] && !unjudged[0])
 		snprintf(text, sizeof text, "every port in its rail's leaf (%d nodes on %d rails)", rep.judged, c->nrails);
-	rc = text[0] || found[0] ? verdict_add(v, VERDICT_RAILS, rep.noff || rep.nalone || ports, "rails: %s%s%s", text,
+	rc = text[0] || found[0] ? verdict_add(v, VERDICT_RAILS, rep.noff || rep.nalone || ports || together, "rails: %s%s%s", text,
 					     text[0] && found[0] ? "; " : "", found)
 				 : 0;
 	rails_report_free(&rep);

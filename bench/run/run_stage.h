@@ -51,7 +51,11 @@ struct run_opts {
 	int test_model;              /* --test-model: the judges' model checked against the directory */
 	char rails[P2P_PATHS_MAX][P2P_PATH_MAX]; /* --rails: the paths that are one fabric's rails */
 	int nrails;
+	double together_min;         /* --rails-together-min (a fraction): 0 leaves the pass out */
 };
+
+/* --rails-together-min's default: a node's rails at once below 75% of their sum alone */
+#define RUN_TOGETHER_MIN 0.75
 
 /* --plan auto takes the map's plan above this many endpoints (all pairs up to it) */
 enum { RUN_PLAN_ALL, RUN_PLAN_MAP, RUN_PLAN_AUTO };
@@ -91,6 +95,9 @@ struct run_state {
 	 * the probes name none) */
 	struct rail_where { int node, rail, ref, leaf_rail, nnear; double us[RAILS_MAX]; } *where;
 	int nwhere;
+	/* rank 0: each direction of the pairs that ran every rail at once (run_rails_together.c) */
+	struct rails_together_test *tog;
+	int ntog;
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
@@ -120,7 +127,8 @@ struct run_stage {
 };
 
 extern const struct run_stage run_stage_inventory, run_stage_counters_before, run_stage_pairs, run_stage_map,
-	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_rails, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
+	run_stage_bandwidth, run_stage_loaded, run_stage_confirm, run_stage_rails,
+	run_stage_rails_together, run_stage_coll, run_stage_outputs, run_stage_order, run_stage_counters, run_stage_checks;
 
 /* Every rank (run_plan.c): rank 0's packed plan (*buf, *len; a negative *len: rank 0 failed)
  * shared and unpacked into pl (as the caller set it: directed, adapt, adapt_ctx), then measured by

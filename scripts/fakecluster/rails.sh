@@ -17,6 +17,7 @@
 # it is plugged into, scalable unit, address).
 
 readonly TRUTH_RAILS=$STATE_DIR/truth_rails.csv
+readonly TRUTH_RAILS_SHARED=$STATE_DIR/truth_rails_shared.csv # host, the rate its rails share
 readonly RAILS_MAX=16 # rails' subnets 10.80-10.95 (one /12)
 
 # rails_parse: checks --rails and the options that go with it; sets node_su[i] (1-based) and
@@ -24,10 +25,11 @@ readonly RAILS_MAX=16 # rails' subnets 10.80-10.95 (one /12)
 rails_parse() {
 	local i r d node a b
 	node_su=()
-	declare -gA rail_to=() rail_rate=()
+	declare -gA rail_to=() rail_rate=() rail_shared=()
 	if [ -z "$opt_rails" ]; then
-		if [ -n "$opt_rail_su$opt_rail_rate_set" ] || [ ${#opt_rail_swap[@]} -gt 0 ] || [ ${#opt_rail_degrade[@]} -gt 0 ]; then
-			die_usage "--rail-su, --rail-swap, --rail-degrade and the rail rates need --rails"
+		if [ -n "$opt_rail_su$opt_rail_rate_set" ] || [ ${#opt_rail_swap[@]} -gt 0 ] || [ ${#opt_rail_degrade[@]} -gt 0 ] ||
+			[ ${#opt_rail_shared[@]} -gt 0 ]; then
+			die_usage "--rail-su, --rail-swap, --rail-degrade, --rail-shared and the rail rates need --rails"
 		fi
 		return 0
 	fi
@@ -64,11 +66,21 @@ rails_parse() {
 		check_rate --rail-degrade "$a"
 		rail_rate[$i,$r]=$a
 	done
+	for d in "${opt_rail_shared[@]+"${opt_rail_shared[@]}"}"; do
+		[[ $d =~ ^([^=]+)=(.+)$ ]] || die_usage "--rail-shared: '$d' is not NODE=RATE"
+		node=${BASH_REMATCH[1]} a=${BASH_REMATCH[2]}
+		i=$(node_index "$node") || die_usage "--rail-shared: no node '$node' (nodes are ${node_names[0]}..${node_names[-1]})"
+		[ -z "${rail_shared[$i]:-}" ] || die_usage "--rail-shared $d: $node's rails are shared twice"
+		check_rate --rail-shared "$a"
+		rail_shared[$i]=$a
+	done
 	canonical+=" rails=$opt_rails rail_su=$opt_rail_su rail_rate=${opt_rail_rate,,}"
 	canonical+=" rail_uplink_rate=${opt_rail_uplink_rate,,} rail_uplink_delay_us=$opt_rail_uplink_delay_us"
 	[ ${#opt_rail_swap[@]} -eq 0 ] || canonical+=" rail_swap=$(printf '%s\n' "${opt_rail_swap[@]}" | sort | paste -sd, -)"
 	[ ${#opt_rail_degrade[@]} -eq 0 ] ||
 		canonical+=" rail_degrade=$(printf '%s\n' "${opt_rail_degrade[@]}" | sort | paste -sd, -)"
+	[ ${#opt_rail_shared[@]} -eq 0 ] ||
+		canonical+=" rail_shared=$(printf '%s\n' "${opt_rail_shared[@]}" | sort | paste -sd, -)"
 }
 
 rail_ip() { echo "10.$((80 + $2)).$((($1 + 1) / 256)).$((($1 + 1) % 256))"; } # NODE_INDEX RAIL
@@ -104,6 +116,25 @@ build_rails() {
 			shape "$ns" "rail$r" "$rate"
 			shape "$to" "$node" "$rate"
 		done
+		[ -z "${rail_shared[$i]:-}" ] || rails_share "$ns" "${rail_shared[$i]}"
+	done
+}
+
+# rails_share NS RATE: every rail of the node through one link of RATE each way, as NICs behind
+# one PCIe switch uplink: what each rail sends and receives is redirected through two ifb
+# devices (one a direction) shaped at RATE, then goes on as before. Each rail alone still
+# reaches its own rate; the rails together share RATE.
+rails_share() {
+	local r dir
+	for dir in tx rx; do
+		ip -n "$1" link add "share$dir" type ifb
+		ip -n "$1" link set "share$dir" up
+		shape "$1" "share$dir" "$2"
+	done
+	for ((r = 0; r < opt_rails; r++)); do
+		tc -n "$1" qdisc add dev "rail$r" clsact
+		tc -n "$1" filter add dev "rail$r" egress protocol all u32 match u32 0 0 action mirred egress redirect dev sharetx
+		tc -n "$1" filter add dev "rail$r" ingress protocol all u32 match u32 0 0 action mirred egress redirect dev sharerx
 	done
 }
 
@@ -115,6 +146,10 @@ rails_truth() {
 		for ((r = 0; r < opt_rails; r++)); do
 			echo "${node_names[i]},rail$r,rail${rail_to[$i,$r]}-su${node_su[i]},${node_su[i]},$(rail_ip "$i" "$r")" >>"$TRUTH_RAILS"
 		done
+	done
+	echo "host,shared_rate" >"$TRUTH_RAILS_SHARED"
+	for i in "${!node_names[@]}"; do
+		[ -z "${rail_shared[$i]:-}" ] || echo "${node_names[i]},${rail_shared[$i]}" >>"$TRUTH_RAILS_SHARED"
 	done
 	state_add rails "$opt_rails"
 }

@@ -36,6 +36,7 @@ static const struct table {
 	{ "counters.csv", ctr_csv_cols, CTR_NCOLS },
 	{ "placement.csv", p2p_place_cols, P2P_PLACE_NCOLS },
 	{ "rail_probes.csv", rail_probe_cols, RAIL_PROBE_NCOLS },
+	{ "rails_together.csv", rail_together_cols, RAIL_TOG_NCOLS },
 };
 
 static char *slurp(const char *path)

@@ -4,8 +4,12 @@
  * swapped: exactly its two ports, each naming the other; a port cabled into another unit's leaf;
  * a node most of whose cables are elsewhere; a rail whose map has one tier (no leaves told); a
  * unit of one node; fewer than 3 rails refused. A node finding held on one rail is its port's,
- * on most rails the node's; a link's finding is neither. A rail judged at its certain tier. */
+ * on most rails the node's; a link's finding is neither. A rail judged at its certain tier. The
+ * rails at once against their sum alone (rails_together_judge): a node that feeds its rails
+ * short named alone, each direction apart; its partners, a healthy node between two short ones,
+ * a fabric whose every node is alike, noise and missing figures: none. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -206,6 +210,139 @@ static void test_node_findings(void)
 	CHECK_EQ(rails_node_findings(0, held, &f, &nf), FP_EUSAGE);
 }
 
+/* ---------------------------------------------------------------- the rails at once */
+
+#define TN 13
+static struct rails_together_test tt[4 * TN];
+
+/* the cycle's tests over n nodes (two: one pair), each direction: together = alone times the
+ * lower of the sender's send[] and the receiver's recv[], times a heavy-tailed noise below 1 */
+static int cycle(int n, const double *send, const double *recv)
+{
+	int nt = 0;
+	unsigned x = 12345;
+
+	for (int i = 0; i < (n == 2 ? 1 : n); i++)
+		for (int d = 0; d < 2; d++) {
+			int a = d ? (i + 1) % n : i, b = d ? i : (i + 1) % n;
+			double u;
+
+			x = x * 1103515245u + 12345u;
+			u = (double)(x >> 8 & 0xffff) / 65536.0;
+			tt[nt++] = (struct rails_together_test){ a, b, 16.0, 16.0 * fmin(send[a], recv[b]) *
+									 (1 - 0.02 * pow(u, 6) * 10) };
+		}
+	return nt;
+}
+
+static void ones(double *v, double x)
+{
+	for (int i = 0; i < TN; i++)
+		v[i] = x;
+}
+
+/* named: the report's (node, dir, other) triples as "node.dir" or "node.dir/other" */
+static const char *named(const struct rails_together_report *rep)
+{
+	static char buf[256];
+	int k = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < rep->nshort && k < 200; i++)
+		k += rep->sh[i].other < 0 ? snprintf(buf + k, sizeof buf - (size_t)k, "%s%d.%d", i ? " " : "", rep->sh[i].node,
+						     rep->sh[i].dir)
+					  : snprintf(buf + k, sizeof buf - (size_t)k, "%s%d.%d/%d", i ? " " : "",
+						     rep->sh[i].node, rep->sh[i].dir, rep->sh[i].other);
+	return buf;
+}
+
+static void test_together(void)
+{
+	double send[TN], recv[TN];
+	struct rails_together_report rep;
+	int nt;
+
+	/* healthy, 12 nodes (noise up to 20% on a few directions): none */
+	ones(send, 1), ones(recv, 1);
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_EQ(rep.ntests, 24);
+	CHECK(rep.median > 0.95 && rep.median <= 1);
+	CHECK_STR(named(&rep), "");
+	rails_together_free(&rep);
+	/* node 5's rails share one uplink, both ways: node 5 alone, both directions, two partners */
+	send[5] = recv[5] = 0.38;
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "5.0 5.1");
+	CHECK(rep.nshort == 2 && rep.sh[0].partners == 2 && rep.sh[0].ratio < 0.4);
+	rails_together_free(&rep);
+	/* ... sending alone: node 5 sending; its partners receiving from it are not named */
+	recv[5] = 1;
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "5.0");
+	rails_together_free(&rep);
+	/* two short nodes with one healthy between them (3, 5): 4 is explained by them */
+	ones(send, 1), ones(recv, 1);
+	send[3] = recv[3] = send[5] = recv[5] = 0.4;
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "3.0 3.1 5.0 5.1");
+	rails_together_free(&rep);
+	/* two short neighbours (3, 4): both */
+	ones(send, 1), ones(recv, 1);
+	send[3] = recv[3] = send[4] = recv[4] = 0.4;
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "3.0 3.1 4.0 4.1");
+	rails_together_free(&rep);
+	/* every node alike at 60% (the hosts' limit, or the test's): no node named, the median says it */
+	ones(send, 0.6), ones(recv, 0.6);
+	nt = cycle(12, send, recv);
+	CHECK_EQ(rails_together_judge(12, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "");
+	CHECK(rep.median < 0.6 && rep.median > 0.55);
+	rails_together_free(&rep);
+	/* an odd cycle (5 nodes: three rounds), node 4 short: named */
+	ones(send, 1), ones(recv, 1);
+	send[4] = recv[4] = 0.3;
+	nt = cycle(5, send, recv);
+	CHECK_EQ(nt, 10);
+	CHECK_EQ(rails_together_judge(5, tt, nt, 0.75, &rep), 0);
+	CHECK_STR(named(&rep), "4.0 4.1");
+	rails_together_free(&rep);
+	/* node 4's test with node 0 unmeasured: one partner left, not named (nor is a single short
+	 * test a node's) */
+	tt[8].together = tt[9].together = NAN;
+	CHECK_EQ(rails_together_judge(5, tt, nt, 0.75, &rep), 0);
+	CHECK_EQ(rep.ntests, 8);
+	CHECK_STR(named(&rep), "");
+	rails_together_free(&rep);
+	/* two nodes, the first short sending: the pair, neither told */
+	ones(send, 1), ones(recv, 1);
+	send[0] = 0.4;
+	nt = cycle(2, send, recv);
+	CHECK_EQ(nt, 2);
+	CHECK_EQ(rails_together_judge(2, tt, nt, 0.75, &rep), 0);
+	CHECK(rep.median > 0.6 && rep.median < 0.75); /* of 0.4 and 1: the relative bound is 0.56 */
+	CHECK_STR(named(&rep), "0.0/1");
+	rails_together_free(&rep);
+	/* --rails-together-min 0: nothing judged short */
+	CHECK_EQ(rails_together_judge(2, tt, nt, 0, &rep), 0);
+	CHECK_STR(named(&rep), "");
+	rails_together_free(&rep);
+	/* refused: a node with itself, out of range, a bound over 1 */
+	tt[0].to = tt[0].from;
+	CHECK_EQ(rails_together_judge(2, tt, nt, 0.75, &rep), FP_EUSAGE);
+	tt[0].to = 2;
+	CHECK_EQ(rails_together_judge(2, tt, nt, 0.75, &rep), FP_EUSAGE);
+	tt[0].to = 1;
+	CHECK_EQ(rails_together_judge(2, tt, nt, 1.5, &rep), FP_EUSAGE);
+	CHECK_EQ(rails_together_judge(2, tt, 0, 0.75, &rep), 0);
+	CHECK(rep.ntests == 0 && isnan(rep.median) && rep.nshort == 0);
+}
+
 int main(void)
 {
 	RUN(test_healthy);
@@ -215,5 +352,6 @@ int main(void)
 	RUN(test_uncertain_tier);
 	RUN(test_refused);
 	RUN(test_node_findings);
+	RUN(test_together);
 	CHECK_EXIT();
 }

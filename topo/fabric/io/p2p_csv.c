@@ -69,6 +69,17 @@ const struct csv_col rail_probe_cols[RAIL_PROBE_NCOLS] = {
 	RCOL(RAIL_PROBE_IN_LEAF, "in_leaf", CSV_I64, in_leaf, 0),
 };
 
+#define TCOL(id, name, type, field, prec) [id] = CSV_COL(name, type, struct rail_together_row, field, prec)
+const struct csv_col rail_together_cols[RAIL_TOG_NCOLS] = {
+	TCOL(RAIL_TOG_FROM, "from_host", CSV_STR, from_host, 0),
+	TCOL(RAIL_TOG_TO, "to_host", CSV_STR, to_host, 0),
+	TCOL(RAIL_TOG_RAILS, "rails", CSV_I64, rails, 0),
+	TCOL(RAIL_TOG_ALONE, "alone_Gbps", CSV_F64, alone_Gbps, 3),
+	TCOL(RAIL_TOG_ALONE_MIN, "alone_min_Gbps", CSV_F64, alone_min_Gbps, 3),
+	TCOL(RAIL_TOG_TOGETHER, "together_Gbps", CSV_F64, together_Gbps, 3),
+	TCOL(RAIL_TOG_PCT, "pct_of_alone", CSV_F64, pct_of_alone, 1),
+};
+
 /* ---------------------------------------------------------------- reading */
 
 /* p2p_csv_in's columns, in its order: its strings, then size_B, then its figures */

@@ -76,6 +76,21 @@ enum rail_probe_col {
 };
 extern const struct csv_col rail_probe_cols[RAIL_PROBE_NCOLS];
 
+/* rails_together.csv: one direction of a pair with every rail at once (from_host sends to
+ * to_host on each of `rails` rails): the rails' rates each alone (their sum, the slowest),
+ * all at once, and at once as a share of the sum (%). Rates in Gbit/s; empty when not
+ * measured. */
+struct rail_together_row {
+	const char *from_host, *to_host;
+	int64_t rails;
+	double alone_Gbps, alone_min_Gbps, together_Gbps, pct_of_alone;
+};
+enum rail_together_col {
+	RAIL_TOG_FROM, RAIL_TOG_TO, RAIL_TOG_RAILS, RAIL_TOG_ALONE, RAIL_TOG_ALONE_MIN, RAIL_TOG_TOGETHER, RAIL_TOG_PCT,
+	RAIL_TOG_NCOLS
+};
+extern const struct csv_col rail_together_cols[RAIL_TOG_NCOLS];
+
 /* ---------------------------------------------------------------- reading */
 
 /* What the readers take of one row. Strings point into the reader, valid until the next call;

@@ -62,4 +62,42 @@ struct rail_node_finding {
  * FP_ERUNTIME. */
 int rails_node_findings(int nrails, const struct susp_list *const *held, struct rail_node_finding **out, int *nout);
 
+/* All rails at once. A node's rails each measured alone against the same rails all carrying
+ * traffic at once, one direction of a pair: a node whose rails fall short together (a PCIe
+ * switch uplink two NICs share, a host that cannot feed them all) moves less at once than the
+ * sum of its rails alone, though each rail alone measures as its peers'. Each node meets two
+ * partners (its neighbours in a cycle over the nodes), each direction apart; a node's direction
+ * is short when every test of it is below min_ratio of its sum alone and below
+ * RAILS_TOGETHER_REL of the median test; it is named when it met two partners or more, one of
+ * them not short the other way (a healthy node between two short ones is explained by them).
+ * With two nodes the pair is named, neither told. A median below min_ratio is no node's to
+ * name (the hosts', or the test's: the caller says it). */
+#define RAILS_TOGETHER_REL 0.8
+
+struct rails_together_test {
+	int from, to;          /* endpoint indices: from sends on every rail to to */
+	double alone;          /* the sum of the rails' rates, each rail alone (GB/s); NAN none */
+	double together;       /* every rail at once (GB/s); NAN none */
+};
+
+struct rails_together_short {
+	int node, dir;         /* dir 0: sending, 1: receiving */
+	int other;             /* -1: the node's own; else the pair (node, other), neither told */
+	int partners;          /* partners met in that direction */
+	double ratio;          /* the highest of its tests' together / alone */
+};
+
+struct rails_together_report {
+	int ntests;            /* tests with both figures */
+	double median;         /* of their ratios; NAN none */
+	int nshort;
+	struct rails_together_short *sh; /* node order, then direction */
+};
+
+/* Judge nt tests over n endpoints. 0, FP_EUSAGE (an endpoint out of 0 .. n-1, a test of a node
+ * with itself, min_ratio outside 0 .. 1) or FP_ERUNTIME. */
+int rails_together_judge(int n, const struct rails_together_test *t, int nt, double min_ratio,
+			 struct rails_together_report *rep);
+void rails_together_free(struct rails_together_report *rep);
+
 #endif
