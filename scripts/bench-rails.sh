@@ -2,14 +2,16 @@
 # bench-rails.sh: the rails judged on the emulated cluster (docs/rails.md), as the demo plants
 # them: 12 nodes with 4 rails in two scalable units of 6 (fakecluster.sh --rails 4 --rail-su 6),
 # names dealt across two front-end racks. RUNS runs of a healthy cluster, then RUNS runs with
-# node03's cables of rails 2 and 3 swapped and node08's rail 1 port at 1 Gbit/s, each a fresh
+# node03's cables of rails 2 and 3 swapped, node08's rail 1 port at 1 Gbit/s and node10's rails
+# through one 6 Gbit/s link (--rail-shared), each a fresh
 # cluster and `fabprobe run -p <rails> --rails <rails>` with the demo's options. A line a run:
 # its seconds, the rails' maps against their truth (truth_rails.csv: exact, "left out" when a
 # rail's leaves differ only in a tier the map calls uncertain, which the scheduler files and the
 # rails judge leave out, else WRONG), the findings that held, the verdict's rails clause; then
 # the counts:
 #   healthy   PASS, no finding, no map WRONG             (a false alarm otherwise)
-#   faulted   exactly the planted faults named: node03's two ports, node08's rail 1 port
+#   faulted   exactly the planted faults named: node03's two ports, node08's rail 1 port,
+#             node10's rails at once
 # and the pairs measured, against the pairs of every port measured against every port.
 # Needs root.
 #   scripts/bench-rails.sh [--runs 5] [--fabprobe BIN]
@@ -38,7 +40,7 @@ trap '$FC down >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 cp "$(readlink -f "$bin")" "$tmp/fabprobe" # this build, whatever is built while it runs
 truth=/run/fabprobe-fakecluster/truth_rails.csv
 # the planted faults' clause, * for each figure
-want_faults="node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01: * and * us through each other's rails, * us or more through the others); node08 tcp:rail1 port: low_bw_node (*% of its rail's median bandwidth) on that rail alone (of 4 rails)"
+want_faults="node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01: * and * us through each other's rails, * us or more through the others); node08 tcp:rail1 port: low_bw_node (*% of its rail's median bandwidth) on that rail alone (of 4 rails), node10: 4 rails at once moved *% of their sum alone, sending and receiving, with each of its partners (the pairs' median *%: a PCIe uplink its NICs share, or a host that cannot feed them)"
 
 # groups FILE COLUMN [INTERFACE]: FILE's hosts grouped by COLUMN (of INTERFACE's rows alone)
 groups() {
@@ -49,7 +51,7 @@ pass=0 exact_faults=0 maps_exact=0 maps_wrong=0 pairs=0
 for kind in healthy faulted; do
 	for k in $(seq "$runs"); do
 		faults=()
-		[ $kind = faulted ] && faults=(--rail-swap node03=2,3 --rail-degrade node08:1=1gbit)
+		[ $kind = faulted ] && faults=(--rail-swap node03=2,3 --rail-degrade node08:1=1gbit --rail-shared node10=6gbit)
 		$FC up --racks 6,6 --interleave --rails 4 --rail-su 6 "${faults[@]}" > "$tmp/up.out" 2>&1 ||
 			{ cat "$tmp/up.out"; exit 1; }
 		d=$tmp/$kind$k
@@ -87,4 +89,7 @@ echo "faulted: exactly the planted faults named in $exact_faults of $runs"
 echo "maps exact: $maps_exact of $((2 * runs)) runs, WRONG in $maps_wrong"
 probes=$(cat "$tmp"/faulted*.out | sed -n 's/^rails: \([0-9]*\) probes of .* in \([0-9.]*\) s .*/\1 in \2 s/p' | paste -sd, -)
 echo "probes, each faulted run: ${probes:-none}; a healthy run: $(cat "$tmp"/healthy*.out | grep -c '^rails: .* probes')"
+together=$(cat "$tmp"/*.out | sed -n 's/^rails: every rail at once, \([0-9]*\) pairs .* in \([0-9.]*\) s (rails_together.csv)$/\2/p' | paste -sd, -)
+echo "every rail at once, seconds a run: ${together:-none}; the lowest share of a healthy run's directions: $(
+	cat "$tmp"/healthy*/rails_together.csv 2> /dev/null | awk -F, '$1 != "from_host" && (m == "" || $7 < m) { m = $7 } END { print m "%" }')"
 echo "directions measured a run (the rails' own pairs, both ways): $pairs; every port against every port: $((48 * 47))"

@@ -15,6 +15,7 @@ NET2=6,6
 SLOW=node06=500mbit
 SWAP=node03=2,3
 SLOWPORT=node08:1=1gbit
+SHARED=node10=6gbit
 RAILS=tcp:rail0,tcp:rail1,tcp:rail2,tcp:rail3
 . scripts/demo-opts.sh
 # mpi (over eth1) and tcp:eth0: one path on each network (tcp:eth1 would measure eth1 again)
@@ -37,11 +38,11 @@ echo "demo:   $UPLINK uplinks with 25 us per packet, $SLOW (a bad cable, say)"
 echo "demo:   eth1, the compute fabric (MPI's traffic): racks $NET2, 10 Gbit/s node links,"
 echo "demo:   $UPLINK uplinks with 10 us per packet"
 echo "demo:   rail0 .. rail3, the rails: rail i of node01-06 under one leaf, of node07-12 under"
-echo "demo:   another, 10 Gbit/s; node03's cables of rails 2 and 3 swapped, node08's rail 1 port at"
-echo "demo:   1 Gbit/s"
+echo "demo:   another, 4 Gbit/s; node03's cables of rails 2 and 3 swapped, node08's rail 1 port at"
+echo "demo:   1 Gbit/s, node10's four rails through one 6 Gbit/s link (NICs behind one PCIe uplink)"
 $FC up --racks "$RACKS" --interleave --uplink-rate $UPLINK --degrade "$SLOW" \
 	--net2 "$NET2" --net2-interleave --net2-uplink-rate $UPLINK --net2-uplink-delay-us 10 \
-	--rails 4 --rail-su 6 --rail-swap "$SWAP" --rail-degrade "$SLOWPORT"
+	--rails 4 --rail-su 6 --rail-swap "$SWAP" --rail-degrade "$SLOWPORT" --rail-shared "$SHARED"
 echo
 # fabprobe run ARGS...: its output, the launcher's noise left out; the results directory in $dir
 run() {
@@ -96,5 +97,6 @@ for r in 0 1 2 3; do
 done
 if [ "$exact" = 1 ]; then echo "demo: every rail's map exact"; else echo "demo: a rail's map NOT exact"; fi
 echo "$verdict"
-echo "demo: planted: node03's cables of rails 2 and 3 swapped, node08's rail 1 port at 1 Gbit/s"
+echo "demo: planted: node03's cables of rails 2 and 3 swapped, node08's rail 1 port at 1 Gbit/s,"
+echo "demo:   node10's rails sharing 6 Gbit/s (rails_together.csv: each rail alone, then all at once)"
 echo "demo: results in $dir"

@@ -16,7 +16,12 @@ static void run_usage_judges(FILE *f)
 	      "                          rail's leaf (a cabling finding: fails the run, drains nothing;\n"
 	      "                          on tcp: rails, probed from a node of its unit to name the leaf\n"
 	      "                          it is in); a node finding on fewer than half of a node's rails\n"
-	      "                          is its ports' (docs/rails.md)\n", f);
+	      "                          is its ports' (docs/rails.md)\n"
+	      "      --rails-together-min PCT\n"
+	      "                          with --rails, each node's rails alone then all at once with\n"
+	      "                          two partners of its unit (rails_together.csv): a node whose\n"
+	      "                          rails at once move less than PCT % of their sum alone (and\n"
+	      "                          under 0.8 of the median) is a finding (default 75; 0: not run)\n", f);
 	fputs("      --test-model        check that the judges' model of this run (made from what it\n"
 	      "                          wrote, never read back) holds what its directory does (tests)\n", f);
 }

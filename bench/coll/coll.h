@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -113,6 +114,13 @@ int coll_path_ports(const char *path, char (*out)[COLL_PATH_MAX], int max);
  * socket or IB transport on it, no NVLink, shared memory, NVLS or CollNet) take path P; none
  * for NULL or "mpi". Pure. */
 void coll_path_env(const char *path, struct coll_path_set *e);
+/* path-env.sh onto f: for each of the n paths (tcp:, verbs:, several ports joined by '+'; the
+ * others have no environment of their own and are left out), under its name, the exports
+ * coll_path_env makes, printed by `sh path-env.sh PATH` for an eval; rails: the rails joined
+ * in rail order (NULL none), under the name "rails". A path or value with a character outside
+ * a name's ([A-Za-z0-9_.:,=+-]) is left out, said in a comment. how: one line for the head.
+ * The count of paths written. */
+int coll_path_env_script(FILE *f, const char *how, const char *const *paths, int n, const char *rails);
 /* After MPI_Init (this rank alone): each OMPI_MCA_<name> that --path set, read back from the
  * MPI library's own control variable <name> (MPI_T), into e's lib: the library took it. */
 void coll_path_readback(struct coll_path_set *e);

@@ -127,6 +127,52 @@ void coll_path_env(const char *path, struct coll_path_set *e)
 	put(e, "NCCL_COLLNET_ENABLE", "%.*s", "0", 1);
 }
 
+/* s holds only a name's characters: safe between single quotes and in a case pattern */
+static int script_safe(const char *s)
+{
+	return s[0] && !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:,=+-")];
+}
+
+/* one path's case into f, under name: 1 written, 0 left out */
+static int script_case(FILE *f, const char *name, const char *path)
+{
+	struct coll_path_set e;
+	int safe = script_safe(name) && script_safe(path);
+
+	coll_path_env(path, &e);
+	for (int i = 0; i < e.n; i++)
+		safe = safe && script_safe(e.v[i].value);
+	if (!e.n || !safe) {
+		if (e.n)
+			fprintf(f, "# a path left out: a character outside a name's\n");
+		return 0;
+	}
+	fprintf(f, "'%s')\n", name);
+	for (int i = 0; i < e.n; i++)
+		fprintf(f, "\techo \"export %s='%s'\"\n", e.v[i].name, e.v[i].value);
+	fprintf(f, "\t;;\n");
+	return 1;
+}
+
+int coll_path_env_script(FILE *f, const char *how, const char *const *paths, int n, const char *rails)
+{
+	int k = 0;
+
+	fprintf(f, "#!/bin/sh\n# %s\n", how);
+	fputs("# The environment that points Open MPI, UCX and NCCL at one path this run measured, as\n"
+	      "# `fabprobe coll --path PATH` sets it; 'rails': every rail at once, in rail order (each\n"
+	      "# GPU's own NIC first where the inventory gave the rails). Written, never applied:\n"
+	      "#   eval \"$(sh path-env.sh tcp:eth1)\"; mpirun -x NCCL_SOCKET_IFNAME ... (or srun's\n"
+	      "# --export). A RoCE port's GID index is each node's own: not set (NCCL and UCX find it).\n"
+	      "case ${1:-} in\n", f);
+	for (int i = 0; i < n; i++)
+		k += script_case(f, paths[i], paths[i]);
+	if (rails)
+		k += script_case(f, "rails", rails);
+	fputs("*)\n\techo 'usage: sh path-env.sh PATH (a case above)' >&2\n\texit 2\n\t;;\nesac\n", f);
+	return k;
+}
+
 void coll_path_gid(const char *root, const char *path, struct coll_path_set *e)
 {
 	char port[COLL_PATH_PORTS_MAX][COLL_PATH_MAX], dev[64], v[16];

@@ -108,6 +108,34 @@ static int actions_write(const struct run_out *ro, const struct run_model *m)
 	return rc;
 }
 
+/* path-env.sh: each path's environment for the libraries, and the rails' at once in rail order */
+static int path_env_write(const struct run_out *ro, const struct run_state *st)
+{
+	const struct run_opts *c = st->c;
+	const char *paths[P2P_PATHS_MAX];
+	char rails[COLL_ENV_VALUE_MAX] = "", how[160];
+	struct results_file out;
+	int n = 0, tcp = c->nrails && !strncmp(c->rails[0], "tcp:", 4), skip = tcp ? 4 : 6;
+
+	for (int i = 0; i < c->p2p.npaths; i++)
+		paths[n++] = c->p2p.paths[i];
+	for (int r = 0; r < c->nrails; r++) {
+		if (strncmp(c->rails[r], tcp ? "tcp:" : "verbs:", (size_t)skip)) {
+			rails[0] = 0; /* rails of two kinds: no library takes them at once */
+			break;
+		}
+		text_add(rails, sizeof rails, "+", "%s%s", r ? "" : tcp ? "tcp:" : "verbs:", c->rails[r] + skip);
+	}
+	snprintf(how, sizeof how, "fabprobe %s run %s", FP_VERSION, ro->run_id);
+	if (results_tmp_open(&out, ro->dir, "path-env.sh"))
+		return FP_ERUNTIME;
+	if (!coll_path_env_script(out.f, how, paths, n, rails[0] ? rails : NULL)) {
+		results_tmp_abort(&out); /* mpi alone: nothing to point at */
+		return 0;
+	}
+	return results_tmp_commit(&out) ? FP_ERUNTIME : 0;
+}
+
 void run_files_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line)
 {
 	struct run_model m;
@@ -121,4 +149,6 @@ void run_files_write(const struct world *w, const struct run_out *ro, const stru
 		LOG_ERROR("junit.xml could not be written (the other files stand)");
 	if (actions_write(ro, &m))
 		LOG_ERROR("drain-slurm.sh or k8s-health-labels.yaml could not be written (the other files stand)");
+	if (path_env_write(ro, st))
+		LOG_ERROR("path-env.sh could not be written (the other files stand)");
 }

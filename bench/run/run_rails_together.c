@@ -378,7 +378,7 @@ static int run_rails_together_step(struct world *w, struct run_out *ro, struct r
 		rails_close(&t);
 	if (w->rank == 0 && np > 0) {
 		tog_keep(st, w, ro, p, np, got);
-		printf("rails: every rail at once, %d pair%s each way, %s (rails_together.csv) in %.1f s\n", np,
+		printf("rails: every rail at once, %d pair%s each way, %s, in %.1f s (rails_together.csv)\n", np,
 		       np == 1 ? "" : "s", t.over ? "one pair at a time (the endpoints share this machine's cores)"
 						 : "a round's pairs at once", clock_now() - t0);
 	} else if (w->rank == 0 && open_rc) {

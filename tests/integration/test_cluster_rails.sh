@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The rails judged on the emulated cluster (docs/judging.md#rails): 12 nodes, names dealt across
 # two front-end racks, with 4 rails in two scalable units of 6 (fakecluster.sh --rails 4
-# --rail-su 6). node03's cables of rails 2 and 3 swapped and node08's rail 1 port at 1 Gbit/s, as
-# the demo plants them: `fabprobe run -p <the rails> --rails <the same>` with the demo's options
-# (about 70 s) maps every rail exactly (node03 alone in rails 2 and 3), fails naming node03's
-# two ports, cabled into each other's rail leaves by 8 probes from node01's four ports (each
-# port nearest through the other's rail, rail_probes.csv), and node08's rail 1 port (its other rails
-# not) and nothing else, in every output
+# --rail-su 6). node03's cables of rails 2 and 3 swapped, node08's rail 1 port at 1 Gbit/s and
+# node10's four rails through one 6 Gbit/s link (--rail-shared), as the demo plants them:
+# `fabprobe run -p <the rails> --rails <the same>` with the demo's options (about 95 s) maps
+# every rail exactly (node03 alone in rails 2 and 3), fails naming node03's two ports, cabled
+# into each other's rail leaves by 8 probes from node01's four ports (each port nearest through
+# the other's rail, rail_probes.csv), node08's rail 1 port (its other rails not), node10's rails
+# at once (rails_together.csv: its four directions below half of the sum alone) and nothing
+# else, in every output
 # (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 alone (a cable, not a
 # node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
 # leaf (latency alone, -s none: about 35 s). Ranks of one node with --rails: unjudged. Needs
@@ -45,12 +47,12 @@ else
 		"[ $rc -eq 1 ] && grep -q '^verdict: FAIL (unjudged: --rails: the endpoints are ranks of one node' '$tmp/one.out'"
 fi
 $FC up --racks 6,6 --interleave --rails 4 --rail-su 6 --rail-swap node03=2,3 --rail-degrade node08:1=1gbit \
-	> "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
+	--rail-shared node10=6gbit > "$tmp/up.out" 2>&1 || { cat "$tmp/up.out"; notok "fakecluster up --rails 4 --rail-swap node03=2,3"; exit 1; }
 $FC mpirun "$FP" run "${DEMO_OPTS[@]}" "${OPTS[@]}" -o "$tmp/swap" > "$tmp/swap.out" 2>&1
 rc=$?
-# the clause, N for each figure (the probes' µs, the port's share of its rail's median)
-want="rails: node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01: N and N us through each other's rails, N us or more through the others); node08 tcp:rail1 port: low_bw_node (N% of its rail's median bandwidth) on that rail alone (of 4 rails)"
-want_bre=${want//N/[0-9][0-9.]*}
+# the clause, @ for each figure (the probes' µs, the port's share of its rail's median)
+want="rails: node03 tcp:rail2 and tcp:rail3 cabled into each other's rail leaves (two cables swapped; probed from node01: @ and @ us through each other's rails, @ us or more through the others); node08 tcp:rail1 port: low_bw_node (@% of its rail's median bandwidth) on that rail alone (of 4 rails), node10: 4 rails at once moved @% of their sum alone, sending and receiving, with each of its partners (the pairs' median @%: a PCIe uplink its NICs share, or a host that cannot feed them)"
+want_bre=${want//@/[0-9][0-9.]*}
 expect "swapped: exit 1 ($(grep -m 1 '^verdict' "$tmp/swap.out"))" [ $rc -eq 1 ]
 for r in 0 1 2 3; do
 	expect "swapped: rail $r's map is its truth (node03 alone in rails 2 and 3)" \
@@ -67,16 +69,21 @@ expect "swapped: 8 probes, node03's two ports from node01's four, each nearest t
 	'tcp:rail2 tcp:rail3,tcp:rail3 tcp:rail2' ]"
 expect "swapped: node08's finding is of tcp:rail1 alone" sh -c \
 	"grep -q '^low_bw_node,node08,' '$tmp/swap/suspects_tcp_rail1.csv' && [ \$(cat '$tmp'/swap/suspects_*.csv | grep -vc '^kind,') -eq 1 ]"
+expect "swapped: every rail at once, 12 pairs each way in the units' cycles; node10's four directions below half, no other" sh -c \
+	"grep -q '^rails: every rail at once, 12 pairs each way' '$tmp/swap.out' &&
+	[ \$(wc -l < '$tmp/swap/rails_together.csv') -eq 25 ] &&
+	[ \"\$(awk -F, 'NR > 1 && \$7 < 50 { print \$1 \">\" \$2 }' '$tmp/swap/rails_together.csv' | sort | paste -sd,)\" = \
+	'node09>node10,node10>node09,node10>node11,node11>node10' ]"
 printf '%s\n' "$want" > "$tmp/want"
 expect "swapped: summary.json's rails clause fails with that text, valid against the schema" sh -c \
 	"/usr/bin/python3 -c 'import json, re, sys; v = json.load(open(sys.argv[1]))[\"verdict\"]
-w = re.escape(open(sys.argv[2]).read().strip()).replace(\"N\", \"[0-9][0-9.]*\")
+w = re.escape(open(sys.argv[2]).read().strip()).replace(\"@\", \"[0-9][0-9.]*\")
 sys.exit(not [c for c in v[\"clauses\"] if c[\"about\"] == \"rails\" and c[\"fails\"] and re.fullmatch(w, c[\"text\"])])' '$tmp/swap/summary.json' '$tmp/want' &&
 	/usr/bin/python3 tests/integration/summary_check.py '$tmp/swap/summary.json' docs/summary.schema.json > /dev/null"
 expect "swapped: junit.xml's judges fail on it, fabprobe.prom's rails clause is 1" sh -c \
 	"grep -q 'rails: node03 tcp:rail2 and tcp:rail3 cabled into each other.*two cables swapped; probed from node01' '$tmp/swap/junit.xml' &&
 	grep -qx 'fabprobe_verdict_clause{clause=\"rails\"} 1' '$tmp/swap/fabprobe.prom'"
-expect "swapped: node08 drained for its rail 1 port, node03 not (a cable is at fault)" sh -c \
+expect "swapped: node08 drained for its rail 1 port, node03 not (a cable is at fault), node10 not (said, not drained)" sh -c \
 	"[ \$(grep -c '^node ' '$tmp/swap/drain-slurm.sh') -eq 1 ] &&
 	grep -q \"^node 'node08' '.*low_bw_node on tcp:rail1\" '$tmp/swap/drain-slurm.sh'"
 

@@ -2,6 +2,9 @@
  * check against a direct simulation of each op, value coding, the sweep, option parsing. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "coll/coll_backend.h"
@@ -502,6 +505,46 @@ static void test_bounded_wait(void)
 	CHECK_HAS(why, "ncclCommInitRankConfig: not done after 0.2 s (--timeout)");
 }
 
+/* path-env.sh: each path's exports printed by `sh path-env.sh PATH`, the rails at once; mpi
+ * and a name with a shell's character left out; an unknown PATH refused */
+static void test_path_env_script(void)
+{
+	const char *paths[] = { "mpi", "tcp:eth1", "verbs:mlx5_0:1", "tcp:e$(reboot)" };
+	char file[] = "/tmp/fp-path-env-XXXXXX", line[256], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len), *p;
+	int fd = mkstemp(file), got = 0;
+
+	CHECK(f && fd >= 0);
+	if (!f || fd < 0)
+		return;
+	CHECK_EQ(coll_path_env_script(f, "fabprobe test", paths, 4, "tcp:rail0+rail1+rail2"), 3);
+	fclose(f);
+	CHECK(strstr(text, "'tcp:eth1')\n\techo \"export OMPI_MCA_pml='ob1'\"\n") != NULL &&
+	      strstr(text, "\techo \"export NCCL_SOCKET_IFNAME='=eth1'\"\n") != NULL);
+	CHECK(strstr(text, "'rails')\n") != NULL && strstr(text, "export NCCL_IB_HCA='=mlx5_0:1'") != NULL);
+	CHECK(strstr(text, "'mpi')") == NULL && strstr(text, "reboot") == NULL);
+	CHECK(strstr(text, "# a path left out") != NULL);
+	CHECK(write(fd, text, len) == (ssize_t)len);
+	close(fd);
+	/* run as a user would: the rails' exports, every port at once, in rail order */
+	snprintf(line, sizeof line, "sh %s rails", file);
+	if ((p = popen(line, "r"))) {
+		while (fgets(line, sizeof line, p))
+			got += !strcmp(line, "export NCCL_SOCKET_IFNAME='=rail0,rail1,rail2'\n") ||
+			       !strcmp(line, "export OMPI_MCA_btl_tcp_if_include='rail0,rail1,rail2'\n");
+		CHECK_EQ(pclose(p), 0);
+	}
+	CHECK_EQ(got, 2);
+	snprintf(line, sizeof line, "sh %s 'tcp:e$(reboot)' 2>/dev/null", file);
+	if ((p = popen(line, "r"))) {
+		CHECK(fgets(line, sizeof line, p) == NULL);
+		CHECK_EQ(WEXITSTATUS(pclose(p)), 2);
+	}
+	unlink(file);
+	free(text);
+}
+
 int main(void)
 {
 	RUN(test_bytes_and_bus_factors);
@@ -512,6 +555,7 @@ int main(void)
 	RUN(test_sweep);
 	RUN(test_opts);
 	RUN(test_path_env);
+	RUN(test_path_env_script);
 	RUN(test_rows);
 	RUN(test_bounded_wait);
 	CHECK_EXIT();
