@@ -73,7 +73,7 @@ static int run_counters_on(const struct run_opts *c)
 
 /* the sysfs root of this rank (the inventory's --sysfs-root, expanded) into *root, NULL for
  * /sys; -1 when the pattern does not expand (then nothing is read: never /sys instead) */
-static int sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root)
+int run_sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root)
 {
 	*root = NULL;
 	if (!c->inv.sysfs_root)
@@ -96,7 +96,7 @@ static int run_counters_before_step(struct world *w, struct run_out *ro, struct 
 	l->leader = inventory_leader(w, &st->c->inv, l->node, sizeof l->node);
 	if (!l->leader)
 		return 0;
-	if (sysfs_root(st->c, w, buf, sizeof buf, &root))
+	if (run_sysfs_root(st->c, w, buf, sizeof buf, &root))
 		LOG_WARN("--sysfs-root: the expanded path is too long: this node's link counters are not read");
 	else if (ctr_read(root, &l->before) == 0)
 		l->read = 1;
@@ -173,7 +173,7 @@ static int my_rows(const struct run_state *st, const struct world *w, struct ctr
 	int n = 0;
 
 	*rows = NULL, *ports = 0, *left_out = 0;
-	if (!l->read || sysfs_root(st->c, w, buf, sizeof buf, &root) || ctr_read(root, &after))
+	if (!l->read || run_sysfs_root(st->c, w, buf, sizeof buf, &root) || ctr_read(root, &after))
 		return 0;
 	if ((*rows = malloc(sizeof **rows * ROWS_MAX))) {
 		n = ctr_deltas(&l->before, &after, netdevs, path_netdevs(st->c, netdevs), *rows, ROWS_MAX);

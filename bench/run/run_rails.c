@@ -123,8 +123,22 @@ static int together_say(const struct run_state *st, const char *const *labels, i
 	struct rails_together_report rep;
 	int named = 0;
 
+	for (int k = 0; k < st->nquiet; k++) { /* a port's counters come together */
+		const struct rail_quiet *q = &st->quiet[k];
+		int first = !k || q[-1].node != q->node || strcmp(q[-1].port, q->port);
+		int last = k + 1 == st->nquiet || q[1].node != q->node || strcmp(q[1].port, q->port);
+
+		if (first)
+			text_add(text, len, ", ", "%s %s: ", labels[q->node], q->port);
+		text_add(text, len, first ? "" : ", ", "%s +%llu", q->name, q->rise);
+		if (last)
+			text_add(text, len, "", " (over %d) while every rail ran at once with partners of its leaves "
+				 "(congestion with no incast: the fabric's ECN or PFC settings, or a receiver that cannot "
+				 "keep up)", CTR_QUIET_ALLOW);
+		named += last;
+	}
 	if (!st->ntog)
-		return 0;
+		return named;
 	if (rails_together_judge(n, st->tog, st->ntog, c->together_min, &rep))
 		return -1;
 	for (int k = 0; k < rep.nshort; k++) {

@@ -98,6 +98,9 @@ struct run_state {
 	/* rank 0: each direction of the pairs that ran every rail at once (run_rails_together.c) */
 	struct rails_together_test *tog;
 	int ntog;
+	/* rank 0: a RoCE rail port's congestion counter that rose over that pass (ctr_quiet_finding) */
+	struct rail_quiet { int node; char port[CTR_PORT_MAX], name[CTR_NAME_MAX]; unsigned long long rise; } *quiet;
+	int nquiet;
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
@@ -158,6 +161,10 @@ int run_rails(const struct run_state *st, const struct world *w, struct verdict 
  * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and
  * k8s-health-labels.yaml; line is the verdict's. A file that cannot be written is said, the
  * others stand. */
+/* This rank's sysfs root for the counters (the inventory's --sysfs-root, expanded) into *root,
+ * NULL for /sys; -1 when the pattern does not expand (then nothing is read: never /sys instead). */
+int run_sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root);
+
 void run_files_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
 
 /* Parse `fabprobe run`'s options: those of every stage listed (NULL-terminated). Returns 0, 1

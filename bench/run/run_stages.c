@@ -124,6 +124,7 @@ static void run_state_free(struct run_state *st)
 	verdict_free(&st->rails);
 	free(st->where);
 	free(st->tog);
+	free(st->quiet);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
 }

@@ -2,7 +2,8 @@
  * which kind and whether the port is physical; then the deltas between two reads of one node,
  * and the findings they make: only a flap or an error counter that rose above its threshold on a
  * judged port. A healthy node under load (traffic, congestion, retransmissions, drops) makes
- * none. */
+ * none. Over a pass with no incast, a RoCE port's ECN marks and CNPs above 100 are congestion;
+ * IB's PortXmitWait and a netdev's drops are not. */
 #include <string.h>
 
 #include "check.h"
@@ -133,6 +134,59 @@ static void test_ib_saturation_and_congestion(void)
 	ctr_set_free(&b);
 }
 
+/* findings of the quiet pass: "port name;" each */
+static int quiet(const struct ctr_set *a, const struct ctr_set *b, char *out)
+{
+	struct ctr_delta d[4096];
+	int n = ctr_deltas(a, b, NULL, 0, d, 4096), k = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < n && i < 4096; i++)
+		if (ctr_quiet_finding(&d[i])) {
+			k++;
+			sprintf(out + strlen(out), "%s %s %s;", ctr_quiet_finding(&d[i]), d[i].port, d[i].name);
+		}
+	return k;
+}
+
+static void test_quiet_congestion(void)
+{
+	static const char *const names[] = { "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
+					     "np_ecn_marked_roce_packets" };
+	struct ctr_set a, b, c, d;
+	char out[2048], want[128];
+
+	CHECK_EQ(ctr_read(FIX "roce/sysfs", &a), 0);
+	CHECK_EQ(ctr_read(FIX "roce/sysfs", &b), 0);
+	CHECK_EQ(quiet(&a, &b, out), 0);
+	for (int i = 0; i < 4; i++) {
+		struct ctr_value *v = get(&b, "mlx5_1:1", names[i]);
+
+		CHECK(v != NULL);
+		if (!v)
+			continue;
+		v->v += CTR_QUIET_ALLOW; /* exactly the allowance: none */
+		CHECK_EQ(quiet(&a, &b, out), 0);
+		v->v += 1;
+		CHECK_EQ(quiet(&a, &b, out), 1);
+		snprintf(want, sizeof want, "congestion mlx5_1:1 %s;", names[i]);
+		CHECK_STR(out, want);
+		v->v -= CTR_QUIET_ALLOW + 1;
+	}
+	/* a retransmission counter, a netdev's drops: not congestion */
+	get(&b, "mlx5_1:1", "out_of_sequence")->v += 5000;
+	CHECK_EQ(quiet(&a, &b, out), 0);
+	ctr_set_free(&a);
+	ctr_set_free(&b);
+	/* InfiniBand's PortXmitWait, however high: not */
+	CHECK_EQ(ctr_read(FIX "ib-hdr/sysfs", &c), 0);
+	CHECK_EQ(ctr_read(FIX "ib-hdr/sysfs", &d), 0);
+	get(&d, "mlx5_2:1", "port_xmit_wait")->v += 5000000;
+	CHECK_EQ(quiet(&c, &d, out), 0);
+	ctr_set_free(&c);
+	ctr_set_free(&d);
+}
+
 /* Each judged counter of each fixture (InfiniBand, RoCE, 25GbE), alone, on each side of its
  * threshold: a rise of exactly the threshold is no finding, one more is, of its class's kind; a
  * counter never judged has no threshold, and rises of any size make none. */
@@ -207,6 +261,7 @@ int main(void)
 	RUN(test_read_trees);
 	RUN(test_deltas_and_findings);
 	RUN(test_ib_saturation_and_congestion);
+	RUN(test_quiet_congestion);
 	RUN(test_thresholds);
 	RUN(test_names);
 	CHECK_EXIT();

@@ -344,6 +344,15 @@ int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const 
 	return n;
 }
 
+const char *ctr_quiet_finding(const struct ctr_delta *d)
+{
+	if (d->source != CTR_SRC_HW_COUNTERS || d->cls != CTR_CONGESTION ||
+	    (d->note != CTR_NOTE_NONE && d->note != CTR_NOTE_SATURATED) || d->after <= d->before ||
+	    d->after - d->before <= CTR_QUIET_ALLOW)
+		return NULL;
+	return "congestion";
+}
+
 const char *ctr_finding(const struct ctr_delta *d)
 {
 	long long allow = ctr_threshold(d->source, d->name);

@@ -73,6 +73,14 @@ int ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, const 
 /* The rise over a run that a judged port may show on counter name of source before it is a
  * finding (0: none; counters.c's table, docs/judging.md), or -1 when it is never judged. */
 long long ctr_threshold(int source, const char *name);
+
+/* A RoCE port's congestion counters (hw_counters: ECN-marked packets, CNPs sent, handled or
+ * ignored) over a pass with no incast, each port streaming to one port of its own leaf (`run
+ * --rails`' every rail at once): a rise above CTR_QUIET_ALLOW is "congestion" (a switch's ECN
+ * or PFC settings, or a receiver that cannot keep up: its NIC marks or pauses), else NULL. Only
+ * these counters: on InfiniBand PortXmitWait rises whenever a port waits for credits. Pure. */
+#define CTR_QUIET_ALLOW 100
+const char *ctr_quiet_finding(const struct ctr_delta *d);
 /* The finding a row makes: "link_flap", "link_errors", or NULL (none: not judged, not a flap
  * or error counter, a rise within its threshold, or an unreadable delta). */
 const char *ctr_finding(const struct ctr_delta *d);
