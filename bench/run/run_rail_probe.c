@@ -5,8 +5,9 @@
  * the address of X's rail r, one probe at a time), not every port against every port. The
  * nearest probe names the leaf the port is cabled into when it stands apart from the others
  * (where_decide, against the rails' maps' leaf and spine levels). A healthy fabric takes no
- * probe. On tcp: rails (a verbs port has no address here to probe). Written to
- * rail_probes.csv. */
+ * probe. A tcp: rail is probed on its interface; a verbs: rail on its port's netdev (RoCE's
+ * Ethernet interface, IPoIB's ib0: the same port and cable), each socket bound to it. Written
+ * to rail_probes.csv. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "core/results.h"
 #include "fabric/io/p2p_csv.h"
 #include "fabric/judge/rails.h"
+#include "node/inv_link.h"
 #include "run_stage.h"
 
 #define PROBE_WARMUP 20
@@ -76,10 +78,30 @@ static int move(int fd, char *buf, size_t n, int sending, double deadline)
 	return 0;
 }
 
-static int tcp_socket(uint32_t ip)
+/* the netdev a rail is probed on: tcp:<netdev>'s, a verbs:<dev>:<port>'s (inv_port_netdev);
+ * "" none */
+static void probe_dev(const char *path, char *out, size_t len)
+{
+	const char *colon;
+
+	out[0] = 0;
+	if (!strncmp(path, "tcp:", 4))
+		snprintf(out, len, "%s", path + 4);
+	else if (!strncmp(path, "verbs:", 6) && (colon = strchr(path + 6, ':')) && (size_t)(colon - path - 6) < 64) {
+		char dev[64];
+
+		snprintf(dev, sizeof dev, "%.*s", (int)(colon - path - 6), path + 6);
+		inv_port_netdev(NULL, dev, atoi(colon + 1), out, (int)len);
+	}
+}
+
+static int tcp_socket(uint32_t ip, const char *dev)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = ip };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd >= 0) /* out of this port, where routing would pick another (root only: best effort) */
+		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev));
 
 	if (fd >= 0 && (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) ||
 			bind(fd, (struct sockaddr *)&sa, sizeof sa))) {
@@ -90,12 +112,17 @@ static int tcp_socket(uint32_t ip)
 }
 
 /* X: listen on dev's address, tell Y (world rank peer) where, and echo until Y is done */
-static void serve(const char *dev, int peer)
+static void serve(const char *path, int peer)
 {
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof sa;
-	uint32_t at[2] = { dev_ipv4(dev), 0 };
-	int lfd = at[0] ? tcp_socket(at[0]) : -1, fd = -1;
+	char dev[64];
+	uint32_t at[2] = { 0, 0 };
+	int lfd, fd = -1;
+
+	probe_dev(path, dev, sizeof dev);
+	at[0] = dev[0] ? dev_ipv4(dev) : 0;
+	lfd = at[0] ? tcp_socket(at[0], dev) : -1;
 	double deadline = clock_now() + PROBE_DEADLINE_S;
 	char b[8];
 
@@ -121,15 +148,17 @@ static int dcmp(const void *a, const void *b)
 /* Y: from dev's address to X's (world rank peer): the 10th percentile of the half round trips
  * (µs; near the wire's floor, where a median moves with a busy host's scheduling), or INFINITY
  * when it could not be measured */
-static double probe(const char *dev, int peer)
+static double probe(const char *path, int peer)
 {
-	uint32_t at[2], ip = dev_ipv4(dev);
+	uint32_t at[2], ip;
 	double t[PROBE_ITERS], deadline = clock_now() + PROBE_DEADLINE_S, us = INFINITY;
 	int fd, k = 0, err = 0;
-	char b[8] = "fabprobe";
+	char b[8] = "fabprobe", dev[64];
 
+	probe_dev(path, dev, sizeof dev);
+	ip = dev[0] ? dev_ipv4(dev) : 0;
 	MPI_Recv(at, 2, MPI_UINT32_T, peer, PROBE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	if (!at[1] || !ip || (fd = tcp_socket(ip)) < 0)
+	if (!at[1] || !ip || (fd = tcp_socket(ip, dev)) < 0)
 		return INFINITY;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = at[0], .sin_port = (in_port_t)at[1] };
 
@@ -305,7 +334,7 @@ static int run_rail_probe_step(struct world *w, struct run_out *ro, struct run_s
 			for (int i = 0; i < st->mp.npaths; i++)
 				if (!strcmp(st->mp.p[i].m->path, c->rails[r]))
 					maps[r] = run_maps_map(&st->mp, i);
-			all = all && maps[r] && !strncmp(c->rails[r], "tcp:", 4);
+			all = all && maps[r] && (!strncmp(c->rails[r], "tcp:", 4) || !strncmp(c->rails[r], "verbs:", 6));
 		}
 		np = all ? plan(st, maps, &p) : 0;
 	}
@@ -325,9 +354,9 @@ static int run_rail_probe_step(struct world *w, struct run_out *ro, struct run_s
 
 		us[k] = INFINITY;
 		if (w->rank == x)
-			serve(c->rails[q[1]] + 4, y);
+			serve(c->rails[q[1]], y);
 		else if (w->rank == y)
-			us[k] = probe(c->rails[q[3]] + 4, x);
+			us[k] = probe(c->rails[q[3]], x);
 		mpi_barrier_sleepy(MPI_COMM_WORLD); /* the others wait asleep: the probes share their cores */
 	}
 	MPI_Reduce(us, got, np, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);

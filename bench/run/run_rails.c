@@ -64,6 +64,10 @@ static void off_say(const struct run_state *st, const char *const *labels, const
 			text_add(text, len, "", "; %s %s is in %s's leaf (probed from %s: %.1f us through it, %.1f us or "
 				 "more through the others)", labels[o->node], c->rails[p->rail], c->rails[p->leaf_rail],
 				 labels[p->ref], p->us[p->leaf_rail], others_min(p, c->nrails, p->leaf_rail));
+		else if (p && isinf(others_min(p, c->nrails, -1)))
+			text_add(text, len, "", "; %s %s could not be probed from %s (no probe reached it: no address on "
+				 "the port, or no route from one rail to another)", labels[o->node], c->rails[p->rail],
+				 labels[p->ref]);
 		else if (p)
 			text_add(text, len, "", "; %s %s is near %s of %s's rail ports (probed: %.1f us the nearest)",
 				 labels[o->node], c->rails[p->rail], p->nnear ? "more than one" : "none", labels[p->ref],

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "node/inv_link.h"
 #include "core/log.h"
 #include "inventory/inv_stage.h"
 #include "node/inv_probe.h"
@@ -650,6 +651,22 @@ static void test_netdev_read(void)
 	CHECK(inv_kind_netdev(INV_KIND_ETHERNET) == INV_KIND_ETHERNET);
 }
 
+/* The netdev a verbs rail is probed on: RoCE's (gid_attrs/ndevs/0), IPoIB's (the function's
+ * net/), none for a device or port that is not there */
+static void test_port_netdev(void)
+{
+	char nd[64];
+
+	inv_port_netdev("tests/fixtures/roce/sysfs", "mlx5_1", 1, nd, sizeof nd);
+	CHECK_STR(nd, "ens6f1np1");
+	inv_port_netdev("tests/fixtures/ib-hdr/sysfs", "mlx5_3", 1, nd, sizeof nd);
+	CHECK_STR(nd, "ib3");
+	inv_port_netdev("tests/fixtures/ib-hdr/sysfs", "mlx5_9", 1, nd, sizeof nd);
+	CHECK_STR(nd, "");
+	inv_port_netdev("tests/fixtures/roce/sysfs", "../../..", 1, nd, sizeof nd);
+	CHECK_STR(nd, "");
+}
+
 int main(void)
 {
 	RUN(test_width_and_speed);
@@ -662,6 +679,7 @@ int main(void)
 	RUN(test_fixture_degraded);
 	RUN(test_fixture_bad);
 	RUN(test_netdev_read);
+	RUN(test_port_netdev);
 	RUN(test_hostile_tree);
 	RUN(test_paths_and_mismatches);
 	RUN(test_default_paths);

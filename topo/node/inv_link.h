@@ -66,6 +66,10 @@ int inv_gid_pick(const struct inv_gid *g, int n);
  * number of entries in g. */
 int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[INV_GIDS_MAX],
 		 unsigned *bad);
+/* The netdev of RDMA port dev:port under root ("/sys" when NULL) into out (len bytes): RoCE's
+ * Ethernet interface (gid_attrs/ndevs/0), else the netdev of the port's PCI function (IPoIB's
+ * ib0), matched on dev_port when the function has several; "" when none. */
+void inv_port_netdev(const char *root, const char *dev, int port, char *out, int len);
 /* The RoCE v2 GID perftest would use on dev:port (inv_gid_read, then inv_gid_pick): its
  * index, or -1 when no entry qualifies; gid gets its 16 bytes when not NULL. */
 int inv_gid_choose(const char *root, const char *dev, int port, uint8_t gid[16]);

@@ -38,6 +38,13 @@ static void port_netdev(const struct ib_dev *d, int port, int roce, char *out, i
 	}
 }
 
+void inv_port_netdev(const char *root, const char *dev, int port, char *out, int len)
+{
+	struct ib_dev d = { .root = root, .name = dev };
+
+	port_netdev(&d, port, 1, out, len);
+}
+
 /* The NIC row of this port: the netdev's row when the netdev was listed, else a new one. */
 static struct inv_nic *port_row(struct inv_node *node, const char *dev, int port, const char *netdev)
 {
