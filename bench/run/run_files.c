@@ -30,7 +30,8 @@ static void run_model_make(const struct world *w, const struct run_out *ro, cons
 				 .nasked = c->p2p.npaths, .npaths = mp->npaths, .compute = mp->compute,
 				 .inventoried = !c->no_inventory, .inventory_differs = st->irc != 0,
 				 .pairs_failed = st->prc || st->krc, .coll_run = !c->no_coll, .min_pct = c->min_pct,
-				 .coll = &st->coll, .links = &st->links.sum, .verdict = &st->verdict, .line = line,
+				 .coll = &st->coll, .links = &st->links.sum, .nnode_finds = st->nnode_finds,
+				 .node_finds = st->node_finds, .verdict = &st->verdict, .line = line,
 				 .which = st->which, .unjudged = st->unjudged, .unjudged_fails = st->urc,
 				 .label_prefix = c->label_prefix, .k8s_taint = c->k8s_taint };
 	for (int i = 0; i < c->p2p.npaths && i < RUN_MODEL_PATHS_MAX; i++)

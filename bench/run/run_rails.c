@@ -121,7 +121,7 @@ static int rails_findings(const struct run_opts *c, const char *const *labels, c
 /* the pass with every rail at once into text: the nodes whose rails fell short together, and
  * most directions short (no one node's to name); the count said (each fails the run), or -1
  * (out of memory) */
-static int together_say(const struct run_state *st, const char *const *labels, int n, char *text, size_t len)
+static int together_say(struct run_state *st, const char *const *labels, int n, char *text, size_t len)
 {
 	const struct run_opts *c = st->c;
 	struct rails_together_report rep;
@@ -145,17 +145,33 @@ static int together_say(const struct run_state *st, const char *const *labels, i
 		return named;
 	if (rails_together_judge(n, st->tog, st->ntog, c->together_min, &rep))
 		return -1;
+	free(st->node_finds);
+	st->nnode_finds = 0;
+	if (!(st->node_finds = calloc((size_t)rep.nshort + 1, sizeof *st->node_finds))) {
+		rails_together_free(&rep);
+		return -1;
+	}
 	for (int k = 0; k < rep.nshort; k++) {
 		const struct rails_together_short *s = &rep.sh[k];
 		int both = k + 1 < rep.nshort && rep.sh[k + 1].node == s->node && s->other < 0;
 
-		text_add(text, len, ", ", "%s%s%s: %d rails at once moved %.0f%% of their sum alone, %s, %s (the pairs' "
-			 "median %.0f%%: a PCIe uplink its NICs share, or a host that cannot feed them)", labels[s->node],
-			 s->other >= 0 ? " or " : "", s->other >= 0 ? labels[s->other] : "", c->nrails,
+		char what[RUN_NODE_FIND_WHAT_MAX];
+
+		snprintf(what, sizeof what, "%d rails at once moved %.0f%% of their sum alone, %s", c->nrails,
 			 100 * (both ? fmax(s->ratio, rep.sh[k + 1].ratio) : s->ratio),
-			 both ? "sending and receiving" : s->dir ? "receiving" : "sending",
+			 both ? "sending and receiving" : s->dir ? "receiving" : "sending");
+		text_add(text, len, ", ", "%s%s%s: %s, %s (the pairs' median %.0f%%: a PCIe uplink its NICs share, or a "
+			 "host that cannot feed them)", labels[s->node], s->other >= 0 ? " or " : "",
+			 s->other >= 0 ? labels[s->other] : "", what,
 			 s->other >= 0 ? "between the two (two nodes: which one is not told)" : "with each of its partners",
 			 100 * rep.median);
+		if (s->other < 0) { /* a node's own: its actions (a pair's, neither told: none) */
+			struct run_node_finding *f = &st->node_finds[st->nnode_finds++];
+
+			snprintf(f->kind, sizeof f->kind, "rails_together");
+			snprintf(f->host, sizeof f->host, "%s", labels[s->node]);
+			snprintf(f->what, sizeof f->what, "%s", what);
+		}
 		named++;
 		k += both;
 	}
@@ -169,7 +185,7 @@ static int together_say(const struct run_state *st, const char *const *labels, i
 	return named;
 }
 
-int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len)
+int run_rails(struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len)
 {
 	const char *const *labels = (const char *const *)w->labels;
 	const struct run_opts *c = st->c;

@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "fabric/emit/run_model.h"
 #include "fabric/io/ctr_csv.h"
 #include "fabric/judge/rails.h"
 #include "fabric/plan/plan.h"
@@ -101,6 +102,9 @@ struct run_state {
 	/* rank 0: a RoCE rail port's congestion counter that rose over that pass (ctr_quiet_finding) */
 	struct rail_quiet { int node; char port[CTR_PORT_MAX], name[CTR_NAME_MAX]; unsigned long long rise; } *quiet;
 	int nquiet;
+	/* rank 0, after the stages: the node findings of no map (run_rails: the rails at once) */
+	struct run_node_finding *node_finds;
+	int nnode_finds;
 	struct verdict verdict;      /* rank 0, after the stages: the run's verdict, every clause */
 	struct run_links links;      /* the link counters */
 	/* rank 0: each path's map that its bandwidth plan was made from (groups tier-major), and
@@ -155,7 +159,7 @@ int run_bisect(struct world *w, struct run_out *ro, struct run_state *st, const 
  * in its rail's leaf, judged from the rails' maps (fabric/judge/rails.h), as one clause for the
  * verdict (VERDICT_RAILS) into v; what cannot be judged (a rail with no map, ranks of one node)
  * into unjudged (len bytes, "" when all was). 0, or FP_ERUNTIME. */
-int run_rails(const struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len);
+int run_rails(struct run_state *st, const struct world *w, struct verdict *v, char *unjudged, size_t len);
 
 /* rank 0, after the verdict (run_files.c): the run's own files from its model
  * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and

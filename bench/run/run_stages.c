@@ -125,6 +125,7 @@ static void run_state_free(struct run_state *st)
 	free(st->where);
 	free(st->tog);
 	free(st->quiet);
+	free(st->node_finds);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
 }

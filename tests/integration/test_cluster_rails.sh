@@ -9,8 +9,8 @@
 # the other's rail, rail_probes.csv), node08's rail 1 port (its other rails not), node10's rails
 # at once (rails_together.csv: its four directions below half of the sum alone) and nothing
 # else, in every output
-# (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 alone (a cable, not a
-# node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
+# (terminal, summary.json, junit.xml, fabprobe.prom), and drains node08 and node10 (a cable,
+# not a node, is at fault on node03). The same cluster without faults: PASS, every port in its rail's
 # leaf (latency alone, -s none: about 35 s). Ranks of one node with --rails: unjudged. Needs
 # root; skipped otherwise.
 set -u
@@ -83,9 +83,12 @@ sys.exit(not [c for c in v[\"clauses\"] if c[\"about\"] == \"rails\" and c[\"fai
 expect "swapped: junit.xml's judges fail on it, fabprobe.prom's rails clause is 1" sh -c \
 	"grep -q 'rails: node03 tcp:rail2 and tcp:rail3 cabled into each other.*two cables swapped; probed from node01' '$tmp/swap/junit.xml' &&
 	grep -qx 'fabprobe_verdict_clause{clause=\"rails\"} 1' '$tmp/swap/fabprobe.prom'"
-expect "swapped: node08 drained for its rail 1 port, node03 not (a cable is at fault), node10 not (said, not drained)" sh -c \
-	"[ \$(grep -c '^node ' '$tmp/swap/drain-slurm.sh') -eq 1 ] &&
-	grep -q \"^node 'node08' '.*low_bw_node on tcp:rail1\" '$tmp/swap/drain-slurm.sh'"
+expect "swapped: node08 drained for its rail 1 port, node10 for its rails at once, node03 not (a cable is at fault)" sh -c \
+	"[ \$(grep -c '^node ' '$tmp/swap/drain-slurm.sh') -eq 2 ] &&
+	grep -q \"^node 'node08' '.*low_bw_node on tcp:rail1\" '$tmp/swap/drain-slurm.sh' &&
+	grep -q \"^node 'node10' '.*rails_together (4 rails at once moved [0-9]*% of their sum alone, sending and receiving)'\" '$tmp/swap/drain-slurm.sh' &&
+	/usr/bin/python3 -c 'import json, sys; f = json.load(open(sys.argv[1]))[\"node_findings\"]
+sys.exit(not (len(f) == 1 and f[0][\"kind\"] == \"rails_together\" and f[0][\"host\"] == \"node10\"))' '$tmp/swap/summary.json'"
 
 $FC up --racks 6,6 --interleave --rails 4 --rail-su 6 > "$tmp/up2.out" 2>&1 ||
 	{ cat "$tmp/up2.out"; notok "fakecluster up --rails 4"; exit 1; }

@@ -24,6 +24,7 @@ static struct susp_list held, rest, none;
 static struct coll_summary coll;
 static struct ctr_finding links_f[2];
 static struct ctr_summary links;
+static const struct run_node_finding node_f[1] = { { "rails_together", "n7", "4 rails at once moved 38% of their sum alone, sending" } };
 static struct verdict v;
 static float lat[N * N], bw[N * N];
 static char *argv_[] = { "run", "--accept" };
@@ -87,7 +88,7 @@ static void model_make(struct run_model *m)
 				 .nodes = N, .ranks = N, .n = N, .hosts = hosts, .nasked = 2,
 				 .asked = { "tcp:eth0", "verbs:mlx5_0:1" }, .npaths = 2, .compute = 0, .inventoried = 1,
 				 .coll_run = 1, .min_pct = 50, .coll = &coll, .links = &links, .verdict = &v,
-				 .line = "verdict: FAIL (...)", .which = "slow_node 1 (n2)", .unjudged = "",
+				 .nnode_finds = 1, .node_finds = node_f, .line = "verdict: FAIL (...)", .which = "slow_node 1 (n2)", .unjudged = "",
 				 .label_prefix = "fabprobe" };
 	m->path[0] = (struct run_model_path){ .path = "tcp:eth0", .kind = "eth", .line_rate_Gbps = 25, .ok = 56, .n = N,
 					      .lat_min = lat, .lat_p50 = lat, .lat_p99 = lat, .bw = bw, .map = &map,
@@ -250,13 +251,14 @@ static void test_actions_nodes(void)
 	model_make(&m);
 	run_model_reasons(&m, reasons, why);
 	for (int a = 0; a < N; a++) {
-		int at_fault = a == 4; /* n5: its port flapped */
+		int at_fault = a == 4 || a == 6; /* n5: its port flapped; n7: its rails at once */
 
 		for (int k = 0; k < held.n; k++)
 			at_fault |= susp_on_node(&held_s[k]) && held_s[k].a == a;
 		CHECK_EQ(why[a] != NULL, at_fault);
 	}
 	CHECK(why[4] && strstr(why[4], "link_flap eth0"));
+	CHECK(why[6] && strstr(why[6], "rails_together (4 rails at once moved 38% of their sum alone, sending)"));
 	m.single_node = 1;
 	run_model_reasons(&m, reasons, why);
 	for (int a = 0; a < N; a++)
@@ -318,6 +320,12 @@ static void same_model(const struct run_model *a, const struct run_model *b)
 	CHECK_EQ(b->coll->nsweeps, a->coll->nsweeps);
 	CHECK_EQ(b->coll->sweep[0].below_min_pct, a->coll->sweep[0].below_min_pct);
 	CHECK_EQ(b->links->nfind, a->links->nfind);
+	CHECK_EQ(b->nnode_finds, a->nnode_finds);
+	for (int i = 0; i < a->nnode_finds && i < b->nnode_finds; i++) {
+		CHECK_STR(b->node_finds[i].kind, a->node_finds[i].kind);
+		CHECK_STR(b->node_finds[i].host, a->node_finds[i].host);
+		CHECK_STR(b->node_finds[i].what, a->node_finds[i].what);
+	}
 	CHECK_EQ(b->verdict->n, a->verdict->n);
 	CHECK_EQ(verdict_fails(b->verdict), verdict_fails(a->verdict));
 	CHECK_STR(b->line, a->line);

@@ -199,6 +199,16 @@ void run_model_reasons(const struct run_model *m, char *reasons, const char **wh
 				reason_add(reasons, e, text);
 			}
 	}
+	for (int i = 0; !m->single_node && i < m->nnode_finds; i++) {
+		const struct run_node_finding *f = &m->node_finds[i];
+		char text[EMIT_REASON_MAX];
+
+		for (int e = 0; e < m->n; e++)
+			if (!strcmp(m->hosts[e], f->host)) {
+				snprintf(text, sizeof text, "%s (%s)", f->kind, f->what);
+				reason_add(reasons, e, text);
+			}
+	}
 	for (int e = 0; e < m->n; e++)
 		why[e] = reasons[(size_t)e * EMIT_REASON_MAX] ? reasons + (size_t)e * EMIT_REASON_MAX : NULL;
 }

@@ -113,6 +113,20 @@ static void links_json(struct jw *j, const struct ctr_summary *l)
 	jw_end(j);
 }
 
+/* the node findings of no map: each fails its node in the actions */
+static void node_finds_json(struct jw *j, const struct run_model *m)
+{
+	jw_karray(j, "node_findings", 0);
+	for (int i = 0; i < m->nnode_finds; i++) {
+		jw_object(j, 1);
+		jw_kstr(j, "kind", m->node_finds[i].kind);
+		jw_kstr(j, "host", m->node_finds[i].host);
+		jw_kstr(j, "what", m->node_finds[i].what);
+		jw_end(j);
+	}
+	jw_end(j);
+}
+
 /* the verdict: its result, line and clauses, and the figures behind them */
 static void verdict_json(struct jw *j, const struct run_model *m)
 {
@@ -157,6 +171,7 @@ int emit_summary_json(FILE *f, const struct run_model *m)
 	paths_json(&j, m);
 	coll_json(&j, m->coll);
 	links_json(&j, m->links);
+	node_finds_json(&j, m);
 	verdict_json(&j, m);
 	jw_end(&j);
 	return jw_done(&j);

@@ -21,6 +21,16 @@
 /* fabprobe.prom holds the pairs' series only up to this many nodes (n^2 of them) */
 #define RUN_MODEL_PROM_PAIRS_MAX 128
 
+/* A finding on a node that no path's map holds (the rails at once, fabric/judge/rails.h): the
+ * actions fail its node. */
+#define RUN_NODE_FIND_KIND_MAX 24
+#define RUN_NODE_FIND_WHAT_MAX 200
+struct run_node_finding {
+	char kind[RUN_NODE_FIND_KIND_MAX];       /* "rails_together" */
+	char host[CTR_FIND_NODE_MAX];
+	char what[RUN_NODE_FIND_WHAT_MAX];       /* its figures, one line */
+};
+
 /* One path measured: its figures and its map. */
 struct run_model_path {
 	const char *path, *kind;                 /* "tcp:eth0", "eth" */
@@ -53,6 +63,9 @@ struct run_model {
 	double min_pct;                          /* --min-pct: an all-reduce below it fails */
 	const struct coll_summary *coll;
 	const struct ctr_summary *links;         /* .done 0: not read */
+	int nnode_finds;                         /* the node findings of no map (summary.json's
+						  * node_findings) */
+	const struct run_node_finding *node_finds;
 	const struct verdict *verdict;           /* every clause */
 	const char *line;                        /* the verdict's one line */
 	const char *which;                       /* the confirmed suspects, as the line says them */

@@ -24,6 +24,7 @@ struct run_model_store {
 	struct susp_list held[RUN_MODEL_PATHS_MAX], rest[RUN_MODEL_PATHS_MAX];
 	struct coll_summary coll;
 	struct ctr_summary links;
+	struct run_node_finding *node_finds;
 	struct verdict verdict;
 };
 
@@ -380,6 +381,28 @@ static void links_load(struct ld *l, const struct rjson *o)
 	l->m->links = cs;
 }
 
+/* node_findings (absent from a summary.json of an older build: none) */
+static void node_finds_load(struct ld *l, const struct rjson *a)
+{
+	char at[64];
+
+	if (!(l->s->node_finds = calloc((size_t)a->n + 1, sizeof *l->s->node_finds))) {
+		rjson_fail(&l->rd, "node_findings", "out of memory");
+		return;
+	}
+	for (int i = 0; i < a->n && !l->rd.bad; i++) {
+		const struct rjson *f = &a->item[i];
+		struct run_node_finding *x = &l->s->node_finds[i];
+
+		snprintf(at, sizeof at, "node_findings[%d]", i);
+		rjson_want_copy(&l->rd, rjson_want_str(&l->rd, f, at, "kind"), x->kind, sizeof x->kind, at);
+		rjson_want_copy(&l->rd, rjson_want_str(&l->rd, f, at, "host"), x->host, sizeof x->host, at);
+		rjson_want_copy(&l->rd, rjson_want_str(&l->rd, f, at, "what"), x->what, sizeof x->what, at);
+	}
+	l->m->node_finds = l->s->node_finds;
+	l->m->nnode_finds = a->n;
+}
+
 static const char *about_name(int i)
 {
 	return verdict_about_name((enum verdict_about)i);
@@ -452,6 +475,9 @@ int run_model_load(const char *dir, struct run_model_loaded *out, char *err, siz
 		coll_load(&l, d, rjson_get(&s->doc, "verdict"));
 	if (!l.rd.bad && (d = rjson_want(&l.rd, &s->doc, "", "link_counters", RJSON_OBJ)))
 		links_load(&l, d);
+	if (!l.rd.bad && rjson_get(&s->doc, "node_findings") &&
+	    (d = rjson_want(&l.rd, &s->doc, "", "node_findings", RJSON_ARR)))
+		node_finds_load(&l, d);
 	if (!l.rd.bad && (d = rjson_want(&l.rd, &s->doc, "", "verdict", RJSON_OBJ)))
 		verdict_load(&l, d);
 	if (l.rd.bad) {
@@ -472,6 +498,7 @@ void run_model_unload(struct run_model_loaded *l)
 			susp_list_free(&s->rest[i]);
 		}
 		free(s->links.find);
+		free(s->node_finds);
 		verdict_free(&s->verdict);
 		free(s->argv);
 		free(s->hosts);
