@@ -131,8 +131,8 @@ static int agree(long mine, int peer, long *theirs)
 
 /* One direction of a pair, both sides (peer: the other's world rank): each rail alone, then
  * every rail at once. The sender's figures into out: the sum alone, the slowest alone, at once
- * (GB/s; NAN unmeasured). */
-static void direction(struct tog *t, int sender, int peer, double *out)
+ * (GB/s; NAN unmeasured). 1 when every step went, on both sides. */
+static int direction(struct tog *t, int sender, int peer, double *out)
 {
 	double deadline = clock_now() + TOG_DEADLINE_S, bytes = (double)t->size * t->window, sum = 0, lo = INFINITY;
 	long word, theirs;
@@ -145,13 +145,13 @@ static void direction(struct tog *t, int sender, int peer, double *out)
 
 		word = rc ? 0 : sender ? (long)fmin(TOG_WINDOWS_MAX, fmax(TOG_WINDOWS_MIN, ceil(TOG_SECONDS / dt))) : 1;
 		if (!agree(word, peer, &theirs))
-			return;
+			return 0;
 		r->k = sender ? word : theirs;
 		t0 = clock_now();
 		rc = stream(t, r, sender, r->k, deadline);
 		dt = clock_now() - t0;
 		if (!agree(rc ? 0 : 1, peer, &theirs))
-			return;
+			return 0;
 		sum += (double)r->k * bytes / dt / 1e9;
 		lo = fmin(lo, (double)r->k * bytes / dt / 1e9);
 	}
@@ -159,12 +159,13 @@ static void direction(struct tog *t, int sender, int peer, double *out)
 		double g = at_once(t, sender, deadline);
 
 		if (!agree(isnan(g) ? 0 : 1, peer, &theirs))
-			return;
+			return 0;
 		if (sender && !(out[2] >= g))
 			out[2] = g;
 	}
 	if (sender)
 		out[0] = sum, out[1] = lo;
+	return 1;
 }
 
 /* pair (a, b), both sides: every rail connected, each direction; res: 2 directions × 3 */
@@ -179,16 +180,16 @@ static void pair_test(struct tog *t, int a, int b, unsigned seq, double *res)
 	for (int i = 0; i < t->nr; i++) {
 		struct tog_rail *r = &t->rl[i];
 
-		r->conn = NULL;
-		if (ok && r->tr->connect(r->ctx, peer, seq, deadline, &r->conn, why)) {
+		r->conn = NULL; /* every rail tried on both sides, failed or not: they stay in step */
+		if (r->tr->connect(r->ctx, peer, seq, deadline, &r->conn, why)) {
 			escape_term_line(stderr, "fabprobe: rails together: %s to %s: %s", w->labels[w->my_ep], w->labels[peer],
 					 why);
 			ok = 0;
 		}
 	}
 	if (agree(ok, w->ep_rank[peer], &theirs))
-		for (int d = 0; d < 2; d++)
-			direction(t, w->my_ep == (d ? b : a), w->ep_rank[peer], res + 3 * d);
+		for (int d = 0; d < 2 && direction(t, w->my_ep == (d ? b : a), w->ep_rank[peer], res + 3 * d); d++)
+			; /* a direction that failed leaves the connections unfit for the other */
 	for (int i = 0; i < t->nr; i++)
 		t->rl[i].tr->disconnect(t->rl[i].conn);
 }

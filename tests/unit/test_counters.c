@@ -44,19 +44,26 @@ static void test_read_trees(void)
 	ctr_set_free(&s);
 }
 
-/* the rows and findings between a and b */
-static int findings(const struct ctr_set *a, const struct ctr_set *b, const char *const *nd, int nnd, char *out)
+/* the findings rule makes of the rows between a and b: "finding port name;" each */
+static int found(const struct ctr_set *a, const struct ctr_set *b, const char *const *nd, int nnd,
+		 const char *(*rule)(const struct ctr_delta *), char *out)
 {
 	static struct ctr_delta d[4096];
 	int n = ctr_deltas(a, b, nd, nnd, d, 4096), k = 0;
 
 	out[0] = 0;
 	for (int i = 0; i < n && i < 4096; i++)
-		if (ctr_finding(&d[i])) {
+		if (rule(&d[i])) {
 			k++;
-			sprintf(out + strlen(out), "%s %s %s;", ctr_finding(&d[i]), d[i].port, d[i].name);
+			sprintf(out + strlen(out), "%s %s %s;", rule(&d[i]), d[i].port, d[i].name);
 		}
 	return k;
+}
+
+/* the rows and findings between a and b */
+static int findings(const struct ctr_set *a, const struct ctr_set *b, const char *const *nd, int nnd, char *out)
+{
+	return found(a, b, nd, nnd, ctr_finding, out);
 }
 
 static void test_deltas_and_findings(void)
@@ -134,19 +141,10 @@ static void test_ib_saturation_and_congestion(void)
 	ctr_set_free(&b);
 }
 
-/* findings of the quiet pass: "port name;" each */
+/* findings of the quiet pass */
 static int quiet(const struct ctr_set *a, const struct ctr_set *b, char *out)
 {
-	struct ctr_delta d[4096];
-	int n = ctr_deltas(a, b, NULL, 0, d, 4096), k = 0;
-
-	out[0] = 0;
-	for (int i = 0; i < n && i < 4096; i++)
-		if (ctr_quiet_finding(&d[i])) {
-			k++;
-			sprintf(out + strlen(out), "%s %s %s;", ctr_quiet_finding(&d[i]), d[i].port, d[i].name);
-		}
-	return k;
+	return found(a, b, NULL, 0, ctr_quiet_finding, out);
 }
 
 static void test_quiet_congestion(void)
