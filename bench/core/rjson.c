@@ -370,3 +370,21 @@ void rjson_want_copy(struct rjson_rd *d, const char *s, char *out, size_t cap, c
 	else
 		memcpy(out, s, strlen(s) + 1);
 }
+
+void rjson_want_strings(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key,
+			const char ***out, int *n)
+{
+	const struct rjson *a = rjson_want(d, o, where, key, RJSON_ARR);
+
+	*n = 0;
+	if (!a)
+		return;
+	if (!(*out = calloc((size_t)a->n + 1, sizeof **out))) {
+		rjson_fail(d, where, "out of memory");
+		return;
+	}
+	for (int i = 0; i < a->n; i++)
+		if (!((*out)[i] = rjson_str(&a->item[i])))
+			rjson_fail(d, key, "holds what is not a string");
+	*n = a->n;
+}

@@ -51,6 +51,10 @@ double rjson_want_num(struct rjson_rd *d, const struct rjson *o, const char *whe
 long long rjson_want_int(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key, long long lo,
 			 long long hi);
 int rjson_want_bool(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key);
+/* o's key, an array of strings, into *out (malloc'd, NULL-ended pointers into the document;
+ * the count in *n), or the error */
+void rjson_want_strings(struct rjson_rd *d, const struct rjson *o, const char *where, const char *key,
+			const char ***out, int *n);
 /* s into out (cap bytes), or the error where it does not fit */
 void rjson_want_copy(struct rjson_rd *d, const char *s, char *out, size_t cap, const char *where);
 

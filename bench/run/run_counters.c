@@ -4,7 +4,8 @@
  * collectives, the order): it reads them again, and rank 0 receives each node's rows in turn
  * (memory for one node at a time, streamed into counters.csv) and keeps the findings: a flap
  * or error counter that rose above its threshold on a judged port names the node, the port, the
- * counter, its rise and the threshold. */
+ * counter, its rise and the threshold. And the counters over the one pass with no incast (the
+ * rails at once): a RoCE rail port's ECN marks and CNPs that rose then (run_quiet_*). */
 #include <errno.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ static int run_counters_on(const struct run_opts *c)
 
 /* the sysfs root of this rank (the inventory's --sysfs-root, expanded) into *root, NULL for
  * /sys; -1 when the pattern does not expand (then nothing is read: never /sys instead) */
-int run_sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root)
+static int sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root)
 {
 	*root = NULL;
 	if (!c->inv.sysfs_root)
@@ -96,7 +97,7 @@ static int run_counters_before_step(struct world *w, struct run_out *ro, struct 
 	l->leader = inventory_leader(w, &st->c->inv, l->node, sizeof l->node);
 	if (!l->leader)
 		return 0;
-	if (run_sysfs_root(st->c, w, buf, sizeof buf, &root))
+	if (sysfs_root(st->c, w, buf, sizeof buf, &root))
 		LOG_WARN("--sysfs-root: the expanded path is too long: this node's link counters are not read");
 	else if (ctr_read(root, &l->before) == 0)
 		l->read = 1;
@@ -173,7 +174,7 @@ static int my_rows(const struct run_state *st, const struct world *w, struct ctr
 	int n = 0;
 
 	*rows = NULL, *ports = 0, *left_out = 0;
-	if (!l->read || run_sysfs_root(st->c, w, buf, sizeof buf, &root) || ctr_read(root, &after))
+	if (!l->read || sysfs_root(st->c, w, buf, sizeof buf, &root) || ctr_read(root, &after))
 		return 0;
 	if ((*rows = malloc(sizeof **rows * ROWS_MAX))) {
 		n = ctr_deltas(&l->before, &after, netdevs, path_netdevs(st->c, netdevs), *rows, ROWS_MAX);
@@ -348,3 +349,96 @@ static int run_counters_step(struct world *w, struct run_out *ro, struct run_sta
 }
 
 const struct run_stage run_stage_counters = { .name = "counters", .on = run_counters_on, .step = run_counters_step };
+
+/* ---------------------------------------------------------------- a pass with no incast */
+
+#define QUIET_MAX 8       /* congestion counters a node reports (its rails' ports) */
+#define QUIET_ROWS_MAX 8192
+
+/* one RoCE rail port's congestion counter that rose over the pass, as an endpoint sends it */
+struct quiet_row {
+	char port[CTR_PORT_MAX], name[CTR_NAME_MAX];
+	uint64_t rise;
+};
+
+void run_quiet_before(const struct run_opts *c, const struct world *w, struct run_quiet *q)
+{
+	char buf[4096];
+	const char *root;
+	int verbs = 0;
+
+	q->have = 0;
+	for (int i = 0; i < c->nrails; i++)
+		verbs |= !strncmp(c->rails[i], "verbs:", 6);
+	if (verbs && !c->no_counters && !sysfs_root(c, w, buf, sizeof buf, &root))
+		q->have = !ctr_read(root, &q->before);
+}
+
+/* an endpoint: its rails' ports' congestion counters that rose since run_quiet_before (at most
+ * QUIET_MAX into out, the rest zeroed) */
+static void quiet_rows(const struct run_opts *c, const struct world *w, struct run_quiet *q, struct quiet_row *out)
+{
+	struct ctr_set after;
+	struct ctr_delta *d = NULL;
+	char buf[4096];
+	const char *root;
+	int n = 0, k = 0;
+
+	if (!sysfs_root(c, w, buf, sizeof buf, &root) && !ctr_read(root, &after)) {
+		if ((d = malloc(sizeof *d * QUIET_ROWS_MAX)))
+			n = ctr_deltas(&q->before, &after, NULL, 0, d, QUIET_ROWS_MAX);
+		ctr_set_free(&after);
+	}
+	for (int i = 0; i < n && i < QUIET_ROWS_MAX && k < QUIET_MAX; i++) {
+		int rail = 0;
+
+		for (int r = 0; r < c->nrails; r++)
+			rail |= !strncmp(c->rails[r], "verbs:", 6) && !strcmp(c->rails[r] + 6, d[i].port);
+		if (rail && ctr_quiet_finding(&d[i])) {
+			snprintf(out[k].port, sizeof out[k].port, "%s", d[i].port);
+			snprintf(out[k].name, sizeof out[k].name, "%s", d[i].name);
+			out[k++].rise = d[i].after - d[i].before;
+		}
+	}
+	free(d);
+}
+
+/* rank 0: each endpoint's rows (all: nep × QUIET_MAX) into st->quiet */
+static void quiet_keep(struct run_state *st, const struct quiet_row *all, int nep)
+{
+	free(st->quiet);
+	st->nquiet = 0;
+	if (!(st->quiet = calloc((size_t)nep * QUIET_MAX + 1, sizeof *st->quiet)))
+		return;
+	for (int e = 0; e < nep; e++)
+		for (int k = 0; k < QUIET_MAX; k++) {
+			const struct quiet_row *q = &all[(size_t)e * QUIET_MAX + k];
+			struct rail_quiet *o = &st->quiet[st->nquiet];
+
+			if (!q->rise)
+				continue;
+			o->node = e;
+			snprintf(o->port, sizeof o->port, "%.*s", (int)sizeof q->port - 1, q->port);
+			snprintf(o->name, sizeof o->name, "%.*s", (int)sizeof q->name - 1, q->name);
+			o->rise = q->rise;
+			st->nquiet++;
+		}
+}
+
+void run_quiet_after(struct run_state *st, const struct world *w, struct run_quiet *q, int measured)
+{
+	struct quiet_row mine[QUIET_MAX], *all = NULL;
+
+	memset(mine, 0, sizeof mine);
+	if (q->have && measured)
+		quiet_rows(st->c, w, q, mine);
+	if (q->have)
+		ctr_set_free(&q->before);
+	q->have = 0;
+	if (w->rank == 0 && !(all = malloc(sizeof *all * QUIET_MAX * (size_t)w->nep)))
+		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
+	MPI_Gather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, w->epcomm);
+	if (w->rank == 0)
+		quiet_keep(st, all, w->nep);
+	free(all);
+}

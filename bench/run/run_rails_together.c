@@ -32,14 +32,6 @@
 #define TOG_TRIES 2           /* every rail at once: the better of this many */
 #define TOG_DEADLINE_S 60.0   /* one direction of a pair, at most */
 #define TOG_TAG 0x7a12
-#define TOG_QUIET_MAX 8       /* congestion counters a node reports (its rails' ports) */
-#define TOG_ROWS_MAX 8192     /* counter rows of a node compared */
-
-/* one RoCE rail port's congestion counter that rose over the pass, as an endpoint sends it */
-struct tog_quiet {
-	char port[CTR_PORT_MAX], name[CTR_NAME_MAX];
-	uint64_t rise;
-};
 
 struct tog_rail {
 	const struct transport_ops *tr;
@@ -273,76 +265,6 @@ static int plan(const int *usable, const int *unit, int nep, int *p)
 	return np;
 }
 
-/* an endpoint: its node's counters read before the pass (*have: 1 when read) */
-static void quiet_before(const struct run_opts *c, const struct world *w, struct ctr_set *s, int *have)
-{
-	char buf[4096];
-	const char *root;
-	int verbs = 0;
-
-	*have = 0;
-	for (int i = 0; i < c->nrails; i++)
-		verbs |= !strncmp(c->rails[i], "verbs:", 6);
-	if (verbs && !c->no_counters && !run_sysfs_root(c, w, buf, sizeof buf, &root))
-		*have = !ctr_read(root, s);
-}
-
-/* an endpoint: its rails' ports' congestion counters that rose since quiet_before (at most
- * TOG_QUIET_MAX into q, the rest zeroed) */
-static void quiet_after(const struct run_opts *c, const struct world *w, struct ctr_set *before, int have,
-			struct tog_quiet *q)
-{
-	struct ctr_set after;
-	struct ctr_delta *d = NULL;
-	char buf[4096];
-	const char *root;
-	int n = 0, k = 0;
-
-	memset(q, 0, sizeof *q * TOG_QUIET_MAX);
-	if (!have)
-		return;
-	if (!run_sysfs_root(c, w, buf, sizeof buf, &root) && !ctr_read(root, &after)) {
-		if ((d = malloc(sizeof *d * TOG_ROWS_MAX)))
-			n = ctr_deltas(before, &after, NULL, 0, d, TOG_ROWS_MAX);
-		ctr_set_free(&after);
-	}
-	for (int i = 0; i < n && i < TOG_ROWS_MAX && k < TOG_QUIET_MAX; i++) {
-		int rail = 0;
-
-		for (int r = 0; r < c->nrails; r++)
-			rail |= !strncmp(c->rails[r], "verbs:", 6) && !strcmp(c->rails[r] + 6, d[i].port);
-		if (rail && ctr_quiet_finding(&d[i])) {
-			snprintf(q[k].port, sizeof q[k].port, "%s", d[i].port);
-			snprintf(q[k].name, sizeof q[k].name, "%s", d[i].name);
-			q[k++].rise = d[i].after - d[i].before;
-		}
-	}
-	free(d);
-	ctr_set_free(before);
-}
-
-/* rank 0: each endpoint's congestion counters (all: nep × TOG_QUIET_MAX) into st */
-static void quiet_keep(struct run_state *st, const struct tog_quiet *all, int nep)
-{
-	free(st->quiet);
-	st->nquiet = 0;
-	if (!(st->quiet = calloc((size_t)nep * TOG_QUIET_MAX + 1, sizeof *st->quiet)))
-		return;
-	for (int e = 0; e < nep; e++)
-		for (int k = 0; k < TOG_QUIET_MAX; k++) {
-			const struct tog_quiet *q = &all[(size_t)e * TOG_QUIET_MAX + k];
-			struct rail_quiet *o = &st->quiet[st->nquiet];
-
-			if (!q->rise)
-				continue;
-			o->node = e;
-			snprintf(o->port, sizeof o->port, "%.*s", (int)sizeof q->port - 1, q->port);
-			snprintf(o->name, sizeof o->name, "%.*s", (int)sizeof q->name - 1, q->name);
-			o->rise = q->rise;
-			st->nquiet++;
-		}
-}
-
 /* rank 0: the tests into st (the sender's figures, res: per pair 2 × 3) and rails_together.csv */
 static void tog_keep(struct run_state *st, const struct world *w, struct run_out *ro, const int *p, int np,
 		     const double *res)
@@ -398,74 +320,92 @@ static size_t bw_size(const struct p2p_opts *o)
 	return s;
 }
 
-/* Every rank: the plan from rank 0, its rounds (a round's pairs at once, or one pair at a time
- * where the endpoints share a machine), the figures to rank 0. */
+/* Every rank: rank 0's plan over the endpoints that opened every rail (mine: this endpoint's
+ * word, rails_open's), shared as (a, b, round) triples in *out; the count (0: none), and
+ * *open_rc set on rank 0 when a rail's transport did not open somewhere. */
+static int plan_share(struct tog *t, const struct run_state *st, int mine, int **out, int *open_rc)
+{
+	struct world *w = t->w;
+	int np = 0, *p = NULL, *usable = NULL;
+
+	if (w->rank == 0 && (!(usable = malloc(sizeof *usable * (size_t)w->nep)) ||
+			     !(p = malloc(sizeof *p * 3 * ((size_t)w->nep + 1)))))
+		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
+	if (w->my_ep >= 0)
+		MPI_Gather(&mine, 1, MPI_INT, usable, 1, MPI_INT, 0, w->epcomm);
+	if (w->rank == 0) {
+		for (int e = 0; e < w->nep; e++)
+			*open_rc |= usable[e] < 0;
+		np = *open_rc ? 0 : plan(usable, units(st, w->nep), w->nep, p);
+	}
+	free(usable);
+	int head[2] = { np, t->over };
+
+	MPI_Bcast(head, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	np = head[0], t->over = head[1];
+	if (np > 0 && w->rank && !(p = malloc(sizeof *p * 3 * (size_t)np)))
+		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
+	if (np > 0)
+		MPI_Bcast(p, 3 * np, MPI_INT, 0, MPI_COMM_WORLD);
+	*out = p;
+	return np;
+}
+
+/* Every rank: the plan's rounds (a round's pairs at once, or one pair at a time where the
+ * endpoints share a machine); the senders' figures to rank 0's got (np × 6) */
+static void rounds(struct tog *t, const int *p, int np, double *got)
+{
+	struct world *w = t->w;
+	double *res = malloc(sizeof *res * 6 * (size_t)np);
+
+	if (!res)
+		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
+	for (int k = 0; k < 6 * np; k++)
+		res[k] = -1;
+	for (int round = 0; round < 3; round++) {
+		for (int k = 0; k < np; k++) {
+			if (p[3 * k + 2] != round)
+				continue;
+			if (w->my_ep == p[3 * k] || w->my_ep == p[3 * k + 1])
+				pair_test(t, p[3 * k], p[3 * k + 1], (unsigned)k, res + 6 * k);
+			if (t->over) /* one pair at a time: the others wait asleep */
+				mpi_barrier_sleepy(MPI_COMM_WORLD);
+		}
+		if (!t->over) /* a round's pairs at once, the rounds apart */
+			mpi_barrier_sleepy(MPI_COMM_WORLD);
+	}
+	MPI_Reduce(res, got, 6 * np, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	free(res);
+}
+
+/* Every rank: the rails opened, rank 0's plan, its rounds, the figures and the congestion
+ * counters to rank 0, which keeps them and says the pass. */
 static int run_rails_together_step(struct world *w, struct run_out *ro, struct run_state *st)
 {
 	const struct run_opts *c = st->c;
 	struct tog t = { .w = w, .nr = c->nrails, .window = (int)c->p2p.window, .size = bw_size(&c->p2p) };
-	int np = 0, *p = NULL, *usable = NULL, mine = 0, open_rc = 0;
-	double t0 = clock_now(), *res = NULL, *got = NULL;
+	struct run_quiet q = { 0 };
+	int np, *p = NULL, mine = 0, open_rc = 0;
+	double t0 = clock_now(), *got = NULL;
 
 	if (w->single_node || w->nep < 2 || !t.size)
 		return 0;
 	for (int i = 0; i < c->nrails; i++)
 		if (!transport_find(c->rails[i]) || !strchr(c->rails[i], ':') || !strcmp(c->rails[i], "mpi"))
 			return 0; /* the rails are ports: tcp:, verbs: */
-	struct ctr_set before = { 0 };
-	struct tog_quiet quiet[TOG_QUIET_MAX], *quiet_all = NULL;
-	int have = 0;
-
 	if (w->my_ep >= 0) {
 		mpi_machine_ranks(w->epcomm, &t.over);
 		mine = rails_open(&t, c);
-		quiet_before(c, w, &before, &have);
+		run_quiet_before(c, w, &q);
 	}
-	if (w->rank == 0 && !(usable = malloc(sizeof *usable * (size_t)w->nep)))
-		MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
-	if (w->my_ep >= 0)
-		MPI_Gather(&mine, 1, MPI_INT, usable, 1, MPI_INT, 0, w->epcomm);
-	if (w->rank == 0) {
-		for (int e = 0; e < w->nep; e++)
-			open_rc |= usable[e] < 0;
-		if (!(p = malloc(sizeof *p * 3 * ((size_t)w->nep + 1))))
+	if ((np = plan_share(&t, st, mine, &p, &open_rc)) > 0) {
+		if (w->rank == 0 && !(got = malloc(sizeof *got * 6 * (size_t)np)))
 			MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
-		np = open_rc ? 0 : plan(usable, units(st, w->nep), w->nep, p);
-	}
-	int head[2] = { np, t.over };
-
-	MPI_Bcast(head, 2, MPI_INT, 0, MPI_COMM_WORLD);
-	np = head[0], t.over = head[1];
-	if (np > 0) {
-		if (w->rank && !(p = malloc(sizeof *p * 3 * (size_t)np)))
-			MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
-		MPI_Bcast(p, 3 * np, MPI_INT, 0, MPI_COMM_WORLD);
-		if (!(res = malloc(sizeof *res * 6 * (size_t)np)) || (w->rank == 0 && !(got = malloc(sizeof *got * 6 * (size_t)np))))
-			MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
-		for (int k = 0; k < 6 * np; k++)
-			res[k] = -1;
-		for (int round = 0; round < 3; round++) {
-			for (int k = 0; k < np; k++) {
-				if (p[3 * k + 2] != round)
-					continue;
-				if (w->my_ep == p[3 * k] || w->my_ep == p[3 * k + 1])
-					pair_test(&t, p[3 * k], p[3 * k + 1], (unsigned)k, res + 6 * k);
-				if (t.over) /* one pair at a time: the others wait asleep */
-					mpi_barrier_sleepy(MPI_COMM_WORLD);
-			}
-			if (!t.over) /* a round's pairs at once, the rounds apart */
-				mpi_barrier_sleepy(MPI_COMM_WORLD);
-		}
-		MPI_Reduce(res, got, 6 * np, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+		rounds(&t, p, np, got);
 	}
 	if (w->my_ep >= 0) {
 		rails_close(&t);
-		quiet_after(c, w, &before, have && np > 0, quiet);
-		if (w->rank == 0 && !(quiet_all = malloc(sizeof *quiet_all * TOG_QUIET_MAX * (size_t)w->nep)))
-			MPI_Abort(MPI_COMM_WORLD, FP_ERUNTIME);
-		MPI_Gather(quiet, (int)sizeof quiet, MPI_BYTE, quiet_all, (int)sizeof quiet, MPI_BYTE, 0, w->epcomm);
-		if (w->rank == 0)
-			quiet_keep(st, quiet_all, w->nep);
+		run_quiet_after(st, w, &q, np > 0);
 	}
 	if (w->rank == 0 && np > 0) {
 		tog_keep(st, w, ro, p, np, got);
@@ -475,13 +415,8 @@ static int run_rails_together_step(struct world *w, struct run_out *ro, struct r
 	} else if (w->rank == 0 && open_rc) {
 		printf("rails: every rail at once: not measured (a rail's transport did not open)\n");
 	}
-	if (have && np <= 0)
-		ctr_set_free(&before);
 	free(p);
-	free(usable);
-	free(res);
 	free(got);
-	free(quiet_all);
 	return 0;
 }
 

@@ -165,9 +165,16 @@ int run_rails(struct run_state *st, const struct world *w, struct verdict *v, ch
  * (fabric/emit/run_model.h): summary.json, fabprobe.prom, junit.xml, drain-slurm.sh and
  * k8s-health-labels.yaml; line is the verdict's. A file that cannot be written is said, the
  * others stand. */
-/* This rank's sysfs root for the counters (the inventory's --sysfs-root, expanded) into *root,
- * NULL for /sys; -1 when the pattern does not expand (then nothing is read: never /sys instead). */
-int run_sysfs_root(const struct run_opts *c, const struct world *w, char *buf, size_t len, const char **root);
+/* The counters over one pass with no incast (run_counters.c; the rails at once): an endpoint
+ * reads its node's before the pass (when a rail is verbs:, unless --no-counters), and after it
+ * (collective over epcomm, measured: the pass ran) rank 0 keeps each node's RoCE rail ports'
+ * congestion counters that rose (ctr_quiet_finding) in st->quiet. */
+struct run_quiet {
+	struct ctr_set before;
+	int have;
+};
+void run_quiet_before(const struct run_opts *c, const struct world *w, struct run_quiet *q);
+void run_quiet_after(struct run_state *st, const struct world *w, struct run_quiet *q, int measured);
 
 void run_files_write(const struct world *w, const struct run_out *ro, const struct run_state *st, const char *line);
 

@@ -70,24 +70,6 @@ static int host_index(struct ld *l, const char *name, const char *where)
 	return -1;
 }
 
-/* an array of strings into *out (malloc'd, count in *n) */
-static void strings(struct ld *l, const struct rjson *o, const char *where, const char *key, const char ***out, int *n)
-{
-	const struct rjson *a = rjson_want(&l->rd, o, where, key, RJSON_ARR);
-
-	*n = 0;
-	if (!a)
-		return;
-	if (!(*out = calloc((size_t)a->n + 1, sizeof **out))) {
-		rjson_fail(&l->rd, where, "out of memory");
-		return;
-	}
-	for (int i = 0; i < a->n; i++)
-		if (!((*out)[i] = rjson_str(&a->item[i])))
-			rjson_fail(&l->rd, key, "holds what is not a string");
-	*n = a->n;
-}
-
 static void run_load(struct ld *l, const struct rjson *run)
 {
 	struct run_model *m = l->m;
@@ -104,16 +86,16 @@ static void run_load(struct ld *l, const struct rjson *run)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	m->started = timegm(&tm);
-	strings(l, run, "run", "argv", &l->s->argv, &m->argc);
+	rjson_want_strings(&l->rd, run, "run", "argv", &l->s->argv, &m->argc);
 	m->argv = (char *const *)l->s->argv;
 	m->nodes = (int)rjson_want_int(&l->rd, run, "run", "nodes", 1, 1 << 30);
 	m->ranks = (int)rjson_want_int(&l->rd, run, "run", "ranks", 1, 1 << 30);
 	m->single_node = rjson_want_bool(&l->rd, run, "run", "single_node");
 	m->inventoried = rjson_want_bool(&l->rd, run, "run", "inventoried");
 	m->coll_run = rjson_want_bool(&l->rd, run, "run", "collectives_run");
-	strings(l, run, "run", "hosts", &l->s->hosts, &m->n);
+	rjson_want_strings(&l->rd, run, "run", "hosts", &l->s->hosts, &m->n);
 	m->hosts = l->s->hosts;
-	strings(l, run, "run", "paths", &asked, &m->nasked);
+	rjson_want_strings(&l->rd, run, "run", "paths", &asked, &m->nasked);
 	if (m->nasked > RUN_MODEL_PATHS_MAX)
 		rjson_fail(&l->rd, "run.paths", "more paths than a run measures");
 	for (int i = 0; i < m->nasked && !l->rd.bad; i++)
