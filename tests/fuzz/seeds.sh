@@ -10,6 +10,7 @@
 #   OUT/fuzz_escape     the hand-made inputs only (U+2028, terminal escapes, quotes, bad UTF-8)
 #   OUT/fuzz_actions    the hand-made inputs only (host names and reasons: lists, quotes, LF)
 #   OUT/fuzz_summary    the hand-made inputs only (summary.json of real and synthetic runs)
+#   OUT/fuzz_nccl_log   every captured NCCL log (tests/fixtures/nccl/*.log)
 #   OUT/fuzz_inventory  each captured node (tests/fixtures/<node>/sysfs, topo.xml) packed as
 #                       fuzz_inventory.c's archive, with and without its hwloc XML, and the
 #                       hand-made inputs (link counters at their edges)
@@ -17,11 +18,12 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=$1
 rm -rf "$out"
-targets="fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape fuzz_compare fuzz_expect fuzz_declared fuzz_actions fuzz_summary"
+targets="fuzz_square fuzz_p2p fuzz_inventory fuzz_judge fuzz_escape fuzz_compare fuzz_expect fuzz_declared fuzz_actions fuzz_summary fuzz_nccl_log"
 for t in $targets; do mkdir -p "$out/$t"; done
 for t in $targets; do
 	for f in tests/fuzz/seeds/$t/*; do [ -f "$f" ] && cp "$f" "$out/$t/"; done
 done
+cp tests/fixtures/nccl/*.log "$out/fuzz_nccl_log/"
 for m in tests/fixtures/topo/*.csv; do
 	name=$(basename "$m" .csv)
 	cp "$m" "$out/fuzz_square/$name.csv"
