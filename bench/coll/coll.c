@@ -22,6 +22,7 @@
 #include "coll_int.h"
 #include "coll_report.h"
 #include "core/csv.h"
+#include "core/escape.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
 #include "core/run.h"
@@ -241,6 +242,36 @@ int coll_backend_open(const struct coll_backend *be, const struct coll_env *env,
 	return worst < 0 || rc == 0 ? coll_failed(be, "opening (see the errors above)") : 1;
 }
 
+/* Every rank, once be is open: what carried its traffic (be->carried) on each rank, agreed: the
+ * first rank whose transport is not the path asked for says why to rank 0, which prints it and
+ * counts it (a wrong path fails the run as a wrong result does: never a PASS on another
+ * fabric). 0, or FP_ERUNTIME. */
+static int carried_say(struct coll_run *run, const struct coll_backend *be, void *ctx, const struct coll_env *env)
+{
+	const char *path = run->path && run->path[0] ? run->path : NULL; /* --path, or the per-path backend's */
+	char text[COLL_CARRIED_MAX], why[COLL_CARRIED_MAX];
+	int mine = be->carried(ctx, path, text, sizeof text, why, sizeof why), first = mine == 1 ? env->rank : INT_MAX;
+
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, env->comm));
+	if (first != INT_MAX && first != 0) {
+		if (env->rank == first)
+			CHECK_MPI(MPI_Send(why, sizeof why, MPI_CHAR, 0, 0x7ca1, env->comm));
+		if (env->rank == 0)
+			CHECK_MPI(MPI_Recv(why, sizeof why, MPI_CHAR, first, 0x7ca1, env->comm, MPI_STATUS_IGNORE));
+	}
+	if (env->rank != 0)
+		return 0;
+	why[sizeof why - 1] = text[sizeof text - 1] = 0;
+	escape_term_line(stdout, "# %s%s%s: carried by %s (rank 0)", be->name, path ? " over " : "", path ? path : "", text);
+	if (first != INT_MAX) {
+		escape_term_line(stdout, "# %s: WRONG PATH on rank %d: %s", be->name, first, why);
+		run->wrong_paths++;
+		if (run->sum && !run->sum->wrong_path[0])
+			snprintf(run->sum->wrong_path, sizeof run->sum->wrong_path, "%s", why);
+	}
+	return 0;
+}
+
 /* Every op, datatype and reduction of the options through one backend (over env's ranks). */
 static int backend_run(struct coll_run *run, const struct coll_backend *be, const struct coll_env *env)
 {
@@ -258,6 +289,8 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 	}
 	run->env = env;
 	run->rate = be->line_rate ? be->line_rate(ctx) : NAN;
+	if (be->carried && (rc = carried_say(run, be, ctx, env)))
+		goto out;
 	for (int i = 0; rc == 0 && i < o->nops; i++)
 		for (int d = 0; rc == 0 && d < o->ndtypes; d++) {
 			if (!coll_ops[o->ops[i]].reduces) {
@@ -267,6 +300,7 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 			for (int k = 0; rc == 0 && k < o->nredops; k++)
 				rc = sweep_run(run, be, ctx, o->ops[i], o->dtypes[d], o->redops[k]);
 		}
+out:
 	be->close(ctx);
 	return rc;
 }
@@ -384,9 +418,11 @@ static int coll_main(struct coll_run *run)
 		}
 	if (rc)
 		return rc;
-	if (w->rank == 0 && run->sum)
+	if (w->rank == 0 && run->sum) {
 		run->sum->wrong_rows = run->wrong_rows;
-	return w->rank == 0 && (run->wrong_rows > 0 || (run->sum && run->sum->nlow > 0));
+		run->sum->wrong_paths = run->wrong_paths;
+	}
+	return w->rank == 0 && (run->wrong_rows > 0 || run->wrong_paths > 0 || (run->sum && run->sum->nlow > 0));
 }
 
 /* ---------------------------------------------------------------- the subcommand */

@@ -108,6 +108,10 @@ struct coll_backend {
 	int (*timer_stop)(void *ctx, double *seconds);   /* since timer_start, work included */
 	void (*version)(char *out, size_t len);          /* library version */
 	double (*line_rate)(void *ctx);                  /* the path's bottleneck, Gbit/s; NULL: unknown */
+	/* this rank, once open: what carries the traffic, one line into text, and whether it is
+	 * the path asked for (NULL, "mpi": the library's own choice): 0, 1 with why ("asked for
+	 * verbs:mlx5_0:1, NCCL used NET/Socket eth0"), -1 not known. NULL: never said. */
+	int (*carried)(void *ctx, const char *path, char *text, size_t tlen, char *why, size_t wlen);
 };
 
 /* The registry (coll_backends.c): every known backend (at most COLL_BACKENDS_MAX),

@@ -27,6 +27,7 @@ struct coll_run {
 	FILE *csv;                 /* collectives.csv, rank 0 */
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
 	int wrong_rows;            /* rows with a wrong element (rank 0) */
+	int wrong_paths;           /* backends whose traffic another path carried (rank 0) */
 	struct coll_rank_res *all; /* rank 0: every rank's result of one case */
 };
 

@@ -212,6 +212,38 @@ static void mpi_version(char *out, size_t len)
 	snprintf(out, len, "%s", lib);
 }
 
+/* What the MPI library says it took of the settings that point it at path (coll_path_env, read
+ * back through MPI_T: coll_path_readback): a setting it holds otherwise is a mismatch. What it
+ * selected among the transports allowed is not said by MPI_T's control variables. */
+static int mpi_carried(void *ctx, const char *path, char *text, size_t tlen, char *why, size_t wlen)
+{
+	struct coll_path_set e = { 0 };
+	size_t k = 0;
+	int known = 0, bad = -1;
+
+	(void)ctx;
+	why[0] = text[0] = 0;
+	coll_path_env(path, &e);
+	coll_path_readback(&e);
+	for (int i = 0; i < e.n; i++) {
+		if (!e.v[i].lib_known)
+			continue;
+		known++;
+		k += (size_t)snprintf(text + k, k < tlen ? tlen - k : 0, "%s%s=%s", k ? " " : "Open MPI ", e.v[i].name + 9,
+				      e.v[i].lib);
+		if (bad < 0 && strcmp(e.v[i].lib, e.v[i].value))
+			bad = i;
+	}
+	if (!known) {
+		snprintf(text, tlen, "its own choice (%s)", path && strcmp(path, "mpi") ? "not read back" : "no --path");
+		return path && (!strncmp(path, "tcp:", 4) || !strncmp(path, "verbs:", 6)) ? -1 : 0;
+	}
+	if (bad >= 0)
+		snprintf(why, wlen, "asked for %s, Open MPI took %s=%s (not %s)", path, e.v[bad].name + 9, e.v[bad].lib,
+			 e.v[bad].value);
+	return bad >= 0;
+}
+
 const struct coll_backend coll_backend_mpi = {
 	.name = "mpi",
 	.quirks = MPI_QUIRKS,
@@ -234,4 +266,5 @@ const struct coll_backend coll_backend_mpi = {
 	.timer_start = mpi_timer_start,
 	.timer_stop = mpi_timer_stop,
 	.version = mpi_version,
+	.carried = mpi_carried,
 };

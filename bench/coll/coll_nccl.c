@@ -12,9 +12,11 @@
  * closed. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll_backend.h"
 #include "coll_wait.h"
+#include "fabric/io/nccl_log.h"
 #include "core/mpi_util.h"
 #include "cuda_util.h"
 #include "fill_check.h"
@@ -391,6 +393,56 @@ static int gpu_shared(MPI_Comm node, int lrank, int lsize, int dev, char *why, s
 
 /* Collective. Every rank computes its answer and takes part in the same calls, so that a
  * rank without a GPU does not leave the others waiting. */
+/* NCCL's INFO log of this process (fabric/io/nccl_log.h), asked for before its first call
+ * unless NCCL_DEBUG was set by the user: a file in a private directory (mkdtemp), removed at
+ * exit; "" when not asked for. */
+static char nccl_log[64];
+
+static void log_remove(void)
+{
+	char *slash = strrchr(nccl_log, '/');
+
+	unlink(nccl_log);
+	if (slash) {
+		*slash = 0;
+		rmdir(nccl_log);
+	}
+}
+
+static void log_ask(void)
+{
+	char dir[] = "/tmp/fabprobe-nccl-XXXXXX";
+
+	if (nccl_log[0] || getenv("NCCL_DEBUG") || !mkdtemp(dir))
+		return;
+	snprintf(nccl_log, sizeof nccl_log, "%s/nccl.log", dir);
+	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_FILE", nccl_log, 1)) {
+		rmdir(dir);
+		nccl_log[0] = 0;
+		return;
+	}
+	atexit(log_remove);
+}
+
+/* what NCCL's log says carried the communicator's traffic (its channels are set up with it) */
+static int nccl_carried(void *ctx, const char *path, char *text, size_t tlen, char *why, size_t wlen)
+{
+	struct nccl_seen s;
+	FILE *f = nccl_log[0] ? fopen(nccl_log, "r") : NULL;
+	int rc = f ? nccl_log_read(f, &s) : -1;
+
+	(void)ctx;
+	why[0] = 0;
+	if (f)
+		fclose(f);
+	if (rc) {
+		snprintf(text, tlen, "not known (%s)", nccl_log[0] ? "NCCL's log unreadable" : "NCCL_DEBUG set by the user");
+		return -1;
+	}
+	nccl_seen_text(&s, text, tlen);
+	return nccl_seen_check(&s, path, why, wlen);
+}
+
 static int nccl_probe(const struct coll_env *env, char *why, size_t len)
 {
 	int lrank = 0, lsize = 1, ndev = 0, skip = 0;
@@ -498,6 +550,7 @@ static int nccl_open(const struct coll_env *env, void **ctx, char *why, size_t l
 	else
 		x->wait_s = env->wait_s;
 	/* every rank must be ready before any creates the communicator, or the others would wait */
+	log_ask(); /* before NCCL's first call: it reads NCCL_DEBUG once */
 	ok = x && local_open(env, x) == 0;
 	CHECK_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, env->comm));
 	if (env->rank == 0 && all_ok)
@@ -557,4 +610,5 @@ const struct coll_backend coll_backend_nccl = {
 	.timer_start = nccl_timer_start,
 	.timer_stop = nccl_timer_stop,
 	.version = nccl_version,
+	.carried = nccl_carried,
 };

@@ -66,7 +66,7 @@ static void run_verdict(const struct world *w, struct run_state *st)
 {
 	const struct run_opts *c = st->c;
 	struct verdict *v = &st->verdict;
-	char coll[320] = "correct", links[600] = "not read";
+	char coll[400] = "correct", links[600] = "not read";
 
 	if (st->unjudged[0])
 		verdict_add(v, VERDICT_UNJUDGED, st->urc, "unjudged: %s%s", st->unjudged, st->urc ? "" : " (allowed)");
@@ -76,6 +76,8 @@ static void run_verdict(const struct world *w, struct run_state *st)
 		    w->nep < 2 ? "none to measure" : "all measured");
 	if (st->coll.nlow)
 		snprintf(coll, sizeof coll, "correct, below --min-pct %g%% of line rate: %s", c->min_pct, st->coll.low);
+	if (st->coll.wrong_paths) /* measured on another fabric than asked: never a PASS */
+		snprintf(coll, sizeof coll, "WRONG PATH: %s", st->coll.wrong_path);
 	verdict_add(v, VERDICT_COLLECTIVES, st->crc, "collectives: %s", c->no_coll ? "not run" :
 		    st->coll.wrong_rows ? "WRONG RESULTS" : coll);
 	verdict_add(v, VERDICT_SUSPECTS, st->trc, "suspects: %s", st->trc ? st->which : w->single_node && st->which[0] ?

@@ -78,6 +78,9 @@ expect "mpi --path tcp:lo: coll_meta.json has what Open MPI reports it took (MPI
 	sh -c "grep -Eq '\"OMPI_MCA_btl_tcp_if_include\": \{\"set\": \"lo\", \"was\": (null|\"[^\"]*\"), \"library\": \"lo\"\}' '$tmp/mpilo/coll_meta.json' &&
 	grep -Eq '\"OMPI_MCA_btl\": \{\"set\": \"tcp,self\", \"was\": (null|\"[^\"]*\"), \"library\": \"tcp,self\"\}' '$tmp/mpilo/coll_meta.json' &&
 	grep -Eq '\"NCCL_NET\": \{\"set\": \"Socket\", \"was\": (null|\"[^\"]*\"), \"library\": null\}' '$tmp/mpilo/coll_meta.json'"
+expect "mpi --path tcp:lo: the terminal says what carried it, as Open MPI took it, no wrong path" \
+	sh -c "grep -qx '# mpi over tcp:lo: carried by Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=lo (rank 0)' '$tmp/mpilo.log' &&
+	! grep -q 'WRONG PATH' '$tmp/mpilo.log'"
 "${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend ring --path tcp:fpnosuchif0 -e 1K --output "$tmp/ringno" > "$tmp/ringno.log" 2>&1
 rc=$?
 expect "ring over a netdev no rank has: exit 0, skipped with the first rank's reason" \

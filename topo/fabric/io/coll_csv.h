@@ -49,8 +49,11 @@ void coll_csv_write(FILE *f, const struct coll_csv_row *row);
 
 /* What the verdict and summary.json of a run need from its collectives stage (rank 0). */
 #define COLL_SUMMARY_SWEEPS 64
+#define COLL_CARRIED_MAX 320 /* what carried a backend's traffic, and why it is not the path */
 struct coll_summary {
 	int wrong_rows;          /* rows with a wrong element */
+	int wrong_paths;         /* backends whose traffic another path carried (coll_backend.carried) */
+	char wrong_path[COLL_CARRIED_MAX]; /* the first one's reason */
 	int nlow;                /* paths below --min-pct */
 	char low[256];           /* "tcp:eth0 31%, ..." */
 	int nrated, nunrated;    /* all-reduce sweeps --min-pct judged, and could not (no line rate) */
