@@ -23,6 +23,7 @@
 #include "coll_report.h"
 #include "core/csv.h"
 #include "core/escape.h"
+#include "core/watchdog.h"
 #include "core/mpi_util.h"
 #include "core/results.h"
 #include "core/run.h"
@@ -385,7 +386,7 @@ static int backends_probe(struct coll_run *run, const struct coll_env *env, stru
 
 /* Every selected backend in registry order; returns 0, 1 when a result was wrong or a path
  * below --min-pct, or FP_E*. */
-static int coll_main(struct coll_run *run)
+static int coll_sweeps(struct coll_run *run)
 {
 	const struct world *w = run->w;
 	struct coll_env env = { .comm = MPI_COMM_WORLD, .rank = w->rank, .nranks = w->size,
@@ -423,6 +424,27 @@ static int coll_main(struct coll_run *run)
 		run->sum->wrong_paths = run->wrong_paths;
 	}
 	return w->rank == 0 && (run->wrong_rows > 0 || run->wrong_paths > 0 || (run->sum && run->sum->nlow > 0));
+}
+
+/* The sweeps under every rank's watchdog (core/watchdog.h), each step bounded by --timeout. */
+static int coll_main(struct coll_run *run)
+{
+	const struct world *w = run->w;
+	const char **labels = malloc(sizeof *labels * (size_t)w->size);
+	int rc;
+
+	if (!labels) {
+		LOG_ERROR("out of memory");
+		return FP_ERUNTIME;
+	}
+	for (int r = 0; r < w->size; r++)
+		labels[r] = w->hosts[r];
+	if (run->o->wait_s > 0)
+		watchdog_start(MPI_COMM_WORLD, labels);
+	rc = coll_sweeps(run);
+	watchdog_stop();
+	free(labels);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- the subcommand */

@@ -11,6 +11,7 @@
 #include "coll_report.h"
 #include "core/log.h"
 #include "core/mpi_util.h"
+#include "core/watchdog.h"
 
 /* ---------------------------------------------------------------- one case */
 
@@ -20,12 +21,23 @@ int coll_failed(const struct coll_backend *be, const char *what)
 	return FP_ERUNTIME;
 }
 
+/* the watchdog's step: this case's step, bounded by --timeout */
+static void arm(const struct coll_run *run, const struct coll_backend *be, const struct coll_case *c, const char *step)
+{
+	char what[160];
+
+	snprintf(what, sizeof what, "%s %s %s count %llu: %s", be->name, c->op->name, c->dtype->name,
+		 (unsigned long long)c->count, step);
+	watchdog_arm(run->o->wait_s, what);
+}
+
 static int time_case(struct coll_run *run, const struct coll_backend *be, void *ctx,
 		     const struct coll_case *c, double *t_s)
 {
 	coll_run_fn op = be->run[c->op->id];
 	double s;
 
+	arm(run, be, c, "warm-up");
 	if (be->fill(ctx, c, ++run->seed))
 		return FP_ERUNTIME;
 	for (long i = 0; i < run->o->warmup; i++)
@@ -33,12 +45,14 @@ static int time_case(struct coll_run *run, const struct coll_backend *be, void *
 			return FP_ERUNTIME;
 	if (be->sync && be->sync(ctx))
 		return FP_ERUNTIME;
+	arm(run, be, c, "the barrier before timing");
 	CHECK_MPI(MPI_Barrier(run->env->comm));
 	if (run->o->test_stall_rank >= 0 && run->w && run->o->test_stall_rank == run->w->rank) { /* a hung node (tests) */
 		fprintf(stderr, "fabprobe coll: --test-stall: rank %d stops here\n", run->w->rank);
 		for (;;)
 			pause();
 	}
+	arm(run, be, c, "timed");
 	if (be->timer_start(ctx))
 		return FP_ERUNTIME;
 	for (long i = 0; i < run->o->iters; i++)
@@ -104,10 +118,13 @@ int coll_case_run(struct coll_run *run, const struct coll_backend *be, void *ctx
 		return coll_failed(be, "warming up");
 	if (time_case(run, be, ctx, c, &mine.t_s))
 		return coll_failed(be, "timing");
+	arm(run, be, c, "checking");
 	if (run->o->check && check_case(run, be, ctx, c, &mine.chk))
 		return coll_failed(be, "checking");
+	arm(run, be, c, "gathering the results to rank 0");
 	CHECK_MPI(MPI_Gather(&mine, sizeof mine, MPI_BYTE, run->all, sizeof mine, MPI_BYTE, 0,
 			     run->env->comm));
+	watchdog_disarm();
 	if (c->rank == 0)
 		row_merge(run, c, row);
 	return 0;

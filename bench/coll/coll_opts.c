@@ -71,9 +71,10 @@ void coll_usage(FILE *f)
 	      "                          finding (exit 1). Default 0: not judged, since a ring's busbw\n"
 	      "                          is bound by the fabric's oversubscription as much as by the\n"
 	      "                          ports; give the figure the fabric was bought for\n"
-	      "      --timeout SEC       the longest one device step may take (NCCL's communicator, a\n"
-	      "                          batch of collectives, a wait for the GPU; default 300): past\n"
-	      "                          it the rank aborts NCCL, says which collective, and exits 3\n"
+	      "      --timeout SEC       the longest one step may take (NCCL's communicator, a batch\n"
+	      "                          of collectives, a wait for the GPU, an MPI collective; default\n"
+	      "                          300): past it the rank aborts NCCL, says which collective and\n"
+	      "                          which ranks have not arrived or do not answer, and exits 3\n"
 	      "      --shared-gpu        let two ranks share a GPU (NCCL needs a distinct NCCL_HOSTID\n"
 	      "                          per rank then: a check of two ranks on one GPU, timings not\n"
 	      "                          meaningful)\n",

@@ -154,7 +154,6 @@ static int together_say(struct run_state *st, const char *const *labels, int n, 
 	for (int k = 0; k < rep.nshort; k++) {
 		const struct rails_together_short *s = &rep.sh[k];
 		int both = k + 1 < rep.nshort && rep.sh[k + 1].node == s->node && s->other < 0;
-
 		char what[RUN_NODE_FIND_WHAT_MAX];
 
 		snprintf(what, sizeof what, "%d rails at once moved %.0f%% of their sum alone, %s", c->nrails,
@@ -234,8 +233,8 @@ int run_rails(struct run_state *st, const struct world *w, struct verdict *v, ch
 	}
 	if (!text[0] && !unjudged[0])
 		snprintf(text, sizeof text, "every port in its rail's leaf (%d nodes on %d rails)", rep.judged, c->nrails);
-	rc = text[0] || found[0] ? verdict_add(v, VERDICT_RAILS, rep.noff || rep.nalone || ports || together, "rails: %s%s%s", text,
-					     text[0] && found[0] ? "; " : "", found)
+	rc = text[0] || found[0] ? verdict_add(v, VERDICT_RAILS, rep.noff || rep.nalone || ports || together,
+					       "rails: %s%s%s", text, text[0] && found[0] ? "; " : "", found)
 				 : 0;
 	rails_report_free(&rep);
 	return rc ? FP_ERUNTIME : 0;

@@ -140,6 +140,40 @@ expect "mpi half: skipped with a reason" grep -q '# mpi allreduce half sum: skip
 expect "mpi half: no half rows" sh -c "! grep -q ',half,' '$tmp/half/collectives.csv'"
 expect "mpi half: float still measured" grep -q ',float,' "$tmp/half/collectives.csv"
 
+# The watchdog (core/watchdog.h): a rank that stalls past the barrier (--test-stall) or a process
+# stopped whole (SIGSTOP) mid-collective: every other rank ends within --timeout plus 5 s, exit
+# 3, naming the rank that did not arrive or did not answer, and the step; the MPI backend and
+# the ring alike.
+for be in mpi ring; do
+	t0=$(date +%s)
+	"${MPIRUN_LOCAL[@]}" -np 3 timeout 60 $FP coll --backend $be --path tcp:lo -b 1K -e 1K --timeout 3 --test-stall 1 \
+		--output "$tmp/stall$be" > "$tmp/stall$be.log" 2>&1
+	rc=$? secs=$(($(date +%s) - t0))
+	expect "$be: a rank stalled in a collective: the job ends in $secs s (<= 3 + 5 + launch), exit $rc, ranks 0 and 2 name rank 1 and its step" \
+		sh -c "[ $rc -ne 0 ] && [ $secs -le 12 ] &&
+		[ \$(grep -c \"^fabprobe: rank [02] (.*): '$be allreduce float count 256: timed' did not end within 3 s; rank 1 (.*) has not arrived: still at '$be allreduce float count 256: the barrier before timing'; ending this rank (exit 3)\\\$\" '$tmp/stall$be.log') -ge 1 ]"
+done
+timeout 60 "${MPIRUN_LOCAL[@]}" -np 3 $FP coll --backend mpi -b 1M -e 1M -n 1000000 --timeout 3 --output "$tmp/stopped" \
+	> "$tmp/stopped.log" 2>&1 &
+job=$!
+stopped=
+for _ in $(seq 100); do # rank 2, once it is in the timed loop
+	for p in $(pgrep -f "fabprobe coll --backend mpi -b 1M -e 1M -n 1000000"); do
+		[ "$(tr '\0' '\n' < /proc/$p/environ 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')" = 2 ] && stopped=$p
+	done
+	[ -n "$stopped" ] && grep -q '^# mpi allreduce float sum' "$tmp/stopped.log" && break
+	sleep 0.1
+done
+sleep 1
+t0=$(date +%s)
+[ -n "$stopped" ] && kill -STOP "$stopped"
+wait $job
+rc=$? secs=$(($(date +%s) - t0))
+[ -n "$stopped" ] && kill -KILL "$stopped" 2> /dev/null
+expect "mpi: a rank stopped whole mid-collective (SIGSTOP): the others end in $secs s (<= 3 + 5), exit $rc, naming it" \
+	sh -c "[ -n '$stopped' ] && [ $rc -ne 0 ] && [ $secs -le 8 ] &&
+	grep -q \"^fabprobe: rank [01] (.*): 'mpi allreduce float count 262144: timed' did not end within 3 s; rank 2 (.*) did not answer (stopped, hung whole or gone); ending this rank (exit 3)\" '$tmp/stopped.log'"
+
 # usage errors: exit 2, one message naming the problem
 usage_case() { # NAME EXPECTED-TEXT ARGS...
 	local name=$1 text=$2; shift 2

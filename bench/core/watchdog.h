@@ -1,0 +1,26 @@
+/* watchdog.h — every rank's guard against a step that never ends (a peer stopped, killed or
+ * hung inside a collective the library cannot time out). A thread of each rank watches the step
+ * its main thread armed; past the step's bound it asks every other rank, over UDP (outside MPI,
+ * which the stuck step holds), what step it is in: a rank that does not answer within a second
+ * is stopped, hung whole or gone; a rank that answers from an earlier step has not arrived.
+ * The watchdog says them, with the step and the bound, on stderr, and ends this rank with exit
+ * 3 (a runtime error: the launcher ends the others). The same thread answers the others'
+ * questions. Each rank publishes its addresses (its IPv4 interfaces, loopback included) at
+ * start; an answer carries its rank, so that a port reused by another process is never taken
+ * for the peer. */
+#ifndef FP_WATCHDOG_H
+#define FP_WATCHDOG_H
+
+#include <mpi.h>
+
+/* Collective over comm: the thread started on every rank (labels[r]: rank r's name for the
+ * messages; kept). 0, or -1 when it could not start here (then arming does nothing: said). */
+int watchdog_start(MPI_Comm comm, const char *const *labels);
+/* This rank's step from now on: what (copied, for the messages), bounded to seconds (<= 0: no
+ * bound). */
+void watchdog_arm(double seconds, const char *what);
+void watchdog_disarm(void);
+/* The thread ended, once this rank is past its last step. */
+void watchdog_stop(void);
+
+#endif
