@@ -18,6 +18,7 @@
 #include "coll_wait.h"
 #include "fabric/io/nccl_log.h"
 #include "core/mpi_util.h"
+#include "core/watchdog.h"
 #include "cuda_util.h"
 #include "fill_check.h"
 
@@ -471,6 +472,7 @@ static void nccl_close(void *ctx)
 
 	if (!x)
 		return;
+	watchdog_hook(NULL, NULL);
 	if (x->comm && !x->broken) {
 		ncclResult_t r = ncclCommFinalize(x->comm);
 		char why[600];
@@ -495,6 +497,15 @@ static void nccl_close(void *ctx)
 	if (x->stream)
 		cudaStreamDestroy(x->stream);
 	free(x);
+}
+
+/* the watchdog's hook: the communicator aborted before the rank ends (watchdog.h) */
+static void nccl_abort_hook(void *arg)
+{
+	struct nccl_coll *x = arg;
+
+	if (x->comm)
+		ncclCommAbort(x->comm);
 }
 
 /* The device, stream, events and buffers of this rank (local: no other rank waits on it). */
@@ -572,6 +583,7 @@ static int nccl_open(const struct coll_env *env, void **ctx, char *why, size_t l
 		return rc ? rc : FP_ERUNTIME;
 	}
 	*ctx = x;
+	watchdog_hook(nccl_abort_hook, x); /* a step past --timeout aborts the communicator first */
 	return 0;
 }
 

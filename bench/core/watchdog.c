@@ -47,6 +47,9 @@ static struct {
 	double deadline, bound; /* armed: deadline > 0 */
 	uint32_t seq;
 	char what[WD_WHAT];
+	void (*hook)(void *);
+	void *hook_arg;
+	int hook_done;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 /* this rank's step, copied under the lock */
@@ -80,6 +83,30 @@ static void receive(struct wd_msg *got, int *answered)
 		}
 		fl = sizeof from;
 	}
+}
+
+static void *hook_run(void *arg)
+{
+	(void)arg;
+	wd.hook(wd.hook_arg);
+	__atomic_store_n(&wd.hook_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* the hook, waited for at most 2 s (it may hang on what hangs the step) */
+static void hook_call(void)
+{
+	pthread_t t;
+	double until = clock_now() + 2;
+
+	pthread_mutex_lock(&wd.mu);
+	int have = wd.hook != NULL;
+	pthread_mutex_unlock(&wd.mu);
+	if (!have || pthread_create(&t, NULL, hook_run, NULL))
+		return;
+	pthread_detach(t);
+	while (!__atomic_load_n(&wd.hook_done, __ATOMIC_ACQUIRE) && clock_now() < until)
+		usleep(10000);
 }
 
 /* the step outlasted its bound: ask the others, say who is missing or behind, end this rank */
@@ -132,6 +159,7 @@ static void fire(const struct wd_msg *mine, double bound)
 		memcpy(msg + sizeof msg - 5, "...\n", 5);
 	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
 		k = 0;
+	hook_call();
 	_exit(WD_EXIT);
 }
 
@@ -215,6 +243,14 @@ void watchdog_arm(double seconds, const char *what)
 	snprintf(wd.what, sizeof wd.what, "%s", what);
 	wd.bound = seconds;
 	wd.deadline = seconds > 0 ? clock_now() + seconds : 0;
+	pthread_mutex_unlock(&wd.mu);
+}
+
+void watchdog_hook(void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&wd.mu);
+	wd.hook = fn;
+	wd.hook_arg = arg;
 	pthread_mutex_unlock(&wd.mu);
 }
 

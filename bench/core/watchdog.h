@@ -20,6 +20,10 @@ int watchdog_start(MPI_Comm comm, const char *const *labels);
  * bound). */
 void watchdog_arm(double seconds, const char *what);
 void watchdog_disarm(void);
+/* Before it ends the rank, the watchdog calls fn(arg) from a thread of its own, waiting for it
+ * at most 2 s (NCCL's communicator aborted: ncclCommAbort may be called while another thread
+ * is inside NCCL). NULL: none. */
+void watchdog_hook(void (*fn)(void *), void *arg);
 /* The thread ended, once this rank is past its last step. */
 void watchdog_stop(void);
 
