@@ -178,16 +178,23 @@ static void mpi_close(void *ctx)
 static int mpi_open(const struct coll_env *env, void **ctx, char *why, size_t len)
 {
 	struct mpi_coll *x = calloc(1, sizeof *x);
+	int ok, all = 0;
 
 	(void)why, (void)len;
 	*ctx = NULL;
-	if (!x)
-		goto oom;
-	x->comm = MPI_COMM_NULL;
-	x->send = malloc(env->max_bytes);
-	x->recv = malloc(env->max_bytes);
-	if (!x->send || !x->recv)
-		goto oom;
+	if (x) {
+		x->comm = MPI_COMM_NULL;
+		x->send = malloc(env->max_bytes);
+		x->recv = malloc(env->max_bytes);
+	}
+	/* agreed before the collective MPI_Comm_dup: a rank out of memory never leaves the others in it */
+	ok = x && x->send && x->recv;
+	if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, env->comm) != MPI_SUCCESS || !all) {
+		if (!ok)
+			LOG_ERROR("out of memory for two %llu-byte buffers", (unsigned long long)env->max_bytes);
+		mpi_close(x);
+		return FP_ERUNTIME;
+	}
 	if (MPI_Comm_dup(env->comm, &x->comm) != MPI_SUCCESS) {
 		LOG_ERROR("MPI_Comm_dup failed");
 		mpi_close(x);
@@ -196,10 +203,6 @@ static int mpi_open(const struct coll_env *env, void **ctx, char *why, size_t le
 	MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
 	*ctx = x;
 	return 0;
-oom:
-	LOG_ERROR("out of memory for two %llu-byte buffers", (unsigned long long)env->max_bytes);
-	mpi_close(x);
-	return FP_ERUNTIME;
 }
 
 static void mpi_version(char *out, size_t len)

@@ -43,7 +43,8 @@ static struct {
 	int fd, rank, size, running;
 	uint64_t token;
 	struct wd_addr *peers;
-	const char *const *labels;
+	const char *names;
+	size_t stride;
 	double deadline, bound; /* armed: deadline > 0 */
 	uint32_t seq;
 	char what[WD_WHAT];
@@ -51,6 +52,12 @@ static struct {
 	void *hook_arg;
 	int hook_done;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+/* rank r's name */
+static const char *label(int r)
+{
+	return wd.names + (size_t)r * wd.stride;
+}
 
 /* this rank's step, copied under the lock */
 static void now_step(struct wd_msg *m)
@@ -138,16 +145,16 @@ static void fire(const struct wd_msg *mine, double bound)
 	int ahead = 0;
 
 #define SAY(...) (k += k < sizeof msg ? (size_t)snprintf(msg + k, sizeof msg - k, __VA_ARGS__) : 0)
-	SAY("fabprobe: rank %d (%s): '%s' did not end within %.0f s", wd.rank, wd.labels[wd.rank], mine->what, bound);
+	SAY("fabprobe: rank %d (%s): '%s' did not end within %.0f s", wd.rank, label(wd.rank), mine->what, bound);
 	for (int r = 0; got && answered && r < wd.size; r++) {
 		ahead += r != wd.rank && answered[r] && got[r].seq > mine->seq;
 		if (r == wd.rank || (answered[r] && got[r].seq >= mine->seq))
 			continue;
 		named++;
 		if (!answered[r])
-			SAY("; rank %d (%s) did not answer (stopped, hung whole or gone)", r, wd.labels[r]);
+			SAY("; rank %d (%s) did not answer (stopped, hung whole or gone)", r, label(r));
 		else
-			SAY("; rank %d (%s) has not arrived: still at '%s'", r, wd.labels[r], got[r].what);
+			SAY("; rank %d (%s) has not arrived: still at '%s'", r, label(r), got[r].what);
 	}
 	if (!named && ahead == wd.size - 1 && ahead > 0)
 		SAY("; every other rank is past this step: this rank is the one behind");
@@ -204,7 +211,7 @@ static void my_addr(struct wd_addr *a)
 	freeifaddrs(all);
 }
 
-int watchdog_start(MPI_Comm comm, const char *const *labels)
+int watchdog_start(MPI_Comm comm, const char *names, size_t stride)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET };
 	struct wd_addr mine;
@@ -212,7 +219,8 @@ int watchdog_start(MPI_Comm comm, const char *const *labels)
 
 	MPI_Comm_rank(comm, &wd.rank);
 	MPI_Comm_size(comm, &wd.size);
-	wd.labels = labels;
+	wd.names = names;
+	wd.stride = stride;
 	if (!(wd.peers = calloc((size_t)wd.size, sizeof *wd.peers))) {
 		LOG_ERROR("out of memory");
 		MPI_Abort(comm, WD_EXIT);

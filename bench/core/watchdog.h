@@ -13,9 +13,10 @@
 
 #include <mpi.h>
 
-/* Collective over comm: the thread started on every rank (labels[r]: rank r's name for the
- * messages; kept). 0, or -1 when it could not start here (then arming does nothing: said). */
-int watchdog_start(MPI_Comm comm, const char *const *labels);
+/* Collective over comm: the thread started on every rank (rank r's name for the messages at
+ * names + r * stride; kept). 0, or -1 when it could not start here (then arming does nothing:
+ * said). */
+int watchdog_start(MPI_Comm comm, const char *names, size_t stride);
 /* This rank's step from now on: what (copied, for the messages), bounded to seconds (<= 0: no
  * bound). */
 void watchdog_arm(double seconds, const char *what);
