@@ -84,7 +84,8 @@ static int sweep_size(struct coll_run *run, const struct coll_backend *be, void 
 		cases[ip].in_place = ip;
 		rows[ip] = (struct coll_row){ .run_id = run->run_id, .backend = be->name, .c = &cases[ip],
 					      .size_B = size_B, .nnodes = run->w->nnodes,
-					      .path = run->path, .line_rate_Gbps = run->rate };
+					      .path = run->path, .line_rate_Gbps = run->rate,
+					      .carried_by = run->carried[0] ? run->carried : NULL };
 		if ((rc = coll_case_run(run, be, ctx, &cases[ip], prime, &rows[ip])))
 			return rc;
 		if (c->rank == 0 && rows[ip].wrong > 0)
@@ -263,6 +264,7 @@ static int carried_say(struct coll_run *run, const struct coll_backend *be, void
 	if (env->rank != 0)
 		return 0;
 	why[sizeof why - 1] = text[sizeof text - 1] = 0;
+	snprintf(run->carried, sizeof run->carried, "%s%.300s", first != INT_MAX ? "WRONG PATH: " : "", text);
 	escape_term_line(stdout, "# %s%s%s: carried by %s (rank 0)", be->name, path ? " over " : "", path ? path : "", text);
 	if (first != INT_MAX) {
 		escape_term_line(stdout, "# %s: WRONG PATH on rank %d: %s", be->name, first, why);
@@ -290,6 +292,7 @@ static int backend_run(struct coll_run *run, const struct coll_backend *be, cons
 	}
 	run->env = env;
 	run->rate = be->line_rate ? be->line_rate(ctx) : NAN;
+	run->carried[0] = 0;
 	if (be->carried && (rc = carried_say(run, be, ctx, env)))
 		goto out;
 	for (int i = 0; rc == 0 && i < o->nops; i++)

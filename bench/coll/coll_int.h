@@ -28,6 +28,7 @@ struct coll_run {
 	uint32_t seed;             /* advanced for every fill: fresh inputs each time */
 	int wrong_rows;            /* rows with a wrong element (rank 0) */
 	int wrong_paths;           /* backends whose traffic another path carried (rank 0) */
+	char carried[COLL_CARRIED_MAX]; /* rank 0: what carries the open backend's traffic ("" none said) */
 	struct coll_rank_res *all; /* rank 0: every rank's result of one case */
 };
 

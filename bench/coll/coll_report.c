@@ -33,6 +33,7 @@ void coll_csv_row(FILE *f, const struct coll_row *r)
 		.status = coll_status_name(r->status), .path = r->path,
 		.line_rate_Gbps = r->line_rate_Gbps > 0 ? r->line_rate_Gbps : NAN,
 		.pct_line_rate = coll_pct_line_rate(r->busbw, r->line_rate_Gbps),
+		.carried_by = r->carried_by ? r->carried_by : "",
 	};
 
 	coll_csv_write(f, &row);

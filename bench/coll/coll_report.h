@@ -21,6 +21,7 @@ struct coll_row {
 	int64_t wrong;                              /* -1 when not checked */
 	int status;
 	double line_rate_Gbps;                      /* the ring's bottleneck port; NAN unknown */
+	const char *carried_by;                     /* coll_backend.carried's text on rank 0; NULL */
 };
 
 /* r as a collectives.csv row (its header: coll_csv_header, fabric/io/coll_csv.h) */

@@ -456,15 +456,18 @@ static void test_rows(void)
 
 	coll_bandwidth(c.op, r.size_B, r.time_us, 4, &r.algbw, &r.busbw);
 	coll_csv_header(f);
+	r.carried_by = "Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=eth1"; /* quoted: it holds a comma */
 	coll_csv_row(f, &r); /* a library's row: no line rate (0 or NAN: empty) */
 	r.backend = "ring";
+	r.carried_by = NULL; /* the ring: its own transport */
 	r.line_rate_Gbps = 200; /* fabprobe's ring: busbw 15.7286 GB/s x 8 / 200 Gbit/s = 62.9 % */
 	coll_csv_row(f, &r);
 	fclose(f);
 	CHECK_STR(text, "run_id,backend,op,size_B,count,dtype,redop,root,nranks,nnodes,in_place,time_us,"
-			"time_us_max,algbw_GBps,busbw_GBps,wrong,status,path,line_rate_Gbps,pct_line_rate\n"
-			"run1,mpi,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok,tcp:eth1,,\n"
-			"run1,ring,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok,tcp:eth1,200.0,62.9\n");
+			"time_us_max,algbw_GBps,busbw_GBps,wrong,status,path,line_rate_Gbps,pct_line_rate,carried_by\n"
+			"run1,mpi,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok,tcp:eth1,,,"
+			"\"Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=eth1\"\n"
+			"run1,ring,allreduce,1048576,262144,float,sum,,4,1,0,100.000,120.000,10.4858,15.7286,0,ok,tcp:eth1,200.0,62.9,\n");
 	free(text);
 }
 

@@ -130,7 +130,7 @@ static void coll_part(struct rundir *m, long long size)
 	for (int ip = 0; ip < 2; ip++)
 		coll_csv_write(f, &(struct coll_csv_row){ "r", "ring", "allreduce", size, size / 4, "float", "sum", -1,
 							  4, 4, ip, 12.3456, 13.4567, 1.234567, 2.345678, 0, "ok",
-							  "tcp:eth0", 25, coll_pct_line_rate(2.345678, 25) });
+							  "tcp:eth0", 25, coll_pct_line_rate(2.345678, 25), "" });
 	text_close(&t);
 	both(m, "collectives.csv", &t, 1);
 	free(t.s);

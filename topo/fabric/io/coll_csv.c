@@ -23,6 +23,7 @@ const struct csv_col coll_csv_cols[COLL_NCOLS] = {
 	COL(COLL_COL_PATH, "path", CSV_STR, path, 0),
 	COL(COLL_COL_LINE_RATE, "line_rate_Gbps", CSV_F64, line_rate_Gbps, 1),
 	COL(COLL_COL_PCT_LINE_RATE, "pct_line_rate", CSV_F64, pct_line_rate, 1),
+	COL(COLL_COL_CARRIED_BY, "carried_by", CSV_STR, carried_by, 0),
 };
 
 void coll_csv_header(FILE *f)

@@ -23,6 +23,7 @@ struct coll_csv_row {
 	const char *path;                                    /* --path; empty: the library's choice */
 	double line_rate_Gbps;   /* fabprobe's ring: the slowest endpoint's port rate; NAN unknown */
 	double pct_line_rate;    /* busbw as % of it */
+	const char *carried_by;  /* what carried the backend's traffic, as rank 0 saw it; "" unknown */
 };
 
 /* Column indices, in file order. Columns added later go at the end, so that readers by
@@ -31,7 +32,7 @@ enum coll_col {
 	COLL_COL_RUN_ID, COLL_COL_BACKEND, COLL_COL_OP, COLL_COL_SIZE, COLL_COL_COUNT, COLL_COL_DTYPE,
 	COLL_COL_REDOP, COLL_COL_ROOT, COLL_COL_NRANKS, COLL_COL_NNODES, COLL_COL_IN_PLACE, COLL_COL_TIME,
 	COLL_COL_TIME_MAX, COLL_COL_ALGBW, COLL_COL_BUSBW, COLL_COL_WRONG, COLL_COL_STATUS, COLL_COL_PATH,
-	COLL_COL_LINE_RATE, COLL_COL_PCT_LINE_RATE, COLL_NCOLS
+	COLL_COL_LINE_RATE, COLL_COL_PCT_LINE_RATE, COLL_COL_CARRIED_BY, COLL_NCOLS
 };
 
 extern const struct csv_col coll_csv_cols[COLL_NCOLS];
