@@ -81,6 +81,8 @@ expect "mpi --path tcp:lo: coll_meta.json has what Open MPI reports it took (MPI
 expect "mpi --path tcp:lo: the terminal says what carried it, as Open MPI took it, no wrong path" \
 	sh -c "grep -qx '# mpi over tcp:lo: carried by Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=lo (rank 0)' '$tmp/mpilo.log' &&
 	! grep -q 'WRONG PATH' '$tmp/mpilo.log'"
+expect "mpi --path tcp:lo: every row of collectives.csv carries it in carried_by" \
+	sh -c "[ \$(grep -c ',\"Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=lo\"\$' '$tmp/mpilo/collectives.csv') -eq \$((\$(wc -l < '$tmp/mpilo/collectives.csv') - 1)) ]"
 "${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend ring --path tcp:fpnosuchif0 -e 1K --output "$tmp/ringno" > "$tmp/ringno.log" 2>&1
 rc=$?
 expect "ring over a netdev no rank has: exit 0, skipped with the first rank's reason" \
