@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # GPU check of the NCCL collective backend: one prepared script for a machine with a GPU, made
 # to fit in 10 minutes of it, start included.
-#   scripts/gpu-check.sh [-np N]          every check below; one summary line per check
+#   scripts/gpu-check.sh [-np N] [--out DIR]
+#                                         every check below; one summary line per check. Each
+#                                         step's output goes to a new /tmp/fp-gpu-XXXXXX/<step>.log;
+#                                         all the script prints also to DIR/gpu-check.log (DIR:
+#                                         that folder unless given, e.g. $OUT on the lent
+#                                         machine), and DIR/gpu-check-logs.tar.gz holds every
+#                                         step's files at the end: two files in DIR
 #   scripts/gpu-check.sh --fetch-debs DIR (on a Debian machine with a package registry) the .deb
 #                                         files of Open MPI, hwloc and the rest into DIR, for a
 #                                         GPU machine that has none: carry DIR there as debs/
@@ -10,18 +16,20 @@
 # Makefile finds it (NCCL_HOME, beside CUDA, the system, the Python wheel: `make config` says).
 # Checks, each a line "gpu-check: NAME: PASS|FAIL|SKIP (...)":
 #   build        CUDA and NCCL found, kernels for this GPU (-arch=native), the unit tests
-#   sweep        every op, float/half/bfloat16 sum, 8 B .. 128 MiB (x4), one rank per GPU
+#   sweep        every op, float/half/bfloat16 sum, 8 B .. 128 MiB (x4), one rank per GPU; what
+#                carried NCCL's traffic (collectives.csv's carried_by, from NCCL's own log)
 #   types        allreduce/reducescatter/reduce, every dtype and reduction, root N-1
 #   two-ranks    two ranks on one GPU (--shared-gpu, a distinct NCCL_HOSTID each: NCCL's
 #                socket transport between them): groups, in-place offsets, reductions of two
 #                ranks and a root of 1 for real; their timings mean nothing
 #   corrupt      a corrupted element is caught by the GPU check kernel (exit 1)
 #   failed-peer  rank 1 stops mid-sweep (--test-stall 1, --timeout 20): rank 0 ends its wait
-#                and the job exits 3 within 90 s, naming the collective
+#                (NCCL's bounded wait or the watchdog) and the job exits 3 within 90 s, naming
+#                the collective
 #   nccl-tests   with NCCL_TESTS_DIR (nccl-tests' source, carried here): all_reduce_perf built
 #                and run on one GPU beside `coll --backend nccl`: algbw within 2% from 1 MiB up
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 PKGS=(openmpi-bin openmpi-common libopenmpi-dev libopenmpi3 libhwloc-dev libhwloc15 libpmix2 libevent-core-2.1-7
       libevent-pthreads-2.1-7 libfabric1 libucx0 libibverbs1 libibverbs-dev librdmacm1 libnl-3-200
       libnl-route-3-200 libpsm2-2 libpsm-infinipath1 libgfortran5 libnuma1 libxnvctrl0 ocl-icd-libopencl1 libltdl7)
@@ -31,8 +39,14 @@ if [ "${1:-}" = "--fetch-debs" ]; then
 	mkdir -p "$2" && cd "$2" && apt-get download "${PKGS[@]}"
 	exit $?
 fi
-np=""
-if [ "${1:-}" = "-np" ]; then np=$2; shift 2; fi
+np="" dest=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	-np) np=$2; shift 2 ;;
+	--out) dest=$2; shift 2 ;;
+	*) echo "usage: scripts/gpu-check.sh [-np N] [--out DIR] | --fetch-debs DIR" >&2; exit 2 ;;
+	esac
+done
 t0=$(date +%s)
 summary=()
 fails=0
@@ -45,6 +59,9 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "$ngpu" -gt 0 ] || { echo "gpu-check: no GPU listed by nvidia-smi" >&2; exit 3; }
 np=${np:-$ngpu}
 out=$(mktemp -d /tmp/fp-gpu-XXXXXX)
+dest=${dest:-$out}
+mkdir -p "$dest" || exit 3
+exec > >(tee -a "$dest/gpu-check.log") 2>&1 # a cut-off terminal loses nothing
 
 # Open MPI and the rest: the PATH's, or the carried .deb files unpacked (no package registry)
 if ! command -v mpicc > /dev/null; then
@@ -63,8 +80,11 @@ if ! command -v mpicc > /dev/null; then
 	export PMIX_MCA_mca_base_component_path=$root/usr/lib/$arch/pmix2/lib/pmix
 	export PKG_CONFIG_PATH=$root/usr/lib/$arch/pkgconfig:$root/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_DEBUG=${NCCL_DEBUG:-WARN}
-MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_DEBUG)
+# NCCL_DEBUG left unset: fabprobe asks NCCL for its INFO log itself, in a file, to read what
+# carried the traffic (carried_by); a NCCL_DEBUG of the caller's is passed on, and then not read
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+[ -z "${NCCL_DEBUG:-}" ] || MPIRUN+=(-x NCCL_DEBUG)
 
 rm -f build/kernels/fill_check.o
 if make WITH_CUDA=yes WITH_NCCL=yes NVCCFLAGS="-O2 -arch=${FP_GPU_ARCH:-native}" fabprobe unit > "$out/build.log" 2>&1 &&
@@ -101,6 +121,7 @@ checked() { # NAME RC: the sweep's verdict
 
 coll sweep "$np" -- -o all -d float,half,bfloat16 -O sum -b 8 -e 128M -f 4
 checked sweep $?
+echo "gpu-check: what carried NCCL's traffic: $(grep -m1 -o '# nccl.*: carried by .*' "$out/sweep.log" || echo 'not said')"
 coll types "$np" -- -o allreduce,reducescatter,reduce -d all -O all -r $((np - 1)) -b 8 -e 1M -f 8
 checked types $?
 # two ranks on GPU 0: each its own NCCL_HOSTID, so that NCCL takes them for two hosts
@@ -119,12 +140,13 @@ fi
 
 # a hung peer: rank 1 (on GPU 0 beside rank 0 when there is one GPU) stops before its first timed batch
 start=$(date +%s)
-if [ "$ngpu" -ge 2 ]; then peer=(); else peer=(-x CUDA_VISIBLE_DEVICES=0 "${HOSTID[@]}"); fi
-timeout 120 "${MPIRUN[@]}" -np 2 "${peer[@]}" ./fabprobe coll --backend nccl $([ "$ngpu" -ge 2 ] || echo --shared-gpu) \
+if [ "$ngpu" -ge 2 ]; then peer=() shared=(); else peer=(-x CUDA_VISIBLE_DEVICES=0 "${HOSTID[@]}") shared=(--shared-gpu); fi
+timeout 120 "${MPIRUN[@]}" -np 2 "${peer[@]}" ./fabprobe coll --backend nccl "${shared[@]}" \
 	-b 1M -e 1M --timeout 20 --test-stall 1 --output "$out/failed-peer" > "$out/failed-peer.log" 2>&1
 rc=$? took=$(($(date +%s) - start))
-if [ "$rc" -eq 3 ] && [ "$took" -le 90 ] && grep -q 'not done after 20 s (--timeout)' "$out/failed-peer.log"; then
-	say failed-peer PASS "exit 3 after ${took} s: $(grep -m1 -o 'NCCL: [^:]*' "$out/failed-peer.log")"
+if [ "$rc" -eq 3 ] && [ "$took" -le 90 ] &&
+	grep -Eq 'not done after 20 s \(--timeout\)|did not end within 20 s' "$out/failed-peer.log"; then
+	say failed-peer PASS "exit 3 after ${took} s: $(grep -m1 -Eo 'NCCL: [^:]*|rank [0-9]+ \([^)]*\): .[^;]*; rank 1 [^;]*' "$out/failed-peer.log")"
 else
 	say failed-peer FAIL "exit $rc after ${took} s; $out/failed-peer.log"
 fi
@@ -153,4 +175,6 @@ fi
 echo
 printf '%s\n' "${summary[@]}"
 echo "gpu-check: $((${#summary[@]} - fails)) of ${#summary[@]} checks passed or skipped, $(($(date +%s) - t0)) s; results under $out"
+tar czf "$dest/gpu-check-logs.tar.gz" --exclude=gpu-check-logs.tar.gz -C "$(dirname "$out")" "$(basename "$out")" 2> /dev/null
+echo "gpu-check: every step's files in $dest/gpu-check-logs.tar.gz"
 [ "$fails" -eq 0 ]
