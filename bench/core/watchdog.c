@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "interrupt.h"
 #include "log.h"
 
 #define WD_ADDRS 4
 #define WD_WHAT 160
 #define WD_MAGIC 0x66707764u /* "fpwd" */
 #define WD_ASK_S 1.0         /* how long the others have to answer */
+#define WD_SIG_ASK_S 0.3     /* the same on a signal: the launcher kills after about a second */
 #define WD_EXIT 3            /* a runtime error (README's exit codes) */
 
 struct wd_addr { /* where a rank answers */
@@ -45,12 +47,14 @@ static struct {
 	struct wd_addr *peers;
 	const char *names;
 	size_t stride;
-	double deadline, bound; /* armed: deadline > 0 */
+	double deadline, bound; /* bounded: deadline > 0 */
+	double armed_at;        /* in a step: > 0 */
 	uint32_t seq;
 	char what[WD_WHAT];
 	void (*hook)(void *);
 	void *hook_arg;
 	int hook_done;
+	int sig_said; /* the step at a signal said */
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 /* rank r's name */
@@ -116,19 +120,20 @@ static void hook_call(void)
 		usleep(10000);
 }
 
-/* the step outlasted its bound: ask the others, say who is missing or behind, end this rank */
-static void fire(const struct wd_msg *mine, double bound)
+/* Ask the others what step they are in, waiting `wait` s; then SAY into msg (k its length) the
+ * ranks missing or behind this rank's step. */
+static size_t roll_call(const struct wd_msg *mine, double wait, int on_sig, char *msg, size_t size, size_t k)
 {
 	struct wd_msg ask = { .magic = WD_MAGIC, .rank = wd.rank, .ask = 1, .token = wd.token };
 	struct wd_msg *got = calloc((size_t)wd.size, sizeof *got);
-	int *answered = calloc((size_t)wd.size, sizeof *answered), named = 0;
-	double until = clock_now() + WD_ASK_S;
+	int *answered = calloc((size_t)wd.size, sizeof *answered), named = 0, ahead = 0;
+	double until = clock_now() + wait;
 
 	if (got && answered) {
 		for (int r = 0; r < wd.size; r++)
-			for (int k = 0; r != wd.rank && k < wd.peers[r].n; k++) {
+			for (int a = 0; r != wd.rank && a < wd.peers[r].n; a++) {
 				struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = wd.peers[r].port,
-							  .sin_addr.s_addr = wd.peers[r].ip[k] };
+							  .sin_addr.s_addr = wd.peers[r].ip[a] };
 
 				sendto(wd.fd, &ask, sizeof ask, 0, (struct sockaddr *)&to, sizeof to);
 			}
@@ -139,13 +144,7 @@ static void fire(const struct wd_msg *mine, double bound)
 			receive(got, answered);
 		}
 	}
-	/* one write: the others' messages come at the same moment */
-	char msg[4096];
-	size_t k = 0;
-	int ahead = 0;
-
-#define SAY(...) (k += k < sizeof msg ? (size_t)snprintf(msg + k, sizeof msg - k, __VA_ARGS__) : 0)
-	SAY("fabprobe: rank %d (%s): '%s' did not end within %.0f s", wd.rank, label(wd.rank), mine->what, bound);
+#define SAY(...) (k += k < size ? (size_t)snprintf(msg + k, size - k, __VA_ARGS__) : 0)
 	for (int r = 0; got && answered && r < wd.size; r++) {
 		ahead += r != wd.rank && answered[r] && got[r].seq > mine->seq;
 		if (r == wd.rank || (answered[r] && got[r].seq >= mine->seq))
@@ -159,15 +158,52 @@ static void fire(const struct wd_msg *mine, double bound)
 	if (!named && ahead == wd.size - 1 && ahead > 0)
 		SAY("; every other rank is past this step: this rank is the one behind");
 	else if (!named)
-		SAY("; every rank answered from this step: the library did not end it");
-	SAY("; ending this rank (exit %d)\n", WD_EXIT);
-#undef SAY
-	if (k >= sizeof msg)
-		memcpy(msg + sizeof msg - 5, "...\n", 5);
+		SAY(on_sig ? "; every rank answered" : "; every rank answered from this step: the library did not end it");
+	free(got);
+	free(answered);
+	return k;
+}
+
+/* msg, k long, on stderr in one write (the others' messages come at the same moment) */
+static void say_line(char *msg, size_t size, size_t k)
+{
+	if (k >= size)
+		memcpy(msg + size - 5, "...\n", 5);
 	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
-		k = 0;
+		return;
+}
+
+/* the step outlasted its bound: ask the others, say who is missing or behind, end this rank */
+static void fire(const struct wd_msg *mine, double bound)
+{
+	char msg[4096];
+	size_t k = 0, size = sizeof msg;
+
+	SAY("fabprobe: rank %d (%s): '%s' did not end within %.0f s", wd.rank, label(wd.rank), mine->what, bound);
+	k = roll_call(mine, WD_ASK_S, 0, msg, size, k);
+	SAY("; ending this rank (exit %d)\n", WD_EXIT);
+	say_line(msg, size, k);
 	hook_call();
 	_exit(WD_EXIT);
+}
+
+/* A signal (the launcher ending the job: a peer gone, a job's time limit) in a step: the step
+ * said at once, before the launcher's SIGKILL, then who did not answer a short roll call. The
+ * run ends as interrupt.h says. */
+static void on_signal(const struct wd_msg *mine, double since)
+{
+	char msg[4096];
+	size_t k = 0, size = sizeof msg;
+
+	SAY("fabprobe: rank %d (%s): %s in '%s', %.1f s into it\n", wd.rank, label(wd.rank),
+	    interrupt_name(interrupt_pending()), mine->what, since);
+	say_line(msg, size, k);
+	k = 0;
+	SAY("fabprobe: rank %d (%s): at the %s", wd.rank, label(wd.rank), interrupt_name(interrupt_pending()));
+	k = roll_call(mine, WD_SIG_ASK_S, 1, msg, size, k);
+	SAY("\n");
+#undef SAY
+	say_line(msg, size, k);
 }
 
 static void *watch(void *arg)
@@ -176,16 +212,21 @@ static void *watch(void *arg)
 	while (__atomic_load_n(&wd.running, __ATOMIC_ACQUIRE)) {
 		struct pollfd p = { .fd = wd.fd, .events = POLLIN };
 		struct wd_msg mine = { 0 };
-		double deadline, bound;
+		double deadline, bound, armed_at;
 
 		poll(&p, 1, 100);
 		receive(NULL, NULL);
 		pthread_mutex_lock(&wd.mu);
-		deadline = wd.deadline, bound = wd.bound;
+		deadline = wd.deadline, bound = wd.bound, armed_at = wd.armed_at;
 		pthread_mutex_unlock(&wd.mu);
 		if (deadline > 0 && clock_now() > deadline) {
 			now_step(&mine);
 			fire(&mine, bound);
+		}
+		if (armed_at > 0 && interrupt_pending() && !wd.sig_said) {
+			wd.sig_said = 1;
+			now_step(&mine);
+			on_signal(&mine, clock_now() - armed_at);
 		}
 	}
 	return NULL;
@@ -250,7 +291,8 @@ void watchdog_arm(double seconds, const char *what)
 	wd.seq++;
 	snprintf(wd.what, sizeof wd.what, "%s", what);
 	wd.bound = seconds;
-	wd.deadline = seconds > 0 ? clock_now() + seconds : 0;
+	wd.armed_at = clock_now();
+	wd.deadline = seconds > 0 ? wd.armed_at + seconds : 0;
 	pthread_mutex_unlock(&wd.mu);
 }
 
@@ -265,7 +307,7 @@ void watchdog_hook(void (*fn)(void *), void *arg)
 void watchdog_disarm(void)
 {
 	pthread_mutex_lock(&wd.mu);
-	wd.deadline = 0;
+	wd.deadline = wd.armed_at = 0;
 	pthread_mutex_unlock(&wd.mu);
 }
 

@@ -4,8 +4,10 @@
  * which the stuck step holds), what step it is in: a rank that does not answer within a second
  * is stopped, hung whole or gone; a rank that answers from an earlier step has not arrived.
  * The watchdog says them, with the step and the bound, on stderr, and ends this rank with exit
- * 3 (a runtime error: the launcher ends the others). The same thread answers the others'
- * questions. Each rank publishes its addresses (its IPv4 interfaces, loopback included) at
+ * 3 (a runtime error: the launcher ends the others). A signal in a step (SIGTERM: the launcher
+ * ending the job when a peer died, or a time limit) is said at once with the step, then a short
+ * roll call names who did not answer (the peer gone); the run then ends as interrupt.h says.
+ * The same thread answers the others' questions. Each rank publishes its addresses (its IPv4 interfaces, loopback included) at
  * start; an answer carries its rank, so that a port reused by another process is never taken
  * for the peer. */
 #ifndef FP_WATCHDOG_H

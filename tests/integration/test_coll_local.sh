@@ -83,6 +83,24 @@ expect "mpi --path tcp:lo: the terminal says what carried it, as Open MPI took i
 	! grep -q 'WRONG PATH' '$tmp/mpilo.log'"
 expect "mpi --path tcp:lo: every row of collectives.csv carries it in carried_by" \
 	sh -c "[ \$(grep -c ',\"Open MPI pml=ob1 btl=tcp,self btl_tcp_if_include=lo\"\$' '$tmp/mpilo/collectives.csv') -eq \$((\$(wc -l < '$tmp/mpilo/collectives.csv') - 1)) ]"
+# MPI traffic forced off the asked path: a site's override file (which beats the environment
+# fabprobe sets) puts Open MPI on shared memory; seen in a mount namespace of its own
+etc=$(ompi_info --all 2> /dev/null | sed -n 's/.*"mca_base_override_param_file" (current value: "\(.*\)\/[^/]*", data source.*/\1/p')
+if [ -d "$etc" ] && unshare -m true 2> /dev/null; then
+	mkdir -p "$tmp/etc" && cp -a "$etc/." "$tmp/etc/" && echo 'btl = self,vader' > "$tmp/etc/openmpi-mca-params-override.conf"
+	unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' forced "$tmp/etc" "$etc" \
+		"${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend mpi --path tcp:lo -o allreduce -e 4K --output "$tmp/forced" \
+		> "$tmp/forced.log" 2>&1
+	rc=$?
+	expect "mpi --path tcp:lo forced onto shared memory by the site: exit $rc (1), the run FAILS naming both" \
+		sh -c "[ $rc -eq 1 ] && grep -qx '# mpi: WRONG PATH on rank 0: asked for tcp:lo, Open MPI took btl=self,vader (not tcp,self)' '$tmp/forced.log' &&
+		grep -q '\"status\": \"failed\"' '$tmp/forced/meta.json'"
+	expect "mpi forced off its path: every row of collectives.csv says WRONG PATH and what carried it" \
+		sh -c "[ \$(grep -c ',\"WRONG PATH: Open MPI pml=ob1 btl=self,vader\"\$' '$tmp/forced/collectives.csv') -eq \$((\$(wc -l < '$tmp/forced/collectives.csv') - 1)) ] &&
+		[ \$(wc -l < '$tmp/forced/collectives.csv') -gt 1 ]"
+else
+	skip "mpi forced off its path" "no Open MPI override file path, or no mount namespace (unshare -m)"
+fi
 "${MPIRUN_LOCAL[@]}" -np 2 $FP coll --backend ring --path tcp:fpnosuchif0 -e 1K --output "$tmp/ringno" > "$tmp/ringno.log" 2>&1
 rc=$?
 expect "ring over a netdev no rank has: exit 0, skipped with the first rank's reason" \
@@ -155,26 +173,37 @@ for be in mpi ring; do
 		sh -c "[ $rc -ne 0 ] && [ $secs -le 12 ] &&
 		[ \$(grep -c \"^fabprobe: rank [02] (.*): '$be allreduce float count 256: timed' did not end within 3 s; rank 1 (.*) has not arrived: still at '$be allreduce float count 256: the barrier before timing'; ending this rank (exit 3)\\\$\" '$tmp/stall$be.log') -ge 1 ]"
 done
-timeout 60 "${MPIRUN_LOCAL[@]}" -np 3 $FP coll --backend mpi -b 1M -e 1M -n 1000000 --timeout 3 --output "$tmp/stopped" \
-	> "$tmp/stopped.log" 2>&1 &
-job=$!
-stopped=
-for _ in $(seq 100); do # rank 2, once it is in the timed loop
-	for p in $(pgrep -f "fabprobe coll --backend mpi -b 1M -e 1M -n 1000000"); do
-		[ "$(tr '\0' '\n' < /proc/$p/environ 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')" = 2 ] && stopped=$p
+# signal NAME SIG: a 3-rank mpi job into $tmp/NAME; once in its timed loop, rank 2 gets SIG;
+# sets rc, secs (from the signal to the job's end) and victim
+signal_rank() {
+	local name=$1 sig=$2 args=(coll --backend mpi -b 1M -e 1M -n 1000000 --timeout 3 --output "$tmp/$1") job t0
+	timeout 60 "${MPIRUN_LOCAL[@]}" -np 3 $FP "${args[@]}" > "$tmp/$name.log" 2>&1 &
+	job=$! victim=
+	for _ in $(seq 100); do # rank 2, once it is in the timed loop
+		for p in $(pgrep -f "fabprobe ${args[*]}"); do
+			[ "$(tr '\0' '\n' < /proc/$p/environ 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')" = 2 ] && victim=$p
+		done
+		[ -n "$victim" ] && grep -q '^# mpi allreduce float sum' "$tmp/$name.log" && break
+		sleep 0.1
 	done
-	[ -n "$stopped" ] && grep -q '^# mpi allreduce float sum' "$tmp/stopped.log" && break
-	sleep 0.1
-done
-sleep 1
-t0=$(date +%s)
-[ -n "$stopped" ] && kill -STOP "$stopped"
-wait $job
-rc=$? secs=$(($(date +%s) - t0))
-[ -n "$stopped" ] && kill -KILL "$stopped" 2> /dev/null
+	sleep 1
+	t0=$(date +%s)
+	[ -n "$victim" ] && kill "-$sig" "$victim"
+	wait $job
+	rc=$? secs=$(($(date +%s) - t0))
+	[ -n "$victim" ] && kill -KILL "$victim" 2> /dev/null
+}
+signal_rank stopped STOP
 expect "mpi: a rank stopped whole mid-collective (SIGSTOP): the others end in $secs s (<= 3 + 5), exit $rc, naming it" \
-	sh -c "[ -n '$stopped' ] && [ $rc -ne 0 ] && [ $secs -le 8 ] &&
+	sh -c "[ -n '$victim' ] && [ $rc -ne 0 ] && [ $secs -le 8 ] &&
 	grep -q \"^fabprobe: rank [01] (.*): 'mpi allreduce float count 262144: timed' did not end within 3 s; rank 2 (.*) did not answer (stopped, hung whole or gone); ending this rank (exit 3)\" '$tmp/stopped.log'"
+# a rank killed: the launcher ends the job at once (SIGTERM to the others); each says its step
+# and who did not answer before the launcher's SIGKILL
+signal_rank killed KILL
+expect "mpi: a rank killed mid-collective: the job ends in $secs s (<= 3 + 5), exit $rc; rank 0 or 1 names its step and rank 2" \
+	sh -c "[ -n '$victim' ] && [ $rc -ne 0 ] && [ $secs -le 8 ] &&
+	[ \$(grep -c \"^fabprobe: rank [01] (.*): SIGTERM in 'mpi allreduce float count 262144: timed', [0-9.]* s into it\\\$\" '$tmp/killed.log') -ge 1 ] &&
+	[ \$(grep -c '^fabprobe: rank [01] (.*): at the SIGTERM; rank 2 (.*) did not answer (stopped, hung whole or gone)\$' '$tmp/killed.log') -ge 1 ]"
 
 # usage errors: exit 2, one message naming the problem
 usage_case() { # NAME EXPECTED-TEXT ARGS...
