@@ -72,13 +72,15 @@ ifeq ($(HAVE_IBVERBS),yes)
   CPPFLAGS += -DHAVE_IBVERBS=1 $(shell pkg-config --cflags libibverbs)
   LDLIBS   += $(shell pkg-config --libs libibverbs)
 endif
-ifeq ($(HAVE_CUDA),yes)
-  CPPFLAGS += -DHAVE_CUDA=1 -I$(CUDA_HOME)/include
-  LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++  # nvcc objects need the C++ runtime
-endif
+# NCCL before CUDA: its header and its folder in the run path come first, so that an NCCL_HOME
+# (or the wheel) wins over another NCCL beside CUDA
 ifeq ($(HAVE_NCCL),yes)
   CPPFLAGS += -DHAVE_NCCL=1 -I$(NCCL_INCDIR)
   LDLIBS   += $(NCCL_LIBFILE) -Wl,-rpath,$(NCCL_LIBDIR)  # by its path: the wheel has no libnccl.so
+endif
+ifeq ($(HAVE_CUDA),yes)
+  CPPFLAGS += -DHAVE_CUDA=1 -I$(CUDA_HOME)/include
+  LDLIBS   += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++  # nvcc objects need the C++ runtime
 endif
 
 # The build configuration is part of every object's inputs: switching WITH_X rebuilds.
