@@ -9,6 +9,7 @@
 #include "coll.h"
 #include "coll_backend.h"
 #include "core/log.h"
+#include "core/mpi_util.h"
 #include "node/inv_link.h"
 
 /* a netdev or RDMA device name: letters, digits, '_', '-', '.', at most max bytes */
@@ -224,54 +225,21 @@ int coll_path_apply(void *opts)
 	return 0;
 }
 
-/* The control variable at index i, as text (strings and integers), into out: 0, or -1. */
-static int cvar_read(int i, MPI_Datatype dt, char *out, size_t len)
-{
-	MPI_T_cvar_handle h;
-	int count = 0, rc = -1;
-
-	if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
-		return -1;
-	if (dt == MPI_CHAR && count > 0) {
-		char *buf = calloc((size_t)count + 1, 1);
-
-		if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
-			snprintf(out, len, "%s", buf);
-			rc = 0;
-		}
-		free(buf);
-	} else if (dt == MPI_INT && count == 1) {
-		int v;
-
-		if (MPI_T_cvar_read(h, &v) == MPI_SUCCESS) {
-			snprintf(out, len, "%d", v);
-			rc = 0;
-		}
-	}
-	MPI_T_cvar_handle_free(&h);
-	return rc;
-}
-
 void coll_path_readback(struct coll_path_set *e)
 {
-	int provided, n = 0;
+	const char *names[COLL_ENV_MAX] = { 0 };
+	int known[COLL_ENV_MAX], n = 0, at[COLL_ENV_MAX];
+	char lib[COLL_ENV_MAX][COLL_ENV_VALUE_MAX];
 
-	if (!e->n || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-		return;
-	if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-		n = 0;
-	for (int i = 0; i < n; i++) {
-		char name[256], desc[8];
-		int nlen = sizeof name, dlen = sizeof desc, verb, bind, scope;
-		MPI_Datatype dt;
-		MPI_T_enum en;
-
-		if (MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope) != MPI_SUCCESS)
-			continue;
-		for (int k = 0; k < e->n; k++)
-			if (!strncmp(e->v[k].name, "OMPI_MCA_", 9) && !strcmp(e->v[k].name + 9, name) &&
-			    cvar_read(i, dt, e->v[k].lib, sizeof e->v[k].lib) == 0)
-				e->v[k].lib_known = 1;
-	}
-	MPI_T_finalize();
+	for (int k = 0; k < e->n; k++)
+		if (!strncmp(e->v[k].name, "OMPI_MCA_", 9)) {
+			at[n] = k;
+			names[n++] = e->v[k].name + 9;
+		}
+	mpi_cvars_read(names, n, lib[0], sizeof lib[0], known);
+	for (int i = 0; i < n; i++)
+		if (known[i]) {
+			snprintf(e->v[at[i]].lib, sizeof e->v[at[i]].lib, "%s", lib[i]);
+			e->v[at[i]].lib_known = 1;
+		}
 }

@@ -2,6 +2,7 @@
 #include "mpi_util.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,4 +122,57 @@ int mpi_machine_ranks(MPI_Comm comm, int *over)
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
 		*over = same > CPU_COUNT(&cpus);
 	return same;
+}
+
+/* The control variable at index i, as text (strings and integers), into out: 0, or -1. */
+static int cvar_read(int i, MPI_Datatype dt, char *out, size_t len)
+{
+	MPI_T_cvar_handle h;
+	int count = 0, rc = -1;
+
+	if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
+		return -1;
+	if (dt == MPI_CHAR && count > 0) {
+		char *buf = calloc((size_t)count + 1, 1);
+
+		if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
+			snprintf(out, len, "%s", buf);
+			rc = 0;
+		}
+		free(buf);
+	} else if (dt == MPI_INT && count == 1) {
+		int v;
+
+		if (MPI_T_cvar_read(h, &v) == MPI_SUCCESS) {
+			snprintf(out, len, "%d", v);
+			rc = 0;
+		}
+	}
+	MPI_T_cvar_handle_free(&h);
+	return rc;
+}
+
+void mpi_cvars_read(const char *const *names, int n, char *out, size_t stride, int *known)
+{
+	int provided, nvars = 0;
+
+	for (int k = 0; k < n; k++)
+		known[k] = 0;
+	if (!n || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+		return;
+	if (MPI_T_cvar_get_num(&nvars) != MPI_SUCCESS)
+		nvars = 0;
+	for (int i = 0; i < nvars; i++) {
+		char name[256], desc[8];
+		int nlen = sizeof name, dlen = sizeof desc, verb, bind, scope;
+		MPI_Datatype dt;
+		MPI_T_enum en;
+
+		if (MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope) != MPI_SUCCESS)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (!known[k] && !strcmp(names[k], name) && cvar_read(i, dt, out + (size_t)k * stride, stride) == 0)
+				known[k] = 1;
+	}
+	MPI_T_finalize();
 }

@@ -19,6 +19,12 @@ int mpi_rc(int rc, const char *call, const char *file, int line);
 			return FP_ERUNTIME;                                    \
 	} while (0)
 
+/* The MPI library's current values of its control variables names[0..n-1] (MPI_T; strings
+ * and integers, as text), into out + i * stride (stride bytes each); known[i] is 1 where the
+ * library has that variable and it was read, else 0 (out left alone). Any time after
+ * MPI_Init. */
+void mpi_cvars_read(const char *const *names, int n, char *out, size_t stride, int *known);
+
 /* Wait for a request without spinning: MPI_Test, then a short sleep, until it completes or
  * the deadline (clock_now() seconds; <= 0 for none) passes. For ranks that are idle while
  * others measure. Returns 0, FP_ETIMEDOUT or FP_ERUNTIME. */

@@ -81,6 +81,7 @@ void p2p_csv_row(FILE *f, const struct p2p_path_out *po, const struct p2p_rec *r
 		.bw_warmup_windows = ok && z->bw && r->bw_warm >= 0 ? r->bw_warm : -1,
 		.bw_warmup = !ok || !z->bw || r->bw_converged < 0 ? NULL
 			     : r->bw_converged ? "converged" : "not converged",
+		.carried_by = sp->carried,
 	};
 
 	link_of(sp, dp, &row.kind, &row.line_rate_Gbps);

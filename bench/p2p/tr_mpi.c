@@ -48,6 +48,30 @@ static int mpi_check(const char *arg, char *why)
 	return FP_EUSAGE;
 }
 
+/* What the library holds of the settings that choose its transport (MPI_T): "Open MPI
+ * pml=ob1 btl=tcp,self btl_tcp_if_include=eth1", the unset ones left out. Which one it then
+ * selected among those allowed is not visible through MPI_T's control variables. */
+static void mpi_carried(char *out, size_t len)
+{
+	static const char *const names[] = { "pml", "btl", "btl_tcp_if_include", "pml_ucx_tls", "pml_ucx_devices" };
+	enum { N = sizeof names / sizeof names[0] };
+	char v[N][96], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	int known[N], any = 0, n = 0;
+	size_t k;
+
+	MPI_Get_library_version(lib, &n);
+	lib[strcspn(lib, "\n,")] = 0;
+	mpi_cvars_read(names, N, v[0], sizeof v[0], known);
+	k = (size_t)snprintf(out, len, "%.40s", strncmp(lib, "Open MPI", 8) ? lib : "Open MPI");
+	for (int i = 0; i < N; i++)
+		if (known[i] && v[i][0] && k < len) {
+			k += (size_t)snprintf(out + k, len - k, " %s=%s", names[i], v[i]);
+			any = 1;
+		}
+	if (!any && k < len)
+		snprintf(out + k, len - k, ": transports its own choice (no pml or btl set)");
+}
+
 static int mpi_open(const struct tr_env *env, const char *arg, void **out, struct tr_port *port)
 {
 	struct mpi_ctx *ctx = calloc(1, sizeof *ctx);
@@ -76,6 +100,7 @@ static int mpi_open(const struct tr_env *env, const char *arg, void **out, struc
 	memset(ctx->sbuf, 0xa5, env->max_size);
 	memset(ctx->rbuf, 0, env->max_size);
 	snprintf(port->dev, sizeof port->dev, "rank%d", env->ep);
+	mpi_carried(port->carried, sizeof port->carried);
 	/* which wire MPI picked between nodes is not visible through the MPI API */
 	snprintf(port->kind, sizeof port->kind, "%s", env->single_node ? "shm" : "");
 	port->rate_gbps = NAN;

@@ -56,6 +56,7 @@ struct tcp_ctx {
 	size_t max;
 	int fault;               /* test only: TR_FAULT_* for this endpoint */
 	int spin;                /* non-blocking tries before poll(): SPIN_TRIES, 0 on a shared core */
+	int bound;               /* sockets may be bound to dev (SO_BINDTODEVICE): both ends are */
 };
 
 struct tcp_conn {
@@ -168,6 +169,33 @@ static int if_ipv4(const char *dev, uint32_t *ip)
 	return rc;
 }
 
+/* Keep a connection's traffic on the interface, where routing would pick another (two ports
+ * in one subnet): the connecting and the accepting socket alike. 0, or FP_ERUNTIME with why. */
+static int bind_dev(struct tcp_conn *c)
+{
+	struct tcp_ctx *ctx = c->ctx;
+
+	if (!ctx->bound || !setsockopt(c->fd, SOL_SOCKET, SO_BINDTODEVICE, ctx->dev, (socklen_t)strlen(ctx->dev)))
+		return 0;
+	snprintf(c->base.why, TR_WHY_MAX, "SO_BINDTODEVICE %s: %s", ctx->dev, strerror(errno));
+	return FP_ERUNTIME;
+}
+
+/* Whether this process may bind sockets to the interface, said in port->carried. */
+static void bind_probe(struct tcp_ctx *ctx, struct tr_port *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ctx->bound = fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ctx->dev, (socklen_t)strlen(ctx->dev));
+	if (ctx->bound)
+		snprintf(port->carried, TR_WHY_MAX, "TCP, both ends bound to %s", ctx->dev);
+	else
+		snprintf(port->carried, TR_WHY_MAX, "TCP from %s's address, not bound to it (SO_BINDTODEVICE: %s): "
+			 "the routes choose the interface", ctx->dev, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Listen on this node's address of the interface. Fills *me (ip 0 when not usable) and why. */
 static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port *port)
 {
@@ -194,6 +222,7 @@ static void tcp_listen(struct tcp_ctx *ctx, struct tcp_addr *me, struct tr_port 
 	me->ip = sa.sin_addr.s_addr;
 	me->port = sa.sin_port;
 	port->usable = 1;
+	bind_probe(ctx, port);
 }
 
 /* tcp:<netdev>: a Linux interface name (1..15 bytes, no '/', no white space, not . or ..) */
@@ -311,8 +340,8 @@ static int tcp_dial(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, doubl
 		snprintf(c->base.why, TR_WHY_MAX, "socket on %s: %s", ctx->dev, strerror(errno));
 		return FP_ERUNTIME;
 	}
-	/* keep the traffic on this interface even where routing would pick another (root only) */
-	setsockopt(c->fd, SOL_SOCKET, SO_BINDTODEVICE, ctx->dev, (socklen_t)strlen(ctx->dev));
+	if (bind_dev(c))
+		return FP_ERUNTIME;
 	if (connect(c->fd, (struct sockaddr *)&dst, sizeof dst) && errno != EINPROGRESS) {
 		snprintf(c->base.why, TR_WHY_MAX, "connect: %s", strerror(errno));
 		return errno == ECONNREFUSED ? FP_EPEER : FP_ERUNTIME;
@@ -460,7 +489,7 @@ static int tcp_answer(struct tcp_ctx *ctx, struct tcp_conn *c, unsigned seq, dou
 				for (int j = 0; j < np; j++)
 					if (j != i && p[j].fd >= 0)
 						stranger(ctx, &p[j], peer, seq, "a connection besides the peer's");
-				return set_nodelay(c->fd) ? FP_ERUNTIME : xfer(c, 1, &ok, 1, deadline);
+				return bind_dev(c) || set_nodelay(c->fd) ? FP_ERUNTIME : xfer(c, 1, &ok, 1, deadline);
 			}
 		}
 		for (int i = k = 0; i < np; i++)

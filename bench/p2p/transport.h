@@ -52,6 +52,10 @@ struct tr_port {
 	 * nic_place_status, the port's NUMA node (-1), the cores, as a CPU list */
 	int place, numa;
 	char cpus[TR_WHY_MAX];
+	/* what carries this endpoint's traffic on the path, as the transport set it up ("TCP,
+	 * both ends bound to eth1", "RDMA RC on mlx5_0:1, RoCE v2 GID 3", "Open MPI pml=ob1
+	 * btl=tcp,self"): p2p.csv's carried_by. "" when not said. */
+	char carried[TR_WHY_MAX];
 };
 
 /* Every transport's connection struct starts with this. */

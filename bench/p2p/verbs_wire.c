@@ -71,6 +71,11 @@ void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, 
 			 port, host, p->active_mtu);
 	else
 		out->usable = 1;
+	if (!roce)
+		snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, InfiniBand LID %u", dev, port, p->lid);
+	else
+		snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, RoCE v2 GID index %d", dev, port,
+			 p->gid_index);
 }
 
 /* ---------------------------------------------------------------- connection info */

@@ -17,6 +17,16 @@ csv_col() {
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
 }
 
+# csv_whole FILE: every row of the CSV FILE has the header's number of fields, quoting honoured
+# (a quoted cell may hold commas)
+csv_whole() {
+	/usr/bin/python3 -c 'import csv, sys
+r = list(csv.reader(open(sys.argv[1], newline="")))
+bad = [i + 2 for i, x in enumerate(r[1:]) if len(x) != len(r[0])]
+print("rows of another width: lines %s" % bad[:5]) if bad else None
+sys.exit(1 if bad or not r else 0)' "$1"
+}
+
 # count_rows FILE FILTER: how many lines of the CSV FILE match the awk pattern FILTER
 count_rows() { awk -F, "$2" "$1" | wc -l; }
 

@@ -14,6 +14,8 @@ check_run() { # NP DIR: every ordered pair at every size, all ok, plausible, squ
 	local np=$1 dir=$2 rows nok
 	rows=$(($(wc -l < "$dir/p2p.csv") - 1))
 	expect "np$np: $((np * (np - 1) * 4)) rows (ordered pairs x 4 sizes)" [ "$rows" -eq $((np * (np - 1) * 4)) ]
+	expect "np$np: every mpi row says what carried it, as the library holds it (MPI_T)" \
+		[ "$(grep -cE ',"?Open MPI( [a-z_]+=[^"]*|: transports its own choice \(no pml or btl set\))"?$' "$dir/p2p.csv")" -eq "$rows" ]
 	nok=$(csv_col "$dir/p2p.csv" status | grep -cv '^ok$')
 	expect "np$np: every row has status ok" [ "$nok" -eq 0 ]
 	expect "np$np: latencies plausible (0.05..2000 us), min <= p50 <= p99" rows_hold "$dir/p2p.csv" 'NR > 1 && $9 == 8' \
@@ -78,7 +80,7 @@ pkill -f "$tmp/killed"
 n=$(count_rows "$tmp/killed/p2p.csv" 'NR > 1')
 expect "killed run: the rows measured before are on disk" [ "$n" -ge 6 ]
 expect "killed run: whole pairs only (6 rows each)" [ $((n % 6)) -eq 0 ]
-expect "killed run: those rows are complete" rows_hold "$tmp/killed/p2p.csv" 'NR > 1' "NF == $(head -1 "$tmp/killed/p2p.csv" | awk -F, '{ print NF }')"
+expect "killed run: those rows are complete" csv_whole "$tmp/killed/p2p.csv"
 expect "killed run: meta.json says interrupted" grep -q '"status": "interrupted"' "$tmp/killed/meta.json"
 expect "killed run (SIGTERM): meta.json names the signal" grep -q '"signal": "SIGTERM"' "$tmp/killed/meta.json"
 

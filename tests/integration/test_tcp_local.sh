@@ -16,6 +16,8 @@ expect "tcp:lo, 3 ranks: exit 0" [ $? -eq 0 ]
 expect "tcp:lo: 12 rows" [ "$(count_rows "$tmp/ok/p2p.csv" 'NR > 1')" -eq 12 ]
 expect "tcp:lo: all ok, path and devices named" rows_hold "$tmp/ok/p2p.csv" 'NR > 1' \
 	'$2 == "tcp:lo"' '$3 == "loopback"' '$4 ~ /\/r[0-2]$/' '$6 == "lo"' '$7 == "lo"' '$20 == "ok"'
+expect "tcp:lo: every row says what carried it: TCP bound to lo at both ends" \
+	[ "$(grep -c ',"TCP, both ends bound to lo"$' "$tmp/ok/p2p.csv")" -eq 12 ]
 expect "tcp:lo: plausible latency" rows_hold "$tmp/ok/p2p.csv" 'NR > 1 && $9 == 8' '$13 > 1' '$13 < 5000'
 expect "tcp:lo: plausible bandwidth" rows_hold "$tmp/ok/p2p.csv" 'NR > 1 && $9 == 262144' '$17 > 0.01'
 expect "tcp:lo: latency matrix named after the path" [ -s "$tmp/ok/latency_tcp_lo.csv" ]

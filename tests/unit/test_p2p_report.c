@@ -52,8 +52,10 @@ static void test_rows_and_matrices(void)
 	struct p2p_opts o = opts();
 	const char *labels[3] = { "node10", "node2", "node3" };
 	struct tr_port ports[3] = { { .dev = "eth0", .kind = "ethernet", .rate_gbps = 25, .usable = 1 },
-				    { .dev = "eth0", .kind = "ethernet", .rate_gbps = 10, .usable = 1 },
-				    { .dev = "ib0", .kind = "infiniband", .rate_gbps = NAN, .usable = 1 } };
+				    { .dev = "eth0", .kind = "ethernet", .rate_gbps = 10, .usable = 1,
+				      .carried = "TCP, both ends bound to eth0" },
+				    { .dev = "ib0", .kind = "infiniband", .rate_gbps = NAN, .usable = 1,
+				      .carried = "TCP from ib0's address, not bound" } };
 	int order[3];
 	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "tcp:eth0", .nep = 3, .labels = labels,
@@ -71,7 +73,7 @@ static void test_rows_and_matrices(void)
 	/* 8 Gbit/s over the slower port's 10 Gbit/s = 80% */
 	/* bw_GBps is the median window; total bytes / time and the spread at the end */
 	CHECK_STR(buf, "r,tcp:eth0,ethernet,node10,node2,eth0,eth0,10.0,1048576,,,,,,4,64,1.0000,8.000,80.0,ok,,"
-		       "0.9000,0.8000,1.1000,3,converged,\n");
+		       "0.9000,0.8000,1.1000,3,converged,,\n");
 	CHECK_EQ(m.bw[0 * 3 + 1], 1.0f);
 	CHECK_EQ(m.ok, 1);
 
@@ -83,7 +85,7 @@ static void test_rows_and_matrices(void)
 	fclose(f);
 	/* kinds differ, one rate unknown: kind, rate and fraction are empty, not zero */
 	CHECK_STR(buf, "r,tcp:eth0,,node3,node10,ib0,eth0,,1048576,,,,,,4,64,2.0000,16.000,,ok,,1.5000,1.0000,"
-		       "3.0000,12,not converged,\n");
+		       "3.0000,12,not converged,,\"TCP from ib0's address, not bound\"\n");
 
 	r = (struct p2p_rec){ .src = 1, .dst = 2, .size_idx = 0, .status = P2P_OK, .lat_iters = 10,
 			      .lat_min = 1, .lat_avg = 2, .lat_p50 = 1.5, .lat_p99 = 3, .lat_min_hi = 1.25 };
@@ -91,8 +93,9 @@ static void test_rows_and_matrices(void)
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
-	/* the other latency pass's minimum last */
-	CHECK_STR(buf, "r,tcp:eth0,,node2,node3,eth0,ib0,,8,10,1.000,2.000,1.500,3.000,,,,,,ok,,,,,,,1.250\n");
+	/* the other latency pass's minimum, then what carried the sender's traffic */
+	CHECK_STR(buf, "r,tcp:eth0,,node2,node3,eth0,ib0,,8,10,1.000,2.000,1.500,3.000,,,,,,ok,,,,,,,1.250,"
+		       "\"TCP, both ends bound to eth0\"\n");
 	CHECK(m.lat_p50[1 * 3 + 2] == 1.5f);
 	CHECK(m.lat_min[1 * 3 + 2] == 1.0f);
 	CHECK(m.lat_hi[1 * 3 + 2] == 1.25f);
@@ -123,7 +126,7 @@ static void test_failed_row_is_empty(void)
 {
 	struct p2p_opts o = opts();
 	const char *labels[2] = { "a", "b" };
-	struct tr_port ports[2] = { { .dev = "rank0", .rate_gbps = NAN, .usable = 1 },
+	struct tr_port ports[2] = { { .dev = "rank0", .rate_gbps = NAN, .usable = 1, .carried = "Open MPI pml=ob1" },
 				    { .dev = "rank1", .rate_gbps = NAN, .usable = 1 } };
 	struct p2p_matrices m;
 	struct p2p_path_out po = { .run_id = "r", .path = "mpi", .nep = 2, .labels = labels,
@@ -137,7 +140,7 @@ static void test_failed_row_is_empty(void)
 	p2p_csv_row(f, &po, &r);
 	p2p_matrices_add(&m, &o, &r);
 	fclose(f);
-	CHECK_STR(buf, "r,mpi,,a,b,rank0,rank1,,1048576,,,,,,,,,,,timeout,\"a: timed out, \"\"x\"\"\",,,,,,\n");
+	CHECK_STR(buf, "r,mpi,,a,b,rank0,rank1,,1048576,,,,,,,,,,,timeout,\"a: timed out, \"\"x\"\"\",,,,,,,Open MPI pml=ob1\n");
 	CHECK(isnan(m.bw[1]));
 	CHECK_EQ(m.failed, 1);
 	CHECK_EQ(m.ok, 0);

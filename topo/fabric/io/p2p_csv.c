@@ -34,6 +34,7 @@ const struct csv_col p2p_csv_cols[P2P_NCOLS] = {
 	COL(P2P_COL_BW_WARMUP_WINDOWS, "bw_warmup_windows", CSV_I64, bw_warmup_windows, 0),
 	COL(P2P_COL_BW_WARMUP, "bw_warmup", CSV_STR, bw_warmup, 0),
 	COL(P2P_COL_LAT_MIN_HI, "lat_us_min_hi", CSV_F64, lat_us_min_hi, 3),
+	COL(P2P_COL_CARRIED_BY, "carried_by", CSV_STR, carried_by, 0),
 };
 
 void p2p_csv_header(FILE *f)

@@ -25,6 +25,7 @@ struct p2p_row {
 	int64_t bw_warmup_windows;
 	const char *bw_warmup;                          /* "converged", "not converged", NULL */
 	double lat_us_min_hi; /* the highest of the latency passes' minima (NAN: one pass) */
+	const char *carried_by; /* what carried the sender's traffic (bench/p2p/transport.h) */
 };
 
 /* Column indices, in file order. Columns added later go at the end, so that readers by
@@ -39,7 +40,7 @@ enum p2p_col {
 	P2P_COL_LAT_MIN, P2P_COL_LAT_AVG, P2P_COL_LAT_P50, P2P_COL_LAT_P99, P2P_COL_BW_WINDOWS,
 	P2P_COL_WINDOW, P2P_COL_BW_GBPS, P2P_COL_BW_GBITS, P2P_COL_PCT_LINE_RATE, P2P_COL_STATUS,
 	P2P_COL_NOTE, P2P_COL_BW_TOTAL, P2P_COL_BW_MIN, P2P_COL_BW_MAX, P2P_COL_BW_WARMUP_WINDOWS,
-	P2P_COL_BW_WARMUP, P2P_COL_LAT_MIN_HI, P2P_NCOLS
+	P2P_COL_BW_WARMUP, P2P_COL_LAT_MIN_HI, P2P_COL_CARRIED_BY, P2P_NCOLS
 };
 
 extern const struct csv_col p2p_csv_cols[P2P_NCOLS];
