@@ -70,6 +70,8 @@ ifeq ($(HAVE_HWLOC),yes)
 endif
 ifeq ($(HAVE_IBVERBS),yes)
   CPPFLAGS += -DHAVE_IBVERBS=1 $(shell pkg-config --cflags libibverbs)
+  # XDR and later rates exist only in ibv_port_attr.active_speed_ex (rdma-core 47 and later)
+  CPPFLAGS += $(if $(shell grep -qs active_speed_ex $(shell pkg-config --variable=includedir libibverbs)/infiniband/verbs.h && echo y),-DHAVE_IBV_SPEED_EX=1)
   LDLIBS   += $(shell pkg-config --libs libibverbs)
 endif
 # NCCL before CUDA: its header and its folder in the run path come first, so that an NCCL_HOME

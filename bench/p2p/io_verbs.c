@@ -17,11 +17,16 @@ static int verbs_poll_once(struct verbs_conn *c, int *got)
 	}
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			/* retry exceeded: the peer's QP is gone or unreachable */
-			snprintf(c->base.why, TR_WHY_MAX, "%.32s:%d: RDMA write to the peer failed: %s "
-				 "(vendor error 0x%x)", c->ctx->dev, c->ctx->port,
-				 ibv_wc_status_str(wc[i].status), wc[i].vendor_err);
-			return FP_EPEER;
+			enum verbs_blame b = verbs_wc_blame(wc[i].status);
+
+			c->broken = 1;
+			snprintf(c->base.why, TR_WHY_MAX, "%.32s:%d: RDMA write %s: %s (vendor error 0x%x)",
+				 c->ctx->dev, c->ctx->port,
+				 b == VERBS_BLAME_LOCAL ? "failed on this side" : b == VERBS_BLAME_REMOTE
+				 ? "failed at the peer or on the path" : b == VERBS_BLAME_FLUSH
+				 ? "flushed (an earlier failure)" : "failed", ibv_wc_status_str(wc[i].status),
+				 wc[i].vendor_err);
+			return b == VERBS_BLAME_LOCAL ? FP_ERUNTIME : FP_EPEER;
 		}
 		c->inflight -= (int)wc[i].wr_id;
 	}
@@ -37,6 +42,8 @@ static int verbs_reap(struct verbs_conn *c, int target, double deadline)
 
 		if (rc)
 			return rc;
+		if (n == 0 && spin % POLL_CHECK == 0 && (rc = verbs_async_check(c)))
+			return rc;
 		if (n == 0 && spin % POLL_CHECK == 0 && clock_now() > deadline) {
 			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for write completions");
 			return FP_ETIMEDOUT;
@@ -45,11 +52,11 @@ static int verbs_reap(struct verbs_conn *c, int target, double deadline)
 	return 0;
 }
 
-/* One RDMA write of size bytes to the peer at raddr, from our send half; with a marker (not 0),
- * its last byte comes from that marker's constant byte instead. `last`: signal it (a batch
- * ends). */
-static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t marker, int last,
-		      double deadline)
+/* One RDMA write of size bytes to the peer at raddr, from our send half at loff; with a marker
+ * (not 0), its last byte comes from that marker's constant byte instead. `last`: signal it (a
+ * batch ends). */
+static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_t raddr, uint8_t marker,
+			 int last, double deadline)
 {
 	struct verbs_ctx *x = c->ctx;
 	struct ibv_sge sge[2];
@@ -59,7 +66,7 @@ static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t
 	int rc;
 
 	if (body)
-		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)x->buf, (uint32_t)body, x->mr->lkey };
+		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)(x->buf + loff), (uint32_t)body, x->mr->lkey };
 	if (marker)
 		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)(x->buf + VERBS_MARKER_OFFSET(x->max, marker)), 1,
 						      x->mr->lkey };
@@ -79,6 +86,12 @@ static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t
 	return 0;
 }
 
+static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t marker, int last,
+		      double deadline)
+{
+	return verbs_post_at(c, 0, size, raddr, marker, last, deadline);
+}
+
 /* Busy-poll *p until it holds want, then clear it. Every POLL_CHECK polls take completions (a
  * failed write ends the wait at once) and look at the deadline. */
 static int verbs_wait_byte(struct verbs_conn *c, uint8_t *p, uint8_t want, double deadline,
@@ -89,7 +102,7 @@ static int verbs_wait_byte(struct verbs_conn *c, uint8_t *p, uint8_t want, doubl
 
 		if (spin % POLL_CHECK)
 			continue;
-		if ((rc = verbs_poll_once(c, &n)))
+		if ((rc = verbs_poll_once(c, &n)) || (rc = verbs_async_check(c)))
 			return rc;
 		if (clock_now() > deadline) {
 			snprintf(c->base.why, TR_WHY_MAX, "timed out waiting for %s", what);
@@ -155,57 +168,194 @@ int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double dead
 				  "the window's last message")))
 		return rc;
 	/* the ack: one byte, the marker, into the sender's ack byte (the end of what it lent us) */
-	return verbs_post(c, 1, c->peer.addr + c->peer.size - 1, m, 0, deadline);
+	return verbs_post(c, 1, c->peer.addr + c->ctx->max, m, 0, deadline); /* its ack byte, 2max */
 }
 
 
-/* The ring's step (verbs_wire.h: segments, data flag, credit). Each segment: the send half
- * filled once the writes reading it completed, the data and its flag posted to `to`; the
- * left neighbour's segment awaited, copied out, credited; then the right neighbour's credit
- * for ours. Posting never waits on a peer, so no ring of endpoints can deadlock. */
+/* The ring's step: verbs_ring.h's slot protocol, with this endpoint's buffer (verbs_wire.h's
+ * layout) and its two connections: to the right neighbour (data and flags out, credits in)
+ * and from the left one (data and flags in, credits out). */
+struct ring_io {
+	struct verbs_conn *to, *from;
+	size_t seg;
+	double deadline;
+};
+
+static void rio_stage(void *v, int slot, const uint8_t *src, size_t n)
+{
+	struct ring_io *r = v;
+
+	memcpy(r->to->ctx->buf + (size_t)slot * r->seg, src, n);
+}
+
+static int rio_post_data(void *v, int slot, size_t n, unsigned long g)
+{
+	struct ring_io *r = v;
+
+	(void)g;
+	return verbs_post_at(r->to, (size_t)slot * r->seg, n, r->to->peer.addr + (size_t)slot * r->seg, 0, 0,
+			     r->deadline);
+}
+
+/* a byte of the peer's lent region at our layout's offset off (the peer's is the same) */
+static uint64_t peer_byte(const struct verbs_conn *c, size_t off)
+{
+	return c->peer.addr + (off - c->ctx->max);
+}
+
+static int rio_post_flag(void *v, int slot, uint8_t marker, unsigned long g)
+{
+	struct ring_io *r = v;
+
+	(void)g; /* signalled: the step's last reap then waits for every write */
+	return verbs_post(r->to, 1, peer_byte(r->to, VERBS_FLAG_OFFSET(r->to->ctx->max, slot)), marker, 1, r->deadline);
+}
+
+static uint8_t rio_flag(void *v, int slot)
+{
+	struct ring_io *r = v;
+
+	return __atomic_load_n(r->from->ctx->buf + VERBS_FLAG_OFFSET(r->from->ctx->max, slot), __ATOMIC_ACQUIRE);
+}
+
+static void rio_take(void *v, int slot, uint8_t *dst, size_t n)
+{
+	struct ring_io *r = v;
+	struct verbs_ctx *x = r->from->ctx;
+
+	memcpy(dst, x->buf + x->max + (size_t)slot * r->seg, n);
+	__atomic_store_n(x->buf + VERBS_FLAG_OFFSET(x->max, slot), 0, __ATOMIC_RELEASE);
+}
+
+static int rio_post_credit(void *v, int slot, uint8_t marker)
+{
+	struct ring_io *r = v;
+
+	return verbs_post(r->from, 1, peer_byte(r->from, VERBS_CREDIT_OFFSET(r->from->ctx->max, slot)), marker, 1,
+			  r->deadline);
+}
+
+static uint8_t rio_credit(void *v, int slot)
+{
+	struct ring_io *r = v;
+
+	return __atomic_load_n(r->to->ctx->buf + VERBS_CREDIT_OFFSET(r->to->ctx->max, slot), __ATOMIC_ACQUIRE);
+}
+
 int verbs_exchange(struct tr_conn *tb, const void *sbuf, size_t slen, struct tr_conn *fb, void *rbuf,
 		   size_t rlen, double deadline)
 {
 	struct verbs_conn *to = (struct verbs_conn *)tb, *from = (struct verbs_conn *)fb;
-	struct verbs_ctx *x = to->ctx;
-	const uint8_t *s = sbuf;
-	uint8_t *r = rbuf, *flag = x->buf + 2 * x->max, *credit = x->buf + 2 * x->max - 1;
-	size_t seg = x->max - 1;
-	int rc;
+	struct ring_io rio = { to, from, to->ctx->max / VERBS_RING_SLOTS, deadline };
+	const struct vring_io io = { &rio, rio_stage, rio_post_data, rio_post_flag, rio_flag, rio_take, rio_post_credit,
+				     rio_credit };
+	struct vring ring;
+	int rc, n;
 
-	if (seg == 0) {
-		snprintf(tb->why, TR_WHY_MAX, "the ring needs buffers of 2 bytes at least");
+	if (rio.seg == 0) {
+		snprintf(tb->why, TR_WHY_MAX, "the ring needs buffers of %d bytes at least", VERBS_RING_SLOTS);
 		return FP_ERUNTIME;
 	}
-	while (slen || rlen) {
-		size_t sn = slen < seg ? slen : seg, rn = rlen < seg ? rlen : seg;
-		uint8_t ms = verbs_marker(to->ring_sent), mr = verbs_marker(from->ring_recvd);
-
-		if (sn) {
-			if ((rc = verbs_reap(to, 0, deadline)))
-				return rc;
-			memcpy(x->buf, s, sn);
-			if ((rc = verbs_post(to, sn, to->peer.addr, 0, 0, deadline)) ||
-			    (rc = verbs_post(to, 1, to->peer.addr + x->max, ms, 1, deadline)))
-				return rc;
-		}
-		if (rn) {
-			if ((rc = verbs_wait_byte(from, flag, mr, deadline, "the ring's data")))
-				return rc;
-			memcpy(r, x->buf + x->max, rn);
-			if ((rc = verbs_post(from, 1, from->peer.addr + x->max - 1, mr, 1, deadline)))
-				return rc;
-			from->ring_recvd++;
-			r += rn, rlen -= rn;
-		}
-		if (sn) {
-			if ((rc = verbs_wait_byte(to, credit, ms, deadline, "the ring's credit")))
-				return rc;
-			to->ring_sent++;
-			s += sn, slen -= sn;
+	vring_start(&ring, rio.seg, sbuf, slen, rbuf, rlen, &to->ring_sent, &from->ring_recvd);
+	for (unsigned spin = 1; (rc = vring_progress(&ring, &io)) == 0; spin++) {
+		if (spin % POLL_CHECK)
+			continue;
+		/* a failed write ends the step at once; so does the deadline */
+		if ((rc = verbs_poll_once(to, &n)) || (from != to && (rc = verbs_poll_once(from, &n))) ||
+		    (rc = verbs_async_check(to)))
+			return rc;
+		if (clock_now() > deadline) {
+			snprintf(tb->why, TR_WHY_MAX, "timed out in the ring's step (%lu segments out, %lu in)", to->ring_sent,
+				 from->ring_recvd);
+			return FP_ETIMEDOUT;
 		}
 	}
+	if (rc < 0)
+		return rc;
 	if ((rc = verbs_reap(to, 0, deadline)))
 		return rc;
 	return verbs_reap(from, 0, deadline);
+}
+
+/* ---------------------------------------------------------------- events, teardown */
+
+int verbs_async_check(struct verbs_conn *c)
+{
+	struct verbs_ctx *x = c->ctx;
+	struct ibv_async_event ev;
+	const char *what;
+	int mine;
+
+	while (x->async_ok && ibv_get_async_event(x->ibv, &ev) == 0) { /* non-blocking (tr_verbs.c) */
+		what = verbs_async_fatal(ev.event_type);
+		switch (ev.event_type) {
+		case IBV_EVENT_PORT_ERR: case IBV_EVENT_LID_CHANGE: case IBV_EVENT_GID_CHANGE:
+			mine = ev.element.port_num == x->port;
+			break;
+		case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
+			mine = ev.element.qp == c->qp;
+			break;
+		case IBV_EVENT_CQ_ERR:
+			mine = ev.element.cq == c->cq;
+			break;
+		default:
+			mine = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		}
+		ibv_ack_async_event(&ev);
+		if (what && mine) {
+			c->broken = 1;
+			snprintf(c->base.why, TR_WHY_MAX, "%.32s:%d: %s (%s)", x->dev, x->port, what,
+				 ibv_event_type_str(ev.event_type));
+			return FP_EPEER;
+		}
+	}
+	return 0;
+}
+
+static int td_fence(void *v)
+{
+	struct verbs_conn *c = v;
+	struct ibv_send_wr wr = { .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+				  .wr_id = (uint64_t)c->unsig + 1, .wr.rdma = { .remote_addr = c->peer.addr,
+									       .rkey = c->peer.rkey } }, *bad;
+
+	if (!c->peer.addr || c->inflight >= c->ctx->sq_depth || ibv_post_send(c->qp, &wr, &bad))
+		return 1;
+	c->unsig = 0;
+	c->inflight++;
+	return 0;
+}
+
+static int td_reap(void *v, double deadline)
+{
+	return verbs_reap(v, 0, deadline);
+}
+
+static int td_agree(void *v, double deadline)
+{
+	return verbs_agree_done(v, deadline);
+}
+
+static void td_destroy_qp(void *v)
+{
+	struct verbs_conn *c = v;
+
+	ibv_destroy_qp(c->qp);
+	c->qp = NULL;
+}
+
+static void td_destroy_cq(void *v)
+{
+	struct verbs_conn *c = v;
+
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	c->cq = NULL;
+}
+
+void verbs_conn_teardown(struct verbs_conn *c)
+{
+	static const struct verbs_teardown_ops ops = { td_fence, td_reap, td_agree, td_destroy_qp, td_destroy_cq };
+
+	verbs_teardown(&ops, c, c->qp != NULL, c->ready, c->broken, clock_now() + TEARDOWN_S);
 }

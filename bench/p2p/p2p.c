@@ -304,7 +304,7 @@ static int path_run(struct p2p_run *run, const char *path, struct sched *sc, con
 	struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
 			      .single_node = w->single_node, .max_window = (int)run->o->window,
 			      .fault = run->o->test_fault_rank == w->rank ? run->o->test_fault : TR_FAULT_NONE,
-			      .shared_core = run->pin };
+			      .shared_core = run->pin, .qos = &run->o->qos };
 	struct tr_port port = { .rate_gbps = NAN }, *ports = calloc((size_t)w->nep, sizeof *ports);
 	struct p2p_path_out po = { .run_id = run->out->run_id, .path = path, .nep = w->nep, .opts = run->o };
 	struct p2p_matrices m = { 0 };

@@ -40,6 +40,7 @@ struct p2p_opts {
 	int test_fault;              /* test only: TR_FAULT_* acted out by world rank test_fault_rank */
 	long test_fault_rank;
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
+	struct tr_qos qos;           /* --tclass, --sl, --flow-label (-1: not given) */
 	uint64_t lat_list[OPTS_LIST_MAX], bw_list[OPTS_LIST_MAX]; /* -l, -s as given (sizes: both) */
 	int nlat, nbw;
 };

@@ -38,6 +38,11 @@ void p2p_usage(FILE *f)
 	      "                          mpi; `run`: every path the inventory found)\n"
 	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
 	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
+	      "RDMA (verbs paths):\n"
+	      "      --tclass N          traffic class of the packets, 0..255 (RoCE: DSCP << 2, which\n"
+	      "                          picks the switch queue; default: NCCL_IB_TC, else 0)\n"
+	      "      --sl N              InfiniBand service level, 0..15 (default: NCCL_IB_SL, else 0)\n"
+	      "      --flow-label N      flow label, 0..1048575 (default 0)\n"
 	      "Output:\n"
 	      RESULTS_HELP
 	      "      --progress, --no-progress  progress line on stderr (default: when a terminal)\n"
@@ -54,7 +59,7 @@ void p2p_usage(FILE *f)
 }
 
 enum { O_LAT_WARMUP = 256, O_LAT_PASSES, O_BW_ITERS, O_BW_WARMUP, O_BW_TOL, O_BW_WARMUP_TIME, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL, O_FAULT };
+       O_STALL, O_FAULT, O_TCLASS, O_SL, O_FLOW_LABEL };
 
 static const struct option p2p_long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -72,6 +77,9 @@ static const struct option p2p_long_opts[] = {
 	{ "pair-timeout", required_argument, NULL, 't' },
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
+	{ "tclass", required_argument, NULL, O_TCLASS },
+	{ "sl", required_argument, NULL, O_SL },
+	{ "flow-label", required_argument, NULL, O_FLOW_LABEL },
 	{ "test-stall", required_argument, NULL, O_STALL },
 	{ "test-fault", required_argument, NULL, O_FAULT },
 	{ NULL, 0, NULL, 0 },
@@ -162,6 +170,17 @@ static int size_list(const char *opt, const char *s, uint64_t *out, int *n, char
 	return opts_size_list(opt, s, 1, SIZE_MAX_B, out, n, err);
 }
 
+/* a QoS field of 0..max */
+static int qos_field(const char *name, const char *arg, long max, int *out, char *err)
+{
+	long v;
+	int rc = opts_long(name, arg, 0, max, &v, err);
+
+	if (rc == 0)
+		*out = (int)v;
+	return rc;
+}
+
 /* One option of p2p_long_opts (or its letter) into o. */
 static int p2p_opts_take(void *ctx, int c, const char *arg, char *err)
 {
@@ -183,6 +202,9 @@ static int p2p_opts_take(void *ctx, int c, const char *arg, char *err)
 		return rc;
 	case O_BW_WARMUP_TIME: return opts_seconds("--bw-warmup-time", arg, 3600, &o->bw_warmup_time, err);
 	case 'W': return opts_long("--window", arg, 1, 4096, &o->window, err);
+	case O_TCLASS: return qos_field("--tclass", arg, 255, &o->qos.tclass, err);
+	case O_SL: return qos_field("--sl", arg, 15, &o->qos.sl, err);
+	case O_FLOW_LABEL: return qos_field("--flow-label", arg, 0xfffff, &o->qos.flow_label, err);
 	case 'p': o->paths_given = 1; return p2p_paths_parse("--paths", arg, o->paths, &o->npaths, err);
 	case 'c': return opts_long("--concurrency", arg, 1, 1000000, &o->concurrency, err);
 	case 't': return opts_seconds("--pair-timeout", arg, 86400, &o->pair_timeout, err);
@@ -213,7 +235,7 @@ int p2p_opts_groups(struct p2p_opts *o, struct opts_group *g)
 	*o = (struct p2p_opts){ .lat_iters = 1000, .lat_warmup = 100, .lat_passes = 2, .bw_iters = 8, .bw_warmup = 2,
 				.bw_warmup_time = 2, .bw_tolerance = 5.0 / 100, .window = 64, .test_stall_rank = -1,
 				.progress = -1, .test_fault_rank = -1, .lat_list = { 8 }, .nlat = 1,
-				.bw_list = { 4ULL << 20 }, .nbw = 1 };
+				.bw_list = { 4ULL << 20 }, .nbw = 1, .qos = { -1, -1, -1 } };
 	strcpy(o->paths[0], "mpi");
 	o->npaths = 1;
 	g[0] = (struct opts_group){ .longopts = p2p_long_opts, .shortopts = "l:s:n:W:p:c:t:", .take = p2p_opts_take,

@@ -27,7 +27,7 @@
  * what has run where). */
 #include "tr_verbs.h"
 
-enum { TAG_INFO, TAG_READY, TAG_KINDS };
+enum { TAG_INFO, TAG_READY, TAG_DONE, TAG_KINDS };
 
 /* The mirrors in verbs_wire.h must be libibverbs' values (compared as int: distinct enums). */
 #define SAME(a, b) ((int)(a) == (int)(b))
@@ -48,6 +48,13 @@ _Static_assert(SAME(IBV_QP_STATE, VERBS_ATTR_STATE) && SAME(IBV_QP_ACCESS_FLAGS,
 	       SAME(IBV_QP_MIN_RNR_TIMER, VERBS_ATTR_MIN_RNR_TIMER) && SAME(IBV_QP_SQ_PSN, VERBS_ATTR_SQ_PSN) &&
 	       SAME(IBV_QP_MAX_DEST_RD_ATOMIC, VERBS_ATTR_MAX_DEST_RD_ATOMIC) &&
 	       SAME(IBV_QP_DEST_QPN, VERBS_ATTR_DEST_QPN), "QP attribute mask bits");
+_Static_assert(SAME(IBV_WC_LOC_LEN_ERR, VERBS_WC_LOC_LEN_ERR) && SAME(IBV_WC_WR_FLUSH_ERR, VERBS_WC_WR_FLUSH_ERR) &&
+	       SAME(IBV_WC_REM_ACCESS_ERR, VERBS_WC_REM_ACCESS_ERR) && SAME(IBV_WC_RETRY_EXC_ERR, VERBS_WC_RETRY_EXC_ERR) &&
+	       SAME(IBV_WC_FATAL_ERR, VERBS_WC_FATAL_ERR) && SAME(IBV_WC_GENERAL_ERR, VERBS_WC_GENERAL_ERR),
+	       "completion statuses");
+_Static_assert(SAME(IBV_EVENT_QP_FATAL, VERBS_EVENT_QP_FATAL) && SAME(IBV_EVENT_DEVICE_FATAL, VERBS_EVENT_DEVICE_FATAL) &&
+	       SAME(IBV_EVENT_PORT_ERR, VERBS_EVENT_PORT_ERR) && SAME(IBV_EVENT_LID_CHANGE, VERBS_EVENT_LID_CHANGE) &&
+	       SAME(IBV_EVENT_GID_CHANGE, VERBS_EVENT_GID_CHANGE), "async event types");
 
 /* ---------------------------------------------------------------- error reporting */
 
@@ -136,18 +143,21 @@ static int verbs_port_query(struct verbs_ctx *x, int max_window, struct tr_port 
 	}
 	CHECK_IBV(x, -1, port->why, ibv_query_port(x->ibv, (uint8_t)x->port, &pa), return FP_ERUNTIME);
 	x->vp = (struct verbs_port){ .state = pa.state, .lid = pa.lid, .active_mtu = pa.active_mtu,
-				     .active_speed = pa.active_speed, .active_width = pa.active_width,
+				     .active_speed = inv_port_speed_code(&pa), .active_width = pa.active_width,
+				     .grh_required = !!(pa.flags & IBV_QPF_GRH_REQUIRED),
 				     .link_layer = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? VERBS_LL_ETHERNET
 											      : VERBS_LL_INFINIBAND,
 				     .gid_index = -1 };
-	/* the choice `fabprobe inventory` reports: sysfs GID types, the inventory's picker */
-	if (verbs_port_is_roce(&x->vp) && pa.state == IBV_PORT_ACTIVE &&
-	    (x->vp.gid_index = inv_gid_choose("/sys", x->dev, x->port, NULL)) >= 0) {
-		CHECK_IBV(x, -1, port->why, ibv_query_gid(x->ibv, (uint8_t)x->port, x->vp.gid_index, &gid),
-			  return FP_ERUNTIME);
+	/* RoCE: the choice `fabprobe inventory` reports, from the whole GID table; InfiniBand:
+	 * the port GID (index 0: subnet prefix and GUID), for a GRH where one is needed */
+	if (verbs_port_is_roce(&x->vp) && pa.state == IBV_PORT_ACTIVE)
+		x->vp.gid_index = inv_gid_choose_live(x->ibv, x->port, x->gid);
+	else if (!verbs_port_is_roce(&x->vp) && pa.state == IBV_PORT_ACTIVE &&
+		 ibv_query_gid(x->ibv, (uint8_t)x->port, 0, &gid) == 0) {
+		x->vp.gid_index = 0;
 		memcpy(x->gid, gid.raw, 16);
 	}
-	verbs_port_describe(&x->vp, x->dev, x->port, x->host, port);
+	verbs_port_describe(&x->vp, x->dev, x->port, x->host, &x->qos, port);
 	/* a whole window in flight when the device allows; otherwise posting waits for slots */
 	x->sq_depth = max_window + 1 > SQ_MIN ? max_window + 1 : SQ_MIN;
 	if (x->sq_depth > SQ_MAX)
@@ -165,8 +175,16 @@ static int verbs_setup(struct verbs_ctx *x, const struct tr_env *env, struct tr_
 {
 	size_t len = VERBS_BUF_BYTES(x->max);
 
+	int fl;
+
 	if (verbs_device_open(x, port->why))
 		return FP_ERUNTIME;
+	/* asynchronous events (a port down, a fatal QP) are read while waiting, never waited for */
+	x->async_ok = (fl = fcntl(x->ibv->async_fd, F_GETFL)) >= 0 &&
+		      fcntl(x->ibv->async_fd, F_SETFL, fl | O_NONBLOCK) == 0;
+	if (!x->async_ok)
+		LOG_WARN("verbs:%s:%d: the async event fd stays blocking (%s): port events not read", x->dev, x->port,
+			 strerror(errno));
 	if (verbs_port_query(x, env->max_window, port))
 		goto err_device;
 	CHECK_IBV_PTR(x, -1, port->why, x->pd, ibv_alloc_pd(x->ibv), goto err_device);
@@ -226,6 +244,10 @@ static int verbs_open(const struct tr_env *env, const char *arg, void **out, str
 	port->rate_gbps = NAN;
 	port->usable = 0;
 	snprintf(port->dev, sizeof port->dev, "%s", arg ? arg : "");
+	verbs_qos_resolve(env->qos, getenv("NCCL_IB_TC"), getenv("NCCL_IB_SL"), &x->qos, port->why, sizeof port->why);
+	if (port->why[0] && env->ep == 0)
+		LOG_WARN("verbs:%s: %s", arg ? arg : "", port->why);
+	port->why[0] = 0;
 	if (verbs_arg_parse(arg, x->dev, sizeof x->dev, &x->port, port->why) == 0)
 		verbs_setup(x, env, port); /* port->usable and why say how it went */
 	*out = x;
@@ -244,13 +266,14 @@ static int verbs_swap(struct verbs_conn *c, int kind, unsigned seq, const void *
 	MPI_Status st[2];
 
 	/* what the row says should an MPI call fail (CHECK_MPI logs it and returns) */
-	snprintf(c->base.why, TR_WHY_MAX, "MPI error exchanging %s with the peer (see the log)",
-		 kind == TAG_INFO ? "connection info" : "the ready message");
+	const char *what = kind == TAG_INFO ? "connection info" : kind == TAG_READY ? "ready message" : "done message";
+
+	snprintf(c->base.why, TR_WHY_MAX, "MPI error exchanging the %s with the peer (see the log)", what);
 	CHECK_MPI(MPI_Irecv(rbuf, rlen, MPI_BYTE, c->base.peer, tag, x->comm, &r[0]));
 	CHECK_MPI(MPI_Isend(sbuf, slen, MPI_BYTE, c->base.peer, tag, x->comm, &r[1]));
 	if ((rc = mpi_wait_deadline_status(r, 2, deadline, st))) {
 		snprintf(c->base.why, TR_WHY_MAX, "%s the peer's %s", rc == FP_ETIMEDOUT ? "timed out waiting for"
-			 : "MPI error receiving", kind == TAG_INFO ? "connection info" : "ready message");
+			 : "MPI error receiving", what);
 		return rc;
 	}
 	CHECK_MPI(MPI_Get_count(&st[0], MPI_BYTE, got));
@@ -330,7 +353,7 @@ static int verbs_qp_ready(struct verbs_conn *c)
 	struct verbs_qp_attr va;
 	struct ibv_qp_attr qa;
 
-	verbs_attr_rtr(x->port, &c->mine, &c->peer, &va);
+	verbs_attr_rtr(x->port, &c->mine, &c->peer, &x->qos, &va);
 	attr_to_ibv(&va, &qa);
 	CHECK_IBV(x, c->base.peer, c->base.why, ibv_modify_qp(c->qp, &qa, va.mask), return FP_ERUNTIME);
 	verbs_attr_rts(&c->mine, &va);
@@ -354,7 +377,8 @@ static void verbs_info_fill(struct verbs_conn *c, unsigned seq)
 		.qpn = c->qp ? c->qp->qp_num : 0, .psn = verbs_psn(r), .lid = x->vp.lid,
 		.gid_index = x->vp.gid_index >= 0 ? (uint32_t)x->vp.gid_index : 0,
 		.mtu = (uint32_t)x->vp.active_mtu, .rkey = x->mr->rkey,
-		.addr = (uint64_t)(uintptr_t)(x->buf + x->max), .size = x->max + 1,
+		.addr = (uint64_t)(uintptr_t)(x->buf + x->max), .size = VERBS_LENT_BYTES(x->max),
+		.flags = x->vp.grh_required ? VERBS_INFO_GRH : 0,
 	};
 	memcpy(c->mine.gid, x->gid, 16);
 	if (x->fault == TR_FAULT_BAD_TOKEN)
@@ -385,7 +409,16 @@ static int verbs_handshake(struct verbs_conn *c, unsigned seq, int local_rc, dou
 			 "bring its QP up (its side of the row says why)");
 		return FP_EPEER;
 	}
+	c->ready = 1;
 	return 0;
+}
+
+int verbs_agree_done(struct verbs_conn *c, double deadline)
+{
+	uint8_t done = 1, peer = 0;
+	int got = 0;
+
+	return verbs_swap(c, TAG_DONE, c->seq, &done, 1, &peer, 1, &got, deadline);
 }
 
 static void verbs_disconnect(struct tr_conn *base)
@@ -394,10 +427,7 @@ static void verbs_disconnect(struct tr_conn *base)
 
 	if (!c)
 		return;
-	if (c->qp)
-		ibv_destroy_qp(c->qp);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
+	verbs_conn_teardown(c); /* the last writes placed at the peer before the QP goes */
 	free(c);
 }
 
@@ -414,6 +444,7 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 	}
 	c->base.peer = peer;
 	c->ctx = x;
+	c->seq = seq;
 	*out = &c->base;
 	if (x->fault == TR_FAULT_NO_CONNECT) {
 		/* test only: never exchange; the peer must give up at its deadline */
@@ -424,6 +455,7 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 	}
 	/* the receive half and ack byte start clear: no marker of an earlier pair is left */
 	memset(x->buf + x->max, 0, x->max + 1);
+	memset(x->buf + VERBS_FLAG_OFFSET(x->max, 0), 0, 2 * VERBS_RING_SLOTS); /* the ring's flags, credits */
 	rc = verbs_qp_create(c);
 	verbs_info_fill(c, seq);
 	rc = verbs_handshake(c, seq, rc, deadline);

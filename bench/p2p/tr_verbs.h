@@ -4,6 +4,7 @@
 #define FP_TR_VERBS_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 #include "core/clock.h"
 #include "core/mpi_util.h"
+#include "node/inv_verbs.h"
 #include "transport.h"
 #include "verbs_wire.h"
 
@@ -22,6 +24,7 @@
 #define INLINE_WANT 220   /* inline bytes asked for (perftest's default for writes) */
 #define POLL_CHECK 256    /* byte polls between looking at the CQ and the clock */
 #define INFO_ROOM (VERBS_INFO_BYTES + 64) /* receive room: a longer message is refused, not cut */
+#define TEARDOWN_S 1.0    /* how long teardown waits for the last writes to be placed */
 
 struct verbs_ctx {
 	MPI_Comm comm;          /* private duplicate of env->comm for the pairs' exchanges */
@@ -37,6 +40,8 @@ struct verbs_ctx {
 	uint8_t *buf;           /* VERBS_BUF_BYTES(max), laid out as verbs_wire.h says */
 	size_t max;
 	int sq_depth;           /* send queue and CQ entries per pair */
+	int async_ok;           /* the async event fd is non-blocking: events are read */
+	struct tr_qos qos;      /* resolved (verbs_qos_resolve) */
 };
 
 struct verbs_conn {
@@ -52,6 +57,9 @@ struct verbs_conn {
 	unsigned long iter;     /* markers used: both sides advance in step */
 	unsigned long ring_sent, ring_recvd; /* the ring's segments each way (their markers) */
 	long windows;           /* windows sent, for the reset fault */
+	int broken;             /* a write failed: the QP is in the error state */
+	int ready;              /* both sides brought their QP up (verbs_handshake) */
+	unsigned seq;           /* the engine's pair number */
 };
 
 /* Log `verbs:<dev>:<port> peer <p>: call: reason` (peer -1: while opening) and put the short
@@ -80,6 +88,14 @@ void verbs_report(const struct verbs_ctx *x, int peer, char *why, const char *ca
 		}                                                                            \
 	} while (0)
 
+
+/* Read the device's asynchronous events without waiting; one that ends c's pairs (its port's,
+ * its QP's, the device's: verbs_async_fatal) is said in c's why: FP_EPEER. Else 0. */
+int verbs_async_check(struct verbs_conn *c);
+/* The connection's teardown (verbs_teardown: fence, reap, agree, destroy). */
+void verbs_conn_teardown(struct verbs_conn *c);
+/* The teardown's agreement: one byte each way with the peer over MPI before the deadline. */
+int verbs_agree_done(struct verbs_conn *c, double deadline);
 
 /* The data path (io_verbs.c), as transport_ops entries. */
 int verbs_roundtrip(struct tr_conn *base, size_t size, double deadline);

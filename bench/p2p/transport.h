@@ -29,6 +29,14 @@
  * hello time before the real connection. */
 enum { TR_FAULT_NONE, TR_FAULT_BAD_TOKEN, TR_FAULT_NO_CONNECT, TR_FAULT_RESET, TR_FAULT_STRANGER };
 
+/* RDMA QoS for the verbs transport: the GRH's traffic class (on RoCE the IP header's DSCP << 2
+ * | ECN, which picks the switch queue: a lossless class or not), the service level
+ * (InfiniBand's SL, mapped to a virtual lane), the flow label. -1: not given (then NCCL's
+ * NCCL_IB_TC and NCCL_IB_SL where set, as NCCL would ride, else 0). */
+struct tr_qos {
+	int tclass, sl, flow_label;
+};
+
 struct tr_env {
 	MPI_Comm comm;      /* endpoints only; ranks are endpoint indices */
 	int ep, nep;        /* this endpoint, how many */
@@ -39,6 +47,7 @@ struct tr_env {
 	int fault;          /* TR_FAULT_* to act out on this endpoint (tests only) */
 	int shared_core;    /* the two sides of a pair share one core: wait asleep or yielding,
 			     * never spinning (p2p.c's pinning on a machine the endpoints share) */
+	const struct tr_qos *qos; /* NULL: none given */
 };
 
 /* What one endpoint offers on a path. */

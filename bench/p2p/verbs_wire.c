@@ -45,8 +45,10 @@ int verbs_port_is_roce(const struct verbs_port *p)
 }
 
 void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, const char *host,
-			 struct tr_port *out)
+			 const struct tr_qos *qos, struct tr_port *out)
 {
+	size_t k;
+
 	int roce = verbs_port_is_roce(p);
 
 	snprintf(out->dev, sizeof out->dev, "%.20s:%d", dev, port);
@@ -72,10 +74,49 @@ void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, 
 	else
 		out->usable = 1;
 	if (!roce)
-		snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, InfiniBand LID %u", dev, port, p->lid);
+		k = (size_t)snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, InfiniBand LID %u%s", dev,
+				     port, p->lid, p->grh_required ? " (GRH required)" : "");
 	else
-		snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, RoCE v2 GID index %d", dev, port,
-			 p->gid_index);
+		k = (size_t)snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, RoCE v2 GID index %d", dev,
+				     port, p->gid_index);
+	if (qos && k < sizeof out->carried)
+		snprintf(out->carried + k, sizeof out->carried - k, ", traffic class %d, SL %d%s%.0d", qos->tclass, qos->sl,
+			 qos->flow_label ? ", flow label " : "", qos->flow_label);
+}
+
+/* NCCL's variable as a QoS field: its value when a whole number in 0..max, else -1 */
+static int qos_env(const char *v, int max)
+{
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return -1;
+	n = strtol(v, &end, 10);
+	return *end || n < 0 || n > max ? -2 : (int)n;
+}
+
+void verbs_qos_resolve(const struct tr_qos *given, const char *env_tc, const char *env_sl, struct tr_qos *out,
+		       char *warn, size_t wlen)
+{
+	int tc = qos_env(env_tc, 255), sl = qos_env(env_sl, 15);
+
+	warn[0] = 0;
+	*out = (struct tr_qos){ 0, 0, 0 };
+	if (given && given->tclass >= 0)
+		out->tclass = given->tclass;
+	else if (tc >= 0)
+		out->tclass = tc;
+	else if (tc == -2)
+		snprintf(warn, wlen, "NCCL_IB_TC='%.40s' is not a traffic class (0..255): 0 taken", env_tc);
+	if (given && given->sl >= 0)
+		out->sl = given->sl;
+	else if (sl >= 0)
+		out->sl = sl;
+	else if (sl == -2 && !warn[0])
+		snprintf(warn, wlen, "NCCL_IB_SL='%.40s' is not a service level (0..15): 0 taken", env_sl);
+	if (given && given->flow_label >= 0)
+		out->flow_label = given->flow_label;
 }
 
 /* ---------------------------------------------------------------- connection info */
@@ -111,7 +152,7 @@ void verbs_info_encode(const struct verbs_info *in, uint8_t out[VERBS_INFO_BYTES
 	p += 16;
 	INFO_TAIL(PUT)
 #undef PUT
-	*p = 0; /* reserved: keeps the size even */
+	*p = (uint8_t)in->flags;
 }
 
 int verbs_info_decode(const uint8_t *buf, size_t len, struct verbs_info *out, char *why)
@@ -131,6 +172,7 @@ int verbs_info_decode(const uint8_t *buf, size_t len, struct verbs_info *out, ch
 	p += 16;
 	INFO_TAIL(GET)
 #undef GET
+	out->flags = *p;
 	return 0;
 }
 
@@ -162,6 +204,19 @@ int verbs_info_check(const struct verbs_info *mine, const struct verbs_info *pee
 		       mine->gid_type, peer->gid_type);
 	if (mine->link_layer == VERBS_LL_ETHERNET && inv_gid_is_zero(peer->gid))
 		REFUSE("the peer sent an empty GID");
+	if (mine->link_layer == VERBS_LL_ETHERNET && inv_gid_is_v4(mine->gid) != inv_gid_is_v4(peer->gid)) {
+		char a[48], b[48];
+
+		inv_gid_format(mine->gid, a, sizeof a);
+		inv_gid_format(peer->gid, b, sizeof b);
+		REFUSE("RoCE v2 GIDs of two IP versions: ours %s (index %u), the peer's %s (index %u); give both "
+		       "ports an address of one version", a, mine->gid_index, b, peer->gid_index);
+	}
+	if (mine->link_layer != VERBS_LL_ETHERNET && verbs_ib_needs_grh(mine, peer) &&
+	    (inv_gid_is_zero(peer->gid) || inv_gid_is_zero(mine->gid)))
+		REFUSE("a GRH is needed (%s) but %s port GID is empty",
+		       (mine->flags | peer->flags) & VERBS_INFO_GRH ? "a port requires one" : "the subnets differ",
+		       inv_gid_is_zero(mine->gid) ? "our" : "the peer's");
 	if (mine->link_layer != VERBS_LL_ETHERNET && (peer->lid == 0 || peer->lid >= 0xc000))
 		REFUSE("the peer sent LID %u, not a unicast LID", peer->lid);
 	if (verbs_mtu_bytes((int)peer->mtu) == 0)
@@ -224,6 +279,14 @@ uint8_t verbs_marker(unsigned long i)
 
 /* ---------------------------------------------------------------- QP attributes */
 
+int verbs_ib_needs_grh(const struct verbs_info *mine, const struct verbs_info *peer)
+{
+	/* the subnet prefix: a GID's first 8 bytes; an empty GID says nothing */
+	int differ = !inv_gid_is_zero(mine->gid) && !inv_gid_is_zero(peer->gid) && memcmp(mine->gid, peer->gid, 8);
+
+	return ((mine->flags | peer->flags) & VERBS_INFO_GRH) || differ;
+}
+
 void verbs_attr_init(int port, struct verbs_qp_attr *a)
 {
 	memset(a, 0, sizeof *a);
@@ -235,7 +298,7 @@ void verbs_attr_init(int port, struct verbs_qp_attr *a)
 }
 
 void verbs_attr_rtr(int port, const struct verbs_info *mine, const struct verbs_info *peer,
-		    struct verbs_qp_attr *a)
+		    const struct tr_qos *qos, struct verbs_qp_attr *a)
 {
 	memset(a, 0, sizeof *a);
 	a->qp_state = VERBS_QPS_RTR;
@@ -245,15 +308,18 @@ void verbs_attr_rtr(int port, const struct verbs_info *mine, const struct verbs_
 	a->max_dest_rd_atomic = VERBS_RD_ATOMIC;
 	a->min_rnr_timer = VERBS_MIN_RNR_TIMER;
 	a->ah.port_num = (uint8_t)port;
-	a->ah.sl = 0;
-	if (mine->link_layer == VERBS_LL_ETHERNET) {
-		/* RoCE has no LIDs: every packet carries a GRH (IP header for v2) */
+	a->ah.sl = qos ? (uint8_t)qos->sl : 0;
+	if (mine->link_layer != VERBS_LL_ETHERNET)
+		a->ah.dlid = (uint16_t)peer->lid; /* LID routing: within a subnet, the peer itself */
+	/* RoCE has no LIDs: every packet carries a GRH (IP header for v2); InfiniBand does where
+	 * a port requires it (virtual functions) or a router sits between the subnets */
+	if (mine->link_layer == VERBS_LL_ETHERNET || verbs_ib_needs_grh(mine, peer)) {
 		a->ah.is_global = 1;
 		memcpy(a->ah.dgid, peer->gid, 16);
 		a->ah.sgid_index = (uint8_t)mine->gid_index;
 		a->ah.hop_limit = VERBS_HOP_LIMIT;
-	} else {
-		a->ah.dlid = (uint16_t)peer->lid; /* one subnet: LID routing, no GRH */
+		a->ah.traffic_class = qos ? (uint8_t)qos->tclass : 0;
+		a->ah.flow_label = qos ? (uint32_t)qos->flow_label : 0;
 	}
 	a->mask = VERBS_ATTR_STATE | VERBS_ATTR_AV | VERBS_ATTR_PATH_MTU | VERBS_ATTR_DEST_QPN |
 		  VERBS_ATTR_RQ_PSN | VERBS_ATTR_MAX_DEST_RD_ATOMIC | VERBS_ATTR_MIN_RNR_TIMER;
@@ -270,4 +336,56 @@ void verbs_attr_rts(const struct verbs_info *mine, struct verbs_qp_attr *a)
 	a->max_rd_atomic = VERBS_RD_ATOMIC;
 	a->mask = VERBS_ATTR_STATE | VERBS_ATTR_TIMEOUT | VERBS_ATTR_RETRY_CNT | VERBS_ATTR_RNR_RETRY |
 		  VERBS_ATTR_SQ_PSN | VERBS_ATTR_MAX_QP_RD_ATOMIC;
+}
+
+/* ---------------------------------------------------------------- failures */
+
+enum verbs_blame verbs_wc_blame(int status)
+{
+	switch (status) {
+	case VERBS_WC_LOC_LEN_ERR: case VERBS_WC_LOC_QP_OP_ERR: case VERBS_WC_LOC_EEC_OP_ERR:
+	case VERBS_WC_LOC_PROT_ERR: case VERBS_WC_MW_BIND_ERR: case VERBS_WC_LOC_ACCESS_ERR:
+	case VERBS_WC_LOC_RDD_VIOL_ERR: case VERBS_WC_FATAL_ERR: case VERBS_WC_GENERAL_ERR:
+		return VERBS_BLAME_LOCAL;
+	case VERBS_WC_BAD_RESP_ERR: case VERBS_WC_REM_INV_REQ_ERR: case VERBS_WC_REM_ACCESS_ERR:
+	case VERBS_WC_REM_OP_ERR: case VERBS_WC_RETRY_EXC_ERR: case VERBS_WC_RNR_RETRY_EXC_ERR:
+	case VERBS_WC_REM_INV_RD_REQ_ERR: case VERBS_WC_REM_ABORT_ERR: case VERBS_WC_RESP_TIMEOUT_ERR:
+		return VERBS_BLAME_REMOTE;
+	case VERBS_WC_WR_FLUSH_ERR:
+		return VERBS_BLAME_FLUSH;
+	default:
+		return VERBS_BLAME_UNKNOWN;
+	}
+}
+
+const char *verbs_async_fatal(int event_type)
+{
+	switch (event_type) {
+	case VERBS_EVENT_CQ_ERR: return "a completion queue overran (CQ error)";
+	case VERBS_EVENT_QP_FATAL: return "a queue pair failed (QP fatal)";
+	case VERBS_EVENT_QP_REQ_ERR: return "the peer sent an invalid request (QP request error)";
+	case VERBS_EVENT_QP_ACCESS_ERR: return "a remote access was refused (QP access error)";
+	case VERBS_EVENT_DEVICE_FATAL: return "the device failed (device fatal: reset it)";
+	case VERBS_EVENT_PORT_ERR: return "the port went down (port error)";
+	case VERBS_EVENT_GID_CHANGE: return "the port's GID table changed (an address changed)";
+	case VERBS_EVENT_LID_CHANGE: return "the port's LID changed";
+	default: return NULL;
+	}
+}
+
+/* ---------------------------------------------------------------- teardown */
+
+int verbs_teardown(const struct verbs_teardown_ops *ops, void *c, int has_qp, int ready, int broken,
+		   double deadline)
+{
+	int rc = 1;
+
+	if (has_qp && ready && !broken && ops->fence(c) == 0)
+		rc = ops->reap(c, deadline);
+	if (ready && ops->agree(c, deadline))
+		rc = 1;
+	if (has_qp)
+		ops->destroy_qp(c);
+	ops->destroy_cq(c);
+	return rc;
 }

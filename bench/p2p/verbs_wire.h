@@ -16,14 +16,19 @@
  *   2max + m        for m = 1..255: a byte holding m, set once at open — the last byte of a
  *                   message marked m. No byte a posted write may still be reading ever
  *                   changes, so markers need no synchronisation with the device.
- * We advertise addr = base + max and size = max + 1 (receive half and ack byte).
- * The ring (exchange) moves segments of at most max - 1 bytes: the data into the receive half
- * at 0, then a 1-byte write of the segment's marker onto the ack byte (the data flag, on the
- * same QP, so placed after the data); the receiver, once it copied the segment out, writes
- * the marker back onto the sender's last receive byte, 2max - 1 (the credit: the receive half
- * is free again), which no segment reaches. */
-#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256)
+ *   2max + 256 + s  for s < VERBS_RING_SLOTS: the ring's flag byte of slot s (the left
+ *                   neighbour writes a segment's marker there once its data is in slot s)
+ *   2max + 256 + S + s  the ring's credit byte of slot s (the right neighbour writes the
+ *                   marker back there once it copied slot s out)
+ * We advertise addr = base + max and size = max + 256 + 2S (receive half, ack byte, markers,
+ * flags, credits: the peer writes only the receive half, the ack, flags and credits).
+ * The ring (exchange, verbs_ring.h) splits each half into S slots of max / S bytes. */
+#include "verbs_ring.h"
+#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS)
 #define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
+#define VERBS_FLAG_OFFSET(max, s) (2 * (size_t)(max) + 256 + (size_t)(s))
+#define VERBS_CREDIT_OFFSET(max, s) (2 * (size_t)(max) + 256 + VERBS_RING_SLOTS + (size_t)(s))
+#define VERBS_LENT_BYTES(max) ((size_t)(max) + 256 + 2 * VERBS_RING_SLOTS) /* advertised at base + max */
 #ifndef FP_VERBS_WIRE_H
 #define FP_VERBS_WIRE_H
 
@@ -34,7 +39,7 @@
 #include "transport.h"
 
 #define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
-#define VERBS_INFO_VERSION 1
+#define VERBS_INFO_VERSION 2         /* 2: flags, and the port GID of InfiniBand ports */
 #define VERBS_INFO_BYTES 70          /* encoded size of struct verbs_info, big-endian */
 #define VERBS_PSN_MASK 0xffffffu     /* PSNs and QP numbers are 24-bit */
 
@@ -47,11 +52,27 @@
 #define VERBS_RD_ATOMIC 1       /* only writes are issued: one outstanding read is plenty */
 
 /* Mirrors of libibverbs values (checked equal in tr_verbs.c). */
+enum { /* ibv_wc_status */
+	VERBS_WC_SUCCESS, VERBS_WC_LOC_LEN_ERR, VERBS_WC_LOC_QP_OP_ERR, VERBS_WC_LOC_EEC_OP_ERR,
+	VERBS_WC_LOC_PROT_ERR, VERBS_WC_WR_FLUSH_ERR, VERBS_WC_MW_BIND_ERR, VERBS_WC_BAD_RESP_ERR,
+	VERBS_WC_LOC_ACCESS_ERR, VERBS_WC_REM_INV_REQ_ERR, VERBS_WC_REM_ACCESS_ERR, VERBS_WC_REM_OP_ERR,
+	VERBS_WC_RETRY_EXC_ERR, VERBS_WC_RNR_RETRY_EXC_ERR, VERBS_WC_LOC_RDD_VIOL_ERR,
+	VERBS_WC_REM_INV_RD_REQ_ERR, VERBS_WC_REM_ABORT_ERR, VERBS_WC_INV_EECN_ERR, VERBS_WC_INV_EEC_STATE_ERR,
+	VERBS_WC_FATAL_ERR, VERBS_WC_RESP_TIMEOUT_ERR, VERBS_WC_GENERAL_ERR,
+};
+enum { /* ibv_event_type */
+	VERBS_EVENT_CQ_ERR, VERBS_EVENT_QP_FATAL, VERBS_EVENT_QP_REQ_ERR, VERBS_EVENT_QP_ACCESS_ERR,
+	VERBS_EVENT_COMM_EST, VERBS_EVENT_SQ_DRAINED, VERBS_EVENT_PATH_MIG, VERBS_EVENT_PATH_MIG_ERR,
+	VERBS_EVENT_DEVICE_FATAL, VERBS_EVENT_PORT_ACTIVE, VERBS_EVENT_PORT_ERR, VERBS_EVENT_LID_CHANGE,
+	VERBS_EVENT_PKEY_CHANGE, VERBS_EVENT_SM_CHANGE, VERBS_EVENT_SRQ_ERR, VERBS_EVENT_SRQ_LIMIT_REACHED,
+	VERBS_EVENT_QP_LAST_WQE_REACHED, VERBS_EVENT_CLIENT_REREGISTER, VERBS_EVENT_GID_CHANGE,
+};
 enum { VERBS_QPS_RESET, VERBS_QPS_INIT, VERBS_QPS_RTR, VERBS_QPS_RTS };
 enum { VERBS_MTU_256 = 1, VERBS_MTU_512, VERBS_MTU_1024, VERBS_MTU_2048, VERBS_MTU_4096 };
 enum { VERBS_PORT_ACTIVE = 4 };                     /* ibv_port_state */
 enum { VERBS_LL_INFINIBAND = 1, VERBS_LL_ETHERNET = 2 }; /* ibv_port_attr.link_layer */
 enum { VERBS_GID_NONE = 0, VERBS_GID_ROCE_V2 = 2 }; /* our wire code: LID routing, or RoCE v2 */
+enum { VERBS_INFO_GRH = 1 << 0 };                   /* verbs_info.flags: the sender's port requires a GRH */
 enum {
 	VERBS_ACCESS_LOCAL_WRITE = 1 << 0,
 	VERBS_ACCESS_REMOTE_WRITE = 1 << 1,
@@ -87,7 +108,8 @@ struct verbs_port {
 	int active_mtu;    /* VERBS_MTU_* */
 	int active_speed;  /* ibv_port_attr.active_speed code */
 	int active_width;  /* ibv_port_attr.active_width code */
-	int gid_index;     /* RoCE: the RoCE v2 GID chosen, -1 none; InfiniBand: unused */
+	int gid_index;     /* RoCE: the RoCE v2 GID chosen, -1 none; InfiniBand: 0, the port GID */
+	int grh_required;  /* the port's IBV_QPF_GRH_REQUIRED (SR-IOV virtual functions, routers) */
 };
 
 /* Line rate from the verbs codes (the inventory's decoders): Gb/s, NAN when unknown. */
@@ -95,9 +117,15 @@ double verbs_rate_gbps(int active_speed, int active_width);
 /* 1 when the port's link layer is Ethernet (RoCE). */
 int verbs_port_is_roce(const struct verbs_port *p);
 /* Fill the tr_port of "dev:port" on host from what was queried: kind, rate, usable, why
- * (a port that is not active, an InfiniBand port without a LID, RoCE without a v2 GID). */
+ * (a port that is not active, an InfiniBand port without a LID, RoCE without a v2 GID), and
+ * what carries its traffic (the address, and qos when not NULL). */
 void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, const char *host,
-			 struct tr_port *out);
+			 const struct tr_qos *qos, struct tr_port *out);
+/* The QoS the pairs ride: each field given (>= 0) as given, else NCCL's variable (tclass:
+ * NCCL_IB_TC 0..255, sl: NCCL_IB_SL 0..15; env_tc and env_sl their values or NULL) where set
+ * and valid, else 0. A variable set but invalid is named in warn (else warn is ""). */
+void verbs_qos_resolve(const struct tr_qos *given, const char *env_tc, const char *env_sl, struct tr_qos *out,
+		       char *warn, size_t wlen);
 
 /* ---------------------------------------------------------------- connection info */
 
@@ -111,12 +139,14 @@ struct verbs_info {
 	uint32_t qpn;          /* 0: the sender's setup failed (its log says why) */
 	uint32_t psn;          /* its send queue's first PSN = our receive queue's */
 	uint32_t lid;          /* InfiniBand */
-	uint32_t gid_index;    /* RoCE: the sender's own index (for its logs) */
-	uint8_t gid[16];       /* RoCE: the sender's GID, our dgid */
+	uint32_t gid_index;    /* the sender's own index (for its logs) */
+	uint8_t gid[16];       /* RoCE: the sender's RoCE v2 GID; InfiniBand: its port GID (subnet
+				* prefix, GUID); our dgid when a GRH is used */
 	uint32_t mtu;          /* its port's active MTU, VERBS_MTU_* */
 	uint32_t rkey;
 	uint64_t addr;         /* its receive half */
 	uint64_t size;         /* bytes we may write at addr: receive half + ack byte */
+	uint32_t flags;        /* VERBS_INFO_* */
 };
 
 void verbs_info_encode(const struct verbs_info *in, uint8_t out[VERBS_INFO_BYTES]);
@@ -171,13 +201,55 @@ struct verbs_qp_attr {
 	struct verbs_ah ah;
 };
 
+/* Whether packets between two InfiniBand ports need a GRH: either side's port requires it, or
+ * their GIDs' subnet prefixes differ (a router between them). RoCE always has one. */
+int verbs_ib_needs_grh(const struct verbs_info *mine, const struct verbs_info *peer);
+
 /* RESET → INIT: port, pkey 0, remote write (the peer writes our receive half and ack byte). */
 void verbs_attr_init(int port, struct verbs_qp_attr *a);
 /* INIT → RTR toward the peer: its QPN and PSN; path MTU = min of both; the address:
- * InfiniBand by LID, RoCE by GRH (dgid = its GID, sgid_index = ours). */
+ * InfiniBand by LID, with a GRH too where verbs_ib_needs_grh; RoCE by GRH (dgid = its GID,
+ * sgid_index = ours); the service level, and in the GRH the traffic class and flow label, of
+ * qos (resolved; NULL: all 0). */
 void verbs_attr_rtr(int port, const struct verbs_info *mine, const struct verbs_info *peer,
-		    struct verbs_qp_attr *a);
+		    const struct tr_qos *qos, struct verbs_qp_attr *a);
 /* RTR → RTS: our PSN, timeout / retries as perftest. */
 void verbs_attr_rts(const struct verbs_info *mine, struct verbs_qp_attr *a);
+
+/* ---------------------------------------------------------------- failures */
+
+/* Whose fault a failed work completion is: ours (a bad length, protection or access on our
+ * side, our QP's state), the peer's or the path's (retries exceeded, the peer's access or
+ * state), a flush (a failure before it moved the QP to the error state: not a cause), or not
+ * known. */
+enum verbs_blame { VERBS_BLAME_UNKNOWN, VERBS_BLAME_LOCAL, VERBS_BLAME_REMOTE, VERBS_BLAME_FLUSH };
+/* From ibv_wc_status (values mirrored and checked in tr_verbs.c). */
+enum verbs_blame verbs_wc_blame(int status);
+/* An asynchronous event (ibv_event_type) that ends the pairs on this port: what to say; NULL
+ * for events that do not (the port active again, a path migrated, the SM's changes). */
+const char *verbs_async_fatal(int event_type);
+
+/* ---------------------------------------------------------------- teardown */
+
+/* Destroying a QP drops what its send queue still holds, the last unsignalled echo or window
+ * acknowledgement among it: the peer would then wait out the pair's deadline. So teardown
+ * fences first (a signalled zero-byte write: its completion, RC being ordered, says every
+ * earlier write was placed at the peer), reaps up to the deadline, then agrees with the peer
+ * over MPI (as perftest closes its connections), so that neither destroys its QP while the
+ * other's fence is in flight; then destroys. A QP in the error state is not fenced (its
+ * writes are flushed; the pair has failed); a pair whose QPs never both came up does not
+ * agree (the peer is not waiting). */
+struct verbs_teardown_ops {
+	int (*fence)(void *c);                      /* post the signalled write: 0, or nonzero */
+	int (*reap)(void *c, double deadline);      /* wait for every write: 0, or nonzero */
+	int (*agree)(void *c, double deadline);     /* one message each way with the peer */
+	void (*destroy_qp)(void *c);
+	void (*destroy_cq)(void *c);
+};
+/* Run the teardown of connection c (has_qp: a QP exists; ready: both sides brought theirs
+ * up; broken: a write failed). 0 when fenced and agreed, else nonzero (destroyed all the
+ * same). */
+int verbs_teardown(const struct verbs_teardown_ops *ops, void *c, int has_qp, int ready, int broken,
+		   double deadline);
 
 #endif

@@ -199,7 +199,8 @@ static int rails_open(struct tog *t, const struct run_opts *c)
 		struct tog_rail *r = &t->rl[i];
 		const char *arg = strchr(c->rails[i], ':') + 1;
 		struct tr_env env = { .comm = w->epcomm, .ep = w->my_ep, .nep = w->nep, .host = w->host,
-				      .max_size = t->size, .max_window = t->window, .shared_core = t->over };
+				      .max_size = t->size, .max_window = t->window, .shared_core = t->over,
+				      .qos = &c->p2p.qos };
 		struct tr_port port = { .rate_gbps = NAN };
 
 		r->tr = transport_find(c->rails[i]);

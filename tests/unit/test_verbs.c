@@ -1,7 +1,9 @@
 /* The verbs transport's pure parts (verbs_wire.c), in every build: the path argument, what a
- * port offers, the RoCE v2 GID choice on a synthetic sysfs tree, the connection-info message
- * and its checks, MTU, PSN, selective signalling, and the INIT/RTR/RTS attribute sets for
- * InfiniBand and RoCE. Whether the transport is registered follows the build. */
+ * port offers, the RoCE v2 GID choice on synthetic sysfs trees (a 40-entry table), the
+ * connection-info message and its checks, MTU, PSN, selective signalling, the INIT/RTR/RTS
+ * attribute sets for InfiniBand (with a GRH where a port requires one or the subnets differ)
+ * and RoCE, the QoS, whose fault a failed completion is, the XDR speed code, and the teardown's
+ * order. Whether the transport is registered follows the build. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,38 +63,38 @@ static void test_port_describe(void)
 	struct verbs_port p = port_ok(VERBS_LL_INFINIBAND);
 	struct tr_port t;
 
-	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", NULL, &t);
 	CHECK(t.usable == 1);
 	CHECK_STR(t.dev, "mlx5_0:1");
 	CHECK_STR(t.kind, "infiniband");
 	CHECK_NEAR(t.rate_gbps, 200, 0);
 	p.link_layer = 0; /* unspecified is InfiniBand, as libibverbs says */
-	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", NULL, &t);
 	CHECK(t.usable == 1);
 	CHECK_STR(t.kind, "infiniband");
 	p = port_ok(VERBS_LL_ETHERNET);
-	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", NULL, &t);
 	CHECK(t.usable == 1);
 	CHECK_STR(t.kind, "roce");
 	/* the reasons a port is skipped, each naming port and host */
 	p.gid_index = -1;
-	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_2", 1, "gpu01", NULL, &t);
 	CHECK(!t.usable);
 	CHECK_HAS(t.why, "mlx5_2:1 on gpu01 has no usable RoCE v2 GID");
 	p = port_ok(VERBS_LL_INFINIBAND);
 	p.lid = 0;
-	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", NULL, &t);
 	CHECK(!t.usable);
 	CHECK_HAS(t.why, "mlx5_0:1 on gpu01 has no LID");
 	p = port_ok(VERBS_LL_INFINIBAND);
 	p.state = 1;
-	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", NULL, &t);
 	CHECK(!t.usable);
 	CHECK_HAS(t.why, "mlx5_0:1 on gpu01 is not active");
 	CHECK(isnan(t.rate_gbps)); /* no negotiated rate on a port that is down */
 	p = port_ok(VERBS_LL_INFINIBAND);
 	p.active_mtu = 9;
-	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", &t);
+	verbs_port_describe(&p, "mlx5_0", 1, "gpu01", NULL, &t);
 	CHECK(!t.usable);
 	CHECK_HAS(t.why, "unknown MTU");
 }
@@ -226,6 +228,7 @@ static void check_info_equal(const struct verbs_info *a, const struct verbs_info
 	CHECK_EQ(a->rkey, b->rkey);
 	CHECK_EQ(a->addr, b->addr);
 	CHECK_EQ(a->size, b->size);
+	CHECK_EQ(a->flags, b->flags);
 }
 
 static void test_info_round_trip(void)
@@ -234,6 +237,7 @@ static void test_info_round_trip(void)
 	uint8_t buf[VERBS_INFO_BYTES];
 	char why[TR_WHY_MAX];
 
+	in.flags = VERBS_INFO_GRH;
 	memset(&out, 0x55, sizeof out);
 	verbs_info_encode(&in, buf);
 	CHECK_EQ(buf[0], 0x66); /* "fpvb", big-endian */
@@ -265,7 +269,7 @@ static int check_mutated(int ll, void (*mutate)(struct verbs_info *), char *why)
 }
 
 static void m_magic(struct verbs_info *p) { p->magic ^= 0xdeadbeef; }
-static void m_version(struct verbs_info *p) { p->version = 2; }
+static void m_version(struct verbs_info *p) { p->version = 3; }
 static void m_seq(struct verbs_info *p) { p->seq = 41; }
 static void m_from(struct verbs_info *p) { p->from = 4; }
 static void m_qpn0(struct verbs_info *p) { p->qpn = 0; }
@@ -276,12 +280,22 @@ static void m_lid0(struct verbs_info *p) { p->lid = 0; }
 static void m_mtu(struct verbs_info *p) { p->mtu = 7; }
 static void m_size(struct verbs_info *p) { p->size = 1025; }
 static void m_addr(struct verbs_info *p) { p->addr = 0; }
+static void m_gid_v6(struct verbs_info *p)
+{
+	static const uint8_t v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x16 };
+
+	memcpy(p->gid, v6, 16);
+}
+static void m_grh_gid0(struct verbs_info *p) { p->flags = VERBS_INFO_GRH, memset(p->gid, 0, 16); }
 
 static void test_info_check(void)
 {
 	static const struct { int ll; void (*mutate)(struct verbs_info *); const char *says; } bad[] = {
 		{ VERBS_LL_ETHERNET, m_magic, "not a fabprobe verbs connection message" },
-		{ VERBS_LL_ETHERNET, m_version, "connection protocol 2, we speak 1" },
+		{ VERBS_LL_ETHERNET, m_version, "connection protocol 3, we speak 2" },
+		{ VERBS_LL_ETHERNET, m_gid_v6, "RoCE v2 GIDs of two IP versions: ours 10.2.0.21 (index 5), the peer's "
+					       "fd00:0:0:0:0:0:0:16 (index 3)" },
+		{ VERBS_LL_INFINIBAND, m_grh_gid0, "a GRH is needed (a port requires one) but the peer's port GID is empty" },
 		{ VERBS_LL_ETHERNET, m_seq, "for pair 41 (5 to 3), expected pair 42 (5 to 3)" },
 		{ VERBS_LL_INFINIBAND, m_from, "for pair 42 (4 to 3)" },
 		{ VERBS_LL_ETHERNET, m_qpn0, "could not set up its queue pair" },
@@ -321,7 +335,7 @@ static void test_attrs_ib(void)
 	CHECK(a.mask == (VERBS_ATTR_STATE | VERBS_ATTR_PKEY_INDEX | VERBS_ATTR_PORT | VERBS_ATTR_ACCESS_FLAGS));
 	CHECK(a.mask == 0x39); /* libibverbs' IBV_QP_STATE | ACCESS_FLAGS | PKEY_INDEX | PORT */
 
-	verbs_attr_rtr(1, &mine, &peer, &a);
+	verbs_attr_rtr(1, &mine, &peer, NULL, &a);
 	CHECK(a.qp_state == VERBS_QPS_RTR);
 	CHECK(a.path_mtu == VERBS_MTU_1024); /* min of 4096 and the peer's 1024 */
 	CHECK_EQ(a.dest_qp_num, 0x000101);
@@ -353,7 +367,7 @@ static void test_attrs_roce(void)
 	struct verbs_info mine = info_ok(VERBS_LL_ETHERNET), peer = info_peer(VERBS_LL_ETHERNET);
 	struct verbs_qp_attr a;
 
-	verbs_attr_rtr(2, &mine, &peer, &a);
+	verbs_attr_rtr(2, &mine, &peer, NULL, &a);
 	CHECK_EQ(a.qp_state, VERBS_QPS_RTR);
 	CHECK_EQ(a.path_mtu, VERBS_MTU_1024);
 	CHECK_EQ(a.dest_qp_num, 0x000101);
@@ -368,18 +382,212 @@ static void test_attrs_roce(void)
 	CHECK(a.mask & VERBS_ATTR_AV);
 }
 
+/* InfiniBand with a GRH: a port that requires one (an SR-IOV virtual function), on either side,
+ * or peers in two subnets (GID prefixes differ); else LID routing alone */
+static void test_attrs_ib_grh(void)
+{
+	static const uint8_t pfx_a[8] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0 }, pfx_b[8] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 1 };
+	struct verbs_info mine = info_ok(VERBS_LL_INFINIBAND), peer = info_peer(VERBS_LL_INFINIBAND);
+	struct verbs_qp_attr a;
+	char why[TR_WHY_MAX];
+
+	mine.gid_index = peer.gid_index = 0;
+	memcpy(mine.gid, pfx_a, 8), memcpy(peer.gid, pfx_a, 8);
+	mine.gid[15] = 1, peer.gid[15] = 2;
+	verbs_attr_rtr(1, &mine, &peer, NULL, &a);
+	CHECK_EQ(a.ah.is_global, 0);
+	CHECK_EQ(a.ah.dlid, 23);
+	for (int side = 0; side < 2; side++) {
+		struct verbs_info m = mine, p = peer;
+
+		(side ? &p : &m)->flags = VERBS_INFO_GRH;
+		CHECK(verbs_ib_needs_grh(&m, &p));
+		CHECK_EQ(verbs_info_check(&m, &p, why), 0);
+		verbs_attr_rtr(1, &m, &p, NULL, &a);
+		CHECK_EQ(a.ah.is_global, 1);
+		CHECK_EQ(a.ah.dlid, 23);           /* the LID still addresses the peer */
+		CHECK(!memcmp(a.ah.dgid, p.gid, 16));
+		CHECK_EQ(a.ah.sgid_index, 0);      /* the port GID */
+		CHECK_EQ(a.ah.hop_limit, 0xff);
+		CHECK(a.mask & VERBS_ATTR_AV);
+	}
+	memcpy(peer.gid, pfx_b, 8);            /* another subnet: a router between them */
+	CHECK(verbs_ib_needs_grh(&mine, &peer));
+	verbs_attr_rtr(1, &mine, &peer, NULL, &a);
+	CHECK_EQ(a.ah.is_global, 1);
+	memset(peer.gid, 0, 16);               /* a peer that sent no GID says nothing of subnets */
+	CHECK(!verbs_ib_needs_grh(&mine, &peer));
+}
+
+/* a synthetic port with n GID entries under root: entry i is IPv6 fd00::i RoCE v2, except
+ * those given: link-local, a 169.254 address, and one routable IPv4 address */
+static void gid_tree(const char *root, int n, int v4_at, int ll4_at)
+{
+	char path[512], gid[64];
+
+	snprintf(path, sizeof path, "mkdir -p %s/class/infiniband/mlx5_0/ports/1/gids "
+		 "%s/class/infiniband/mlx5_0/ports/1/gid_attrs/types", root, root);
+	CHECK(system(path) == 0);
+	for (int i = 0; i < n; i++) {
+		FILE *f;
+
+		if (i < 2)
+			snprintf(gid, sizeof gid, "fe80:0000:0000:0000:0e42:a1ff:fe22:3000");
+		else if (i == v4_at)
+			snprintf(gid, sizeof gid, "0000:0000:0000:0000:0000:ffff:0a02:0015");
+		else if (i == ll4_at)
+			snprintf(gid, sizeof gid, "0000:0000:0000:0000:0000:ffff:a9fe:0001");
+		else
+			snprintf(gid, sizeof gid, "fd00:0000:0000:0000:0000:0000:0000:%04x", i);
+		snprintf(path, sizeof path, "%s/class/infiniband/mlx5_0/ports/1/gids/%d", root, i);
+		CHECK((f = fopen(path, "w")) != NULL);
+		fprintf(f, "%s\n", gid);
+		fclose(f);
+		snprintf(path, sizeof path, "%s/class/infiniband/mlx5_0/ports/1/gid_attrs/types/%d", root, i);
+		CHECK((f = fopen(path, "w")) != NULL);
+		fprintf(f, "%s\n", i % 2 ? "RoCE v2" : "IB/RoCE v1");
+		fclose(f);
+	}
+}
+
+/* mlx5 RoCE tables hold 255 entries (two per address, more with VLANs): the whole table is
+ * read; IPv4 over IPv6; link-local in both families refused */
+static void test_gid_table_large(void)
+{
+	char root[] = "/tmp/fp-gid-XXXXXX", cmd[64];
+	uint8_t gid[16];
+
+	CHECK(mkdtemp(root) != NULL);
+	gid_tree(root, 40, 23, 5);
+	CHECK_EQ(inv_gid_choose(root, "mlx5_0", 1, gid), 23);
+	CHECK(inv_gid_is_v4(gid) && gid[12] == 10 && gid[15] == 0x15);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
+	CHECK(mkdtemp(strcpy(root, "/tmp/fp-gid-XXXXXX")) != NULL);
+	gid_tree(root, 40, -1, 5);             /* only 169.254 for IPv4: the first IPv6 v2 */
+	CHECK_EQ(inv_gid_choose(root, "mlx5_0", 1, NULL), 3);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
+}
+
+/* a failed completion is ours, the peer's (or the path's), or a flush */
+static void test_wc_blame(void)
+{
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_LOC_LEN_ERR), VERBS_BLAME_LOCAL);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_LOC_PROT_ERR), VERBS_BLAME_LOCAL);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_LOC_ACCESS_ERR), VERBS_BLAME_LOCAL);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_LOC_QP_OP_ERR), VERBS_BLAME_LOCAL);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_REM_ACCESS_ERR), VERBS_BLAME_REMOTE);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_RETRY_EXC_ERR), VERBS_BLAME_REMOTE);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_REM_INV_REQ_ERR), VERBS_BLAME_REMOTE);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_WR_FLUSH_ERR), VERBS_BLAME_FLUSH);
+	CHECK_EQ(verbs_wc_blame(VERBS_WC_SUCCESS), VERBS_BLAME_UNKNOWN);
+	CHECK_EQ(verbs_wc_blame(99), VERBS_BLAME_UNKNOWN);
+	CHECK_HAS(verbs_async_fatal(VERBS_EVENT_PORT_ERR), "the port went down");
+	CHECK_HAS(verbs_async_fatal(VERBS_EVENT_DEVICE_FATAL), "device fatal");
+	CHECK_HAS(verbs_async_fatal(VERBS_EVENT_GID_CHANGE), "GID table changed");
+	CHECK(verbs_async_fatal(VERBS_EVENT_PORT_ACTIVE) == NULL);
+	CHECK(verbs_async_fatal(VERBS_EVENT_SM_CHANGE) == NULL);
+}
+
+/* XDR exists only in the extended speed code: 4 lanes of 200 Gb/s */
+static void test_speed_ex(void)
+{
+	CHECK_EQ(inv_speed_code(128, 0), 128);
+	CHECK_EQ(inv_speed_code(0, 0x100), 256);
+	CHECK(verbs_rate_gbps(inv_speed_code(0, 0x100), 2) == 800); /* width code 2 = 4x */
+	CHECK(isnan(verbs_rate_gbps(0, 2)));   /* the old field alone: unknown */
+}
+
+/* the class a pair rides: given, else NCCL's variables (as NCCL would ride), else 0; in the
+ * address (SL always, traffic class and flow label in a GRH) and in what the rows say */
+static void test_qos(void)
+{
+	struct tr_qos given = { 106, -1, -1 }, q;
+	struct verbs_info mine = info_ok(VERBS_LL_ETHERNET), peer = info_peer(VERBS_LL_ETHERNET);
+	struct verbs_port p = { .state = VERBS_PORT_ACTIVE, .link_layer = VERBS_LL_ETHERNET, .active_mtu = VERBS_MTU_4096,
+				.active_speed = 64, .active_width = 2, .gid_index = 3 };
+	struct verbs_qp_attr a;
+	struct tr_port t;
+	char warn[TR_WHY_MAX];
+
+	verbs_qos_resolve(NULL, NULL, NULL, &q, warn, sizeof warn);
+	CHECK(q.tclass == 0 && q.sl == 0 && q.flow_label == 0 && !warn[0]);
+	verbs_qos_resolve(NULL, "98", "3", &q, warn, sizeof warn);
+	CHECK(q.tclass == 98 && q.sl == 3 && !warn[0]);
+	verbs_qos_resolve(&given, "98", "3", &q, warn, sizeof warn); /* the option beats NCCL's */
+	CHECK(q.tclass == 106 && q.sl == 3);
+	verbs_qos_resolve(NULL, "0x60", "16", &q, warn, sizeof warn);
+	CHECK(q.tclass == 0 && q.sl == 0);
+	CHECK_HAS(warn, "NCCL_IB_TC='0x60' is not a traffic class (0..255)");
+	given = (struct tr_qos){ 106, 5, 77 };
+	verbs_qos_resolve(&given, NULL, NULL, &q, warn, sizeof warn);
+	verbs_attr_rtr(1, &mine, &peer, &q, &a);
+	CHECK(a.ah.sl == 5 && a.ah.traffic_class == 106 && a.ah.flow_label == 77);
+	mine = info_ok(VERBS_LL_INFINIBAND), peer = info_peer(VERBS_LL_INFINIBAND);
+	verbs_attr_rtr(1, &mine, &peer, &q, &a); /* LID routing: no GRH, no traffic class */
+	CHECK(a.ah.sl == 5 && a.ah.is_global == 0 && a.ah.traffic_class == 0);
+	verbs_port_describe(&p, "mlx5_3", 1, "gpu01", &q, &t);
+	CHECK_STR(t.carried, "RDMA RC on mlx5_3:1, RoCE v2 GID index 3, traffic class 106, SL 5, flow label 77");
+	p.link_layer = VERBS_LL_INFINIBAND, p.lid = 17, p.grh_required = 1;
+	q.flow_label = 0;
+	verbs_port_describe(&p, "mlx5_3", 1, "gpu01", &q, &t);
+	CHECK_STR(t.carried, "RDMA RC on mlx5_3:1, InfiniBand LID 17 (GRH required), traffic class 106, SL 5");
+}
+
+/* ---------------------------------------------------------------- teardown */
+
+static char td_log[128];
+static int td_fence_rc;
+
+static void td_say(const char *s)
+{
+	snprintf(td_log + strlen(td_log), sizeof td_log - strlen(td_log), "%s%s", td_log[0] ? " " : "", s);
+}
+static int t_fence(void *c) { (void)c; td_say("fence"); return td_fence_rc; }
+static int t_reap(void *c, double d) { (void)c, (void)d; td_say("reap"); return 0; }
+static int t_agree(void *c, double d) { (void)c, (void)d; td_say("agree"); return 0; }
+static void t_qp(void *c) { (void)c; td_say("destroy_qp"); }
+static void t_cq(void *c) { (void)c; td_say("destroy_cq"); }
+
+/* the QP goes only after the last writes were placed at the peer and the peer agreed */
+static void test_teardown_order(void)
+{
+	static const struct verbs_teardown_ops ops = { t_fence, t_reap, t_agree, t_qp, t_cq };
+	static const struct { int has_qp, ready, broken, fence_rc, rc; const char *calls; } cases[] = {
+		{ 1, 1, 0, 0, 0, "fence reap agree destroy_qp destroy_cq" },
+		{ 1, 1, 1, 0, 1, "agree destroy_qp destroy_cq" },         /* a failed write: no fence */
+		{ 1, 1, 0, 1, 1, "fence agree destroy_qp destroy_cq" },   /* the fence not posted */
+		{ 1, 0, 0, 0, 1, "destroy_qp destroy_cq" },               /* never both up: nobody waits */
+		{ 0, 0, 0, 0, 1, "destroy_cq" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		td_log[0] = 0;
+		td_fence_rc = cases[i].fence_rc;
+		CHECK_EQ(verbs_teardown(&ops, NULL, cases[i].has_qp, cases[i].ready, cases[i].broken, 0), cases[i].rc);
+		CHECK_STR(td_log, cases[i].calls);
+	}
+}
+
 static void test_buffer_layout(void)
 {
-	static const size_t maxes[] = { 1, 8, 4096, 4194304, 1u << 30 };
+	static const size_t maxes[] = { 4, 8, 4096, 4194305, 1u << 30 };
 
 	for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
-		size_t max = maxes[i], ack = 2 * max, recv = max, advertised = max + 1;
+		size_t max = maxes[i], ack = 2 * max, recv = max, lent = VERBS_LENT_BYTES(max);
 
-		/* the peer's ack lands at addr + size - 1: our ack byte */
-		CHECK(recv + advertised - 1 == ack);
-		/* marker bytes follow it, inside the buffer, never overlapping what the peer writes */
+		/* the peer's ack lands at addr + max: our ack byte, inside what we lend */
+		CHECK(recv + max == ack);
+		CHECK(ack < recv + lent);
+		/* marker bytes follow it; the ring's flags and credits follow them, lent, in the buffer */
 		CHECK(VERBS_MARKER_OFFSET(max, 1) == ack + 1);
-		CHECK(VERBS_MARKER_OFFSET(max, 255) == VERBS_BUF_BYTES(max) - 1);
+		CHECK(VERBS_FLAG_OFFSET(max, 0) == VERBS_MARKER_OFFSET(max, 255) + 1);
+		CHECK(VERBS_CREDIT_OFFSET(max, 0) == VERBS_FLAG_OFFSET(max, VERBS_RING_SLOTS - 1) + 1);
+		CHECK(VERBS_CREDIT_OFFSET(max, VERBS_RING_SLOTS - 1) == VERBS_BUF_BYTES(max) - 1);
+		CHECK(recv + lent == VERBS_BUF_BYTES(max));
+		/* the ring's slots tile each half without reaching the next region */
+		CHECK(VERBS_RING_SLOTS * (max / VERBS_RING_SLOTS) <= max);
 	}
 }
 
@@ -418,6 +626,12 @@ int main(void)
 	RUN(test_info_check);
 	RUN(test_attrs_ib);
 	RUN(test_attrs_roce);
+	RUN(test_attrs_ib_grh);
+	RUN(test_gid_table_large);
+	RUN(test_wc_blame);
+	RUN(test_speed_ex);
+	RUN(test_teardown_order);
+	RUN(test_qos);
 	RUN(test_buffer_layout);
 	RUN(test_registry);
 	CHECK_EXIT();

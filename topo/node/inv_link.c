@@ -136,6 +136,25 @@ static int gid_is_v4mapped(const uint8_t *g)
 	return !memcmp(g, prefix, sizeof prefix);
 }
 
+int inv_speed_code(int active_speed, uint32_t active_speed_ex)
+{
+	return active_speed_ex ? (int)active_speed_ex : active_speed;
+}
+
+int inv_gid_is_v4(const uint8_t *g)
+{
+	return gid_is_v4mapped(g);
+}
+
+void inv_gid_format(const uint8_t *g, char *out, size_t len)
+{
+	if (gid_is_v4mapped(g))
+		snprintf(out, len, "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+	else
+		snprintf(out, len, "%x:%x:%x:%x:%x:%x:%x:%x", g[0] << 8 | g[1], g[2] << 8 | g[3], g[4] << 8 | g[5],
+			 g[6] << 8 | g[7], g[8] << 8 | g[9], g[10] << 8 | g[11], g[12] << 8 | g[13], g[14] << 8 | g[15]);
+}
+
 int inv_gid_pick(const struct inv_gid *g, int n)
 {
 	int best = -1, best_score = 0;
@@ -143,10 +162,12 @@ int inv_gid_pick(const struct inv_gid *g, int n)
 	for (int i = 0; i < n; i++) {
 		int score;
 
-		if (!g[i].roce_v2 || inv_gid_is_zero(g[i].gid))
+		if (!g[i].roce_v2 || g[i].malformed || inv_gid_is_zero(g[i].gid))
 			continue;
-		if (g[i].gid[0] == 0xfe && (g[i].gid[1] & 0xc0) == 0x80)
-			continue; /* fe80::/10 link-local: not routable, never chosen */
+		/* link-local, not routable, never chosen: fe80::/10, and 169.254/16 mapped */
+		if ((g[i].gid[0] == 0xfe && (g[i].gid[1] & 0xc0) == 0x80) ||
+		    (gid_is_v4mapped(g[i].gid) && g[i].gid[12] == 169 && g[i].gid[13] == 254))
+			continue;
 		score = gid_is_v4mapped(g[i].gid) ? 2 : 1;
 		if (score > best_score) /* the lowest index wins a tie, as perftest scans upward */
 			best = g[i].index, best_score = score;
@@ -154,8 +175,7 @@ int inv_gid_pick(const struct inv_gid *g, int n)
 	return best;
 }
 
-int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[INV_GIDS_MAX],
-		 unsigned *bad)
+int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[INV_GIDS_MAX])
 {
 	char buf[64];
 	int n = 0;
@@ -163,12 +183,11 @@ int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[I
 	for (int i = 0; i < INV_GIDS_MAX; i++) {
 		if (inv_sysfs_read(root, buf, sizeof buf, "class/infiniband/%s/ports/%d/gids/%d", dev, port, i))
 			break;
-		if (inv_gid_parse(buf, g[n].gid)) {
-			if (bad)
-				*bad |= 1u << i;
+		g[n].index = i;
+		if ((g[n].malformed = inv_gid_parse(buf, g[n].gid) != 0)) {
+			g[n++].roce_v2 = 0;
 			continue;
 		}
-		g[n].index = i;
 		/* unused entries have no type (EINVAL on a live node): not RoCE v2 */
 		g[n].roce_v2 = !inv_sysfs_read(root, buf, sizeof buf,
 						"class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev, port, i) &&
@@ -181,7 +200,7 @@ int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[I
 int inv_gid_choose(const char *root, const char *dev, int port, uint8_t gid[16])
 {
 	struct inv_gid g[INV_GIDS_MAX];
-	int n = inv_gid_read(root, dev, port, g, NULL), pick = inv_gid_pick(g, n);
+	int n = inv_gid_read(root, dev, port, g), pick = inv_gid_pick(g, n);
 
 	for (int i = 0; gid && i < n; i++)
 		if (g[i].index == pick)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define INV_NAME_MAX 32     /* device, netdev, state names */
-#define INV_GIDS_MAX 16     /* GID table entries examined per port */
+#define INV_GIDS_MAX 256    /* GID table entries examined per port (mlx5's RoCE tables hold 255) */
 
 /* What carries a port or an interface. A netdev is ethernet, ipoib (an InfiniBand netdev),
  * loopback or other by its ARPHRD type; an RDMA port is infiniband or roce by its link layer. */
@@ -51,21 +51,30 @@ struct inv_gid {
 	int index;
 	uint8_t gid[16];
 	int roce_v2;      /* gid_attrs/types says "RoCE v2" */
+	int malformed;    /* the entry could not be read as a GID: never picked */
 };
 
 /* A GID as sysfs writes it ("fe80:0000:…", 8 groups of 4 hex digits) → 16 bytes. */
 int inv_gid_parse(const char *s, uint8_t gid[16]);
 /* 1 when all 16 bytes are zero (an unset GID table entry). */
 int inv_gid_is_zero(const uint8_t *g);
-/* The GID perftest would pick: RoCE v2, IPv4-mapped over IPv6, never link-local or zero.
+/* 1 when the GID is an IPv4-mapped address (::ffff:a.b.c.d: a RoCE v2 GID of an IPv4 address). */
+int inv_gid_is_v4(const uint8_t *g);
+/* The GID as an address: "10.2.0.21" when IPv4-mapped, else IPv6 text. */
+void inv_gid_format(const uint8_t *g, char *out, size_t len);
+/* A port's speed code: active_speed_ex when the library and the port give one (XDR and later
+ * exist only there, 0x100 and up), else active_speed (ibv_port_attr). */
+int inv_speed_code(int active_speed, uint32_t active_speed_ex);
+
+/* The GID perftest would pick: RoCE v2, IPv4-mapped over IPv6, never link-local (fe80::/10,
+ * 169.254/16), zero or malformed.
  * Returns its index, or -1 when no RoCE v2 GID qualifies. */
 int inv_gid_pick(const struct inv_gid *g, int n);
 /* The GID table of dev:port: "<root>/class/infiniband/<dev>/ports/<port>/gids/<i>" and
- * gid_attrs/types/<i>, for i < INV_GIDS_MAX up to the first entry that cannot be read. A
- * malformed entry is left out, its bit (1 << i) set in *bad (bad may be NULL). Returns the
- * number of entries in g. */
-int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[INV_GIDS_MAX],
-		 unsigned *bad);
+ * gid_attrs/types/<i>, for i < INV_GIDS_MAX up to the first entry that cannot be read (a
+ * captured tree; a live port's table comes from ibv_query_gid_table). A malformed entry is
+ * kept, marked. Returns the number of entries in g. */
+int inv_gid_read(const char *root, const char *dev, int port, struct inv_gid g[INV_GIDS_MAX]);
 /* The netdev of RDMA port dev:port under root ("/sys" when NULL) into out (len bytes): RoCE's
  * Ethernet interface (gid_attrs/ndevs/0), else the netdev of the port's PCI function (IPoIB's
  * ib0), matched on dev_port when the function has several; "" when none. */

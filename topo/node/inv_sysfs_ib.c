@@ -61,13 +61,12 @@ static struct inv_nic *port_row(struct inv_node *node, const char *dev, int port
 static void port_gids(const struct ib_dev *d, int port, struct inv_nic *n, struct inv_node *node)
 {
 	struct inv_gid g[INV_GIDS_MAX];
-	unsigned bad = 0;
-	int ng = inv_gid_read(d->root, d->name, port, g, &bad);
+	int ng = inv_gid_read(d->root, d->name, port, g);
 	char rel[160];
 
-	for (int i = 0; i < INV_GIDS_MAX; i++)
-		if (bad & 1u << i) {
-			snprintf(rel, sizeof rel, "class/infiniband/%s/ports/%d/gids/%d", d->name, port, i);
+	for (int i = 0; i < ng; i++)
+		if (g[i].malformed) {
+			snprintf(rel, sizeof rel, "class/infiniband/%s/ports/%d/gids/%d", d->name, port, g[i].index);
 			inv_sysfs_bad(node, d->root, rel, "malformed GID");
 		}
 	n->gid_index = inv_gid_pick(g, ng);

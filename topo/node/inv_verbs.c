@@ -1,7 +1,8 @@
 /* inv_verbs.c — the libibverbs probe (compiled only with libibverbs): for each RDMA device
  * and port, what the driver negotiated (ibv_query_port: state, link layer, active width and
  * speed, active MTU), the firmware and node GUID (ibv_query_device), and the RoCE v2 GID of
- * the port's GID table (inv_gid_choose, the one GID reader: the verbs transport uses it too).
+ * the port's whole GID table (inv_gid_choose_live, which the verbs transport uses too; the
+ * captured trees' reader, inv_gid_choose, shares its choice, inv_gid_pick).
  * Its figures override what sysfs's text files said. It reads the real devices, so it does
  * not run when a captured sysfs tree is given. */
 #include <endian.h>
@@ -12,7 +13,9 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "inv_link.h"
 #include "inv_probe.h"
+#include "inv_verbs.h"
 
 /* ibv calls return 0 or an errno value (some return -1 and set errno): warn naming the
  * call and where, give the code back. The inventory only warns (a port it cannot query is a
@@ -26,6 +29,44 @@ static int ibv_check(int rc, const char *call, int line)
 }
 #define WARN_IBV(call) ibv_check((call), #call, __LINE__)
 
+int inv_port_speed_code(const struct ibv_port_attr *pa)
+{
+#ifdef HAVE_IBV_SPEED_EX
+	return inv_speed_code(pa->active_speed, pa->active_speed_ex);
+#else
+	return inv_speed_code(pa->active_speed, 0);
+#endif
+}
+
+int inv_gid_choose_live(struct ibv_context *ctx, int port, uint8_t gid[16])
+{
+	struct ibv_port_attr pa;
+	struct inv_gid g[INV_GIDS_MAX];
+	struct ibv_gid_entry e[INV_GIDS_MAX];
+	ssize_t n = ibv_query_gid_table(ctx, e, INV_GIDS_MAX, 0);
+	int k = 0, pick;
+
+	if (n >= 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (e[i].port_num == (uint32_t)port && e[i].gid_index < INV_GIDS_MAX) {
+				g[k] = (struct inv_gid){ .index = (int)e[i].gid_index,
+							 .roce_v2 = e[i].gid_type == IBV_GID_TYPE_ROCE_V2 };
+				memcpy(g[k++].gid, e[i].gid.raw, 16);
+			}
+	} else if (ibv_query_port(ctx, (uint8_t)port, &pa) == 0) { /* no table call: entry by entry */
+		for (int i = 0; i < pa.gid_tbl_len && i < INV_GIDS_MAX; i++)
+			if (ibv_query_gid_ex(ctx, (uint32_t)port, (uint32_t)i, &e[0], 0) == 0) {
+				g[k] = (struct inv_gid){ .index = i, .roce_v2 = e[0].gid_type == IBV_GID_TYPE_ROCE_V2 };
+				memcpy(g[k++].gid, e[0].gid.raw, 16);
+			}
+	}
+	pick = inv_gid_pick(g, k);
+	for (int i = 0; gid && i < k; i++)
+		if (g[i].index == pick)
+			memcpy(gid, g[i].gid, 16);
+	return pick;
+}
+
 static const char *port_state_name(enum ibv_port_state s)
 {
 	switch (s) {
@@ -38,7 +79,7 @@ static const char *port_state_name(enum ibv_port_state s)
 	}
 }
 
-static void port_fill(const char *root, struct ibv_context *ctx, const struct ibv_device_attr *da,
+static void port_fill(struct ibv_context *ctx, const struct ibv_device_attr *da,
 		      int port, struct inv_node *node)
 {
 	const char *dev = ibv_get_device_name(ctx->device), *speed = "";
@@ -57,7 +98,7 @@ static void port_fill(const char *root, struct ibv_context *ctx, const struct ib
 	n->width = -1;
 	n->speed[0] = 0;
 	if (pa.state == IBV_PORT_ACTIVE) {
-		double lane = inv_speed_lane_gbps(pa.active_speed, &speed);
+		double lane = inv_speed_lane_gbps(inv_port_speed_code(&pa), &speed);
 
 		n->width = inv_width_lanes(pa.active_width);
 		n->rate_gbps = n->width > 0 ? n->width * lane : NAN;
@@ -71,7 +112,7 @@ static void port_fill(const char *root, struct ibv_context *ctx, const struct ib
 			 (unsigned)(guid >> 48), (unsigned)(guid >> 32) & 0xffff,
 			 (unsigned)(guid >> 16) & 0xffff, (unsigned)guid & 0xffff);
 	if (n->kind == INV_KIND_ROCE)
-		n->gid_index = inv_gid_choose(root, dev, port, NULL);
+		n->gid_index = inv_gid_choose_live(ctx, port, NULL);
 }
 
 static int verbs_probe(const struct inv_probe_ctx *ctx, struct inv_node *node, char *why, int whylen)
@@ -103,7 +144,7 @@ static int verbs_probe(const struct inv_probe_ctx *ctx, struct inv_node *node, c
 		}
 		if (!WARN_IBV(ibv_query_device(c, &da)))
 			for (int p = 1; p <= da.phys_port_cnt; p++)
-				port_fill(root, c, &da, p, node);
+				port_fill(c, &da, p, node);
 		ibv_close_device(c);
 	}
 	ibv_free_device_list(list);
