@@ -61,7 +61,8 @@ static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_
 	struct verbs_ctx *x = c->ctx;
 	struct ibv_sge sge[2];
 	struct ibv_send_wr wr = { .sg_list = sge, .opcode = IBV_WR_RDMA_WRITE,
-				  .wr.rdma = { .remote_addr = raddr, .rkey = c->peer.rkey } }, *bad;
+				  .wr.rdma = { .remote_addr = raddr,
+					       .rkey = verbs_remote_key(&c->peer, x->max, raddr) } }, *bad;
 	size_t body = marker ? size - 1 : size;
 	int rc;
 
@@ -69,7 +70,7 @@ static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_
 		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)(x->buf + loff), (uint32_t)body, x->mr->lkey };
 	if (marker)
 		sge[wr.num_sge++] = (struct ibv_sge){ (uintptr_t)(x->buf + VERBS_MARKER_OFFSET(x->max, marker)), 1,
-						      x->mr->lkey };
+						      x->mr_ctl->lkey };
 	if (size <= c->max_inline)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (c->inflight >= x->sq_depth && (rc = verbs_reap(c, x->sq_depth - 1, deadline)))
@@ -167,10 +168,9 @@ int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double dead
 	if ((rc = verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline,
 				  "the window's last message")))
 		return rc;
-	/* the ack: one byte, the marker, into the sender's ack byte (the end of what it lent us) */
-	return verbs_post(c, 1, c->peer.addr + c->ctx->max, m, 0, deadline); /* its ack byte, 2max */
+	/* the ack: one byte, the marker, into the sender's ack byte (2max: addr + max of what it lent) */
+	return verbs_post(c, 1, c->peer.addr + c->ctx->max, m, 0, deadline);
 }
-
 
 /* The ring's step: verbs_ring.h's slot protocol, with this endpoint's buffer (verbs_wire.h's
  * layout) and its two connections: to the right neighbour (data and flags out, credits in)
@@ -188,11 +188,10 @@ static void rio_stage(void *v, int slot, const uint8_t *src, size_t n)
 	memcpy(r->to->ctx->buf + (size_t)slot * r->seg, src, n);
 }
 
-static int rio_post_data(void *v, int slot, size_t n, unsigned long g)
+static int rio_post_data(void *v, int slot, size_t n)
 {
 	struct ring_io *r = v;
 
-	(void)g;
 	return verbs_post_at(r->to, (size_t)slot * r->seg, n, r->to->peer.addr + (size_t)slot * r->seg, 0, 0,
 			     r->deadline);
 }
@@ -203,11 +202,11 @@ static uint64_t peer_byte(const struct verbs_conn *c, size_t off)
 	return c->peer.addr + (off - c->ctx->max);
 }
 
-static int rio_post_flag(void *v, int slot, uint8_t marker, unsigned long g)
+/* signalled: the step's last reap then waits for every write */
+static int rio_post_flag(void *v, int slot, uint8_t marker)
 {
 	struct ring_io *r = v;
 
-	(void)g; /* signalled: the step's last reap then waits for every write */
 	return verbs_post(r->to, 1, peer_byte(r->to, VERBS_FLAG_OFFSET(r->to->ctx->max, slot)), marker, 1, r->deadline);
 }
 

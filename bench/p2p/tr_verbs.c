@@ -83,6 +83,8 @@ static void verbs_close(void *vctx)
 
 	if (!x)
 		return;
+	if (x->mr_ctl)
+		ibv_dereg_mr(x->mr_ctl);
 	if (x->mr)
 		ibv_dereg_mr(x->mr);
 	free(x->buf);
@@ -195,10 +197,19 @@ static int verbs_setup(struct verbs_ctx *x, const struct tr_env *env, struct tr_
 	memset(x->buf, 0, len); /* touch every page now: no page fault in a timed loop */
 	for (int m = 1; m <= 255; m++)
 		x->buf[VERBS_MARKER_OFFSET(x->max, m)] = (uint8_t)m;
+	/* relaxed ordering is an optional access flag: a device without it registers as if unasked */
 	CHECK_IBV_PTR(x, -1, port->why, x->mr,
-		      ibv_reg_mr(x->pd, x->buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+		      ibv_reg_mr(x->pd, x->buf, 2 * x->max, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+							     IBV_ACCESS_RELAXED_ORDERING),
 		      goto err_buf);
+	CHECK_IBV_PTR(x, -1, port->why, x->mr_ctl,
+		      ibv_reg_mr(x->pd, x->buf + 2 * x->max, len - 2 * x->max,
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+		      goto err_mr);
 	return 0;
+err_mr:
+	ibv_dereg_mr(x->mr);
+	x->mr = NULL;
 err_buf:
 	free(x->buf);
 	x->buf = NULL;
@@ -376,7 +387,7 @@ static void verbs_info_fill(struct verbs_conn *c, unsigned seq)
 		.from = (uint32_t)x->me, .to = (uint32_t)c->base.peer, .seq = seq,
 		.qpn = c->qp ? c->qp->qp_num : 0, .psn = verbs_psn(r), .lid = x->vp.lid,
 		.gid_index = x->vp.gid_index >= 0 ? (uint32_t)x->vp.gid_index : 0,
-		.mtu = (uint32_t)x->vp.active_mtu, .rkey = x->mr->rkey,
+		.mtu = (uint32_t)x->vp.active_mtu, .rkey = x->mr->rkey, .rkey_ctl = x->mr_ctl->rkey,
 		.addr = (uint64_t)(uintptr_t)(x->buf + x->max), .size = VERBS_LENT_BYTES(x->max),
 		.flags = x->vp.grh_required ? VERBS_INFO_GRH : 0,
 	};

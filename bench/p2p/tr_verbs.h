@@ -36,7 +36,8 @@ struct verbs_ctx {
 	uint8_t gid[16];        /* RoCE: the GID at vp.gid_index */
 	struct ibv_context *ibv;
 	struct ibv_pd *pd;
-	struct ibv_mr *mr;
+	struct ibv_mr *mr;      /* the halves, [0, 2max): relaxed ordering where the device has it */
+	struct ibv_mr *mr_ctl;  /* the rest: ack, markers, flags, credits (strict ordering) */
 	uint8_t *buf;           /* VERBS_BUF_BYTES(max), laid out as verbs_wire.h says */
 	size_t max;
 	int sq_depth;           /* send queue and CQ entries per pair */

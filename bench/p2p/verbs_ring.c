@@ -38,7 +38,7 @@ static int send(struct vring *r, const struct vring_io *io, int *moved)
 	if (g >= VERBS_RING_SLOTS && io->credit(io->ctx, slot) != verbs_marker(g - VERBS_RING_SLOTS))
 		return 0; /* the receiver has not emptied the slot yet */
 	io->stage(io->ctx, slot, r->src + r->s_off, n);
-	if ((rc = io->post_data(io->ctx, slot, n, g)) || (rc = io->post_flag(io->ctx, slot, verbs_marker(g), g)))
+	if ((rc = io->post_data(io->ctx, slot, n)) || (rc = io->post_flag(io->ctx, slot, verbs_marker(g))))
 		return rc;
 	r->s_off += n;
 	++*r->sent;

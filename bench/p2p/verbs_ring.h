@@ -31,8 +31,8 @@
 struct vring_io {
 	void *ctx;
 	void (*stage)(void *ctx, int slot, const uint8_t *src, size_t n);  /* copy into staging slot */
-	int (*post_data)(void *ctx, int slot, size_t n, unsigned long g);   /* staging → peer's slot */
-	int (*post_flag)(void *ctx, int slot, uint8_t marker, unsigned long g); /* strict → peer's flag */
+	int (*post_data)(void *ctx, int slot, size_t n);                    /* staging → peer's slot */
+	int (*post_flag)(void *ctx, int slot, uint8_t marker);              /* strict → peer's flag */
 	uint8_t (*flag)(void *ctx, int slot);                               /* my flag byte (acquire) */
 	void (*take)(void *ctx, int slot, uint8_t *dst, size_t n);          /* copy my slot out, clear flag */
 	int (*post_credit)(void *ctx, int slot, uint8_t marker);            /* strict → peer's credit */

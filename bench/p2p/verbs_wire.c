@@ -140,7 +140,7 @@ static const uint8_t *get(const uint8_t *p, uint64_t *v, int bytes)
 #define INFO_FIELDS(X)                                                                   \
 	X(magic, 4) X(version, 2) X(link_layer, 1) X(gid_type, 1) X(from, 4) X(to, 4)   \
 	X(seq, 4) X(qpn, 4) X(psn, 4) X(lid, 2) X(gid_index, 2)
-#define INFO_TAIL(X) X(mtu, 1) X(rkey, 4) X(addr, 8) X(size, 8)
+#define INFO_TAIL(X) X(mtu, 1) X(rkey, 4) X(rkey_ctl, 4) X(addr, 8) X(size, 8)
 
 void verbs_info_encode(const struct verbs_info *in, uint8_t out[VERBS_INFO_BYTES])
 {
@@ -278,6 +278,11 @@ uint8_t verbs_marker(unsigned long i)
 }
 
 /* ---------------------------------------------------------------- QP attributes */
+
+uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr)
+{
+	return raddr >= peer->addr + max ? peer->rkey_ctl : peer->rkey;
+}
 
 int verbs_ib_needs_grh(const struct verbs_info *mine, const struct verbs_info *peer)
 {

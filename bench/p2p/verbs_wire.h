@@ -22,7 +22,11 @@
  *                   marker back there once it copied slot s out)
  * We advertise addr = base + max and size = max + 256 + 2S (receive half, ack byte, markers,
  * flags, credits: the peer writes only the receive half, the ack, flags and credits).
- * The ring (exchange, verbs_ring.h) splits each half into S slots of max / S bytes. */
+ * The ring (exchange, verbs_ring.h) splits each half into S slots of max / S bytes.
+ * Two memory regions cover the buffer: the halves [0, 2max) registered with PCIe relaxed
+ * ordering (the NIC may place a message's data out of order, which some hosts need for full
+ * bandwidth), the rest (ack, markers, flags, credits) without it, so that a flag, an ack or a
+ * credit, written after its data on the same queue pair, is never seen before the data. */
 #include "verbs_ring.h"
 #define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS)
 #define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
@@ -39,8 +43,8 @@
 #include "transport.h"
 
 #define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
-#define VERBS_INFO_VERSION 2         /* 2: flags, and the port GID of InfiniBand ports */
-#define VERBS_INFO_BYTES 70          /* encoded size of struct verbs_info, big-endian */
+#define VERBS_INFO_VERSION 3         /* 2: flags, the port GID of InfiniBand ports; 3: rkey_ctl */
+#define VERBS_INFO_BYTES 74          /* encoded size of struct verbs_info, big-endian */
 #define VERBS_PSN_MASK 0xffffffu     /* PSNs and QP numbers are 24-bit */
 
 /* RC QP constants, as perftest sets them (docs/measurement.md, "RC setup"). */
@@ -143,7 +147,8 @@ struct verbs_info {
 	uint8_t gid[16];       /* RoCE: the sender's RoCE v2 GID; InfiniBand: its port GID (subnet
 				* prefix, GUID); our dgid when a GRH is used */
 	uint32_t mtu;          /* its port's active MTU, VERBS_MTU_* */
-	uint32_t rkey;
+	uint32_t rkey;         /* of its receive half (relaxed ordering) */
+	uint32_t rkey_ctl;     /* of its ack, flags and credits (strict ordering) */
 	uint64_t addr;         /* its receive half */
 	uint64_t size;         /* bytes we may write at addr: receive half + ack byte */
 	uint32_t flags;        /* VERBS_INFO_* */
@@ -200,6 +205,10 @@ struct verbs_qp_attr {
 	uint8_t max_dest_rd_atomic, min_rnr_timer, max_rd_atomic, timeout, retry_cnt, rnr_retry;
 	struct verbs_ah ah;
 };
+
+/* The key for a write into the peer's lent region at raddr: the receive half's (relaxed), or
+ * the control area's (at addr + max and beyond: ack, flags, credits; strict). */
+uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr);
 
 /* Whether packets between two InfiniBand ports need a GRH: either side's port requires it, or
  * their GIDs' subnet prefixes differ (a router between them). RoCE always has one. */

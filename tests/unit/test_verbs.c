@@ -188,7 +188,8 @@ static struct verbs_info info_ok(int ll)
 		.gid_type = ll == VERBS_LL_ETHERNET ? VERBS_GID_ROCE_V2 : VERBS_GID_NONE,
 		.from = 3, .to = 5, .seq = 42, .qpn = 0xabcdef, .psn = 0x123456, .lid = 17, .gid_index = 5,
 		.gid = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 2, 0, 0x15 },
-		.mtu = VERBS_MTU_4096, .rkey = 0x8badf00d, .addr = 0x7f0012345000ull, .size = 4194305,
+		.mtu = VERBS_MTU_4096, .rkey = 0x8badf00d, .rkey_ctl = 0x0c0ffee1, .addr = 0x7f0012345000ull,
+		.size = VERBS_LENT_BYTES(4194304),
 	};
 	return in;
 }
@@ -226,6 +227,7 @@ static void check_info_equal(const struct verbs_info *a, const struct verbs_info
 	CHECK(!memcmp(a->gid, b->gid, sizeof a->gid));
 	CHECK_EQ(a->mtu, b->mtu);
 	CHECK_EQ(a->rkey, b->rkey);
+	CHECK_EQ(a->rkey_ctl, b->rkey_ctl);
 	CHECK_EQ(a->addr, b->addr);
 	CHECK_EQ(a->size, b->size);
 	CHECK_EQ(a->flags, b->flags);
@@ -269,7 +271,7 @@ static int check_mutated(int ll, void (*mutate)(struct verbs_info *), char *why)
 }
 
 static void m_magic(struct verbs_info *p) { p->magic ^= 0xdeadbeef; }
-static void m_version(struct verbs_info *p) { p->version = 3; }
+static void m_version(struct verbs_info *p) { p->version = 4; }
 static void m_seq(struct verbs_info *p) { p->seq = 41; }
 static void m_from(struct verbs_info *p) { p->from = 4; }
 static void m_qpn0(struct verbs_info *p) { p->qpn = 0; }
@@ -292,7 +294,7 @@ static void test_info_check(void)
 {
 	static const struct { int ll; void (*mutate)(struct verbs_info *); const char *says; } bad[] = {
 		{ VERBS_LL_ETHERNET, m_magic, "not a fabprobe verbs connection message" },
-		{ VERBS_LL_ETHERNET, m_version, "connection protocol 3, we speak 2" },
+		{ VERBS_LL_ETHERNET, m_version, "connection protocol 4, we speak 3" },
 		{ VERBS_LL_ETHERNET, m_gid_v6, "RoCE v2 GIDs of two IP versions: ours 10.2.0.21 (index 5), the peer's "
 					       "fd00:0:0:0:0:0:0:16 (index 3)" },
 		{ VERBS_LL_INFINIBAND, m_grh_gid0, "a GRH is needed (a port requires one) but the peer's port GID is empty" },
@@ -304,7 +306,7 @@ static void test_info_check(void)
 		{ VERBS_LL_ETHERNET, m_gid0, "empty GID" },
 		{ VERBS_LL_INFINIBAND, m_lid0, "LID 0" },
 		{ VERBS_LL_INFINIBAND, m_mtu, "MTU code 7" },
-		{ VERBS_LL_INFINIBAND, m_size, "buffer sizes differ: ours 4194305 B, the peer's 1025 B" },
+		{ VERBS_LL_INFINIBAND, m_size, "buffer sizes differ: ours 4194568 B, the peer's 1025 B" },
 		{ VERBS_LL_ETHERNET, m_addr, "no buffer address" },
 	};
 	char why[TR_WHY_MAX];
@@ -589,6 +591,16 @@ static void test_buffer_layout(void)
 		/* the ring's slots tile each half without reaching the next region */
 		CHECK(VERBS_RING_SLOTS * (max / VERBS_RING_SLOTS) <= max);
 	}
+	/* writes into the receive half take its (relaxed) key; into the ack, flags and credits
+	 * the control area's (strict), so that none of them can pass the data before it */
+	struct verbs_info peer = info_ok(VERBS_LL_ETHERNET);
+	uint64_t max = 4194304, base = peer.addr - max;
+
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr), 0x8badf00d);
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr + max - 1), 0x8badf00d);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + 2 * max), 0x0c0ffee1); /* the ack byte */
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_FLAG_OFFSET(max, 2)), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_CREDIT_OFFSET(max, 3)), 0x0c0ffee1);
 }
 
 static void test_registry(void)

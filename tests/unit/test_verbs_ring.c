@@ -25,7 +25,6 @@ struct wr {
 	int kind, from, to, slot;
 	size_t n;
 	uint8_t marker;
-	unsigned long g;
 	int placed;
 };
 
@@ -48,11 +47,11 @@ static struct sim {
 static int right(int e) { return (e + 1) % sim.n; }
 static int left(int e) { return (e + sim.n - 1) % sim.n; }
 
-static void post(int kind, int from, int to, int slot, size_t n, uint8_t marker, unsigned long g)
+static void post(int kind, int from, int to, int slot, size_t n, uint8_t marker)
 {
 	CHECK(sim.nw < WRITES_MAX);
 	if (sim.nw < WRITES_MAX)
-		sim.w[sim.nw++] = (struct wr){ kind, from, to, slot, n, marker, g, 0 };
+		sim.w[sim.nw++] = (struct wr){ kind, from, to, slot, n, marker, 0 };
 }
 
 /* may w be placed now (oldest: each direction's earliest write not yet placed): relaxed data
@@ -102,18 +101,18 @@ static int deliver_one(void)
 /* ---------------------------------------------------------------- the io of endpoint e */
 
 static void io_stage(void *c, int slot, const uint8_t *src, size_t n) { memcpy(((struct ep *)c)->staging[slot], src, n); }
-static int io_post_data(void *c, int slot, size_t n, unsigned long g)
+static int io_post_data(void *c, int slot, size_t n)
 {
 	struct ep *e = c;
 
-	post(W_DATA, e->me, right(e->me), slot, n, 0, g);
+	post(W_DATA, e->me, right(e->me), slot, n, 0);
 	return 0;
 }
-static int io_post_flag(void *c, int slot, uint8_t m, unsigned long g)
+static int io_post_flag(void *c, int slot, uint8_t m)
 {
 	struct ep *e = c;
 
-	post(W_FLAG, e->me, right(e->me), slot, 1, m, g);
+	post(W_FLAG, e->me, right(e->me), slot, 1, m);
 	return 0;
 }
 static uint8_t io_flag(void *c, int slot) { return ((struct ep *)c)->flag[slot]; }
@@ -128,7 +127,7 @@ static int io_post_credit(void *c, int slot, uint8_t m)
 {
 	struct ep *e = c;
 
-	post(W_CREDIT, e->me, left(e->me), slot, 1, m, 0);
+	post(W_CREDIT, e->me, left(e->me), slot, 1, m);
 	return 0;
 }
 static uint8_t io_credit(void *c, int slot)
