@@ -6,19 +6,23 @@
 # emulated cluster (test_cluster_*, test_slurm) that fails runs once more, and the second run
 # counts; the first run's failures are listed at the end too. With
 # $FP_SAN_LOG (make check-san), every sanitizer report written there is one more failure, named.
+# Each test's seconds are said after it, and the slowest listed at the end.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 pass=0 fail=0 skip=0
-log=$(mktemp) failed=$(mktemp) retried=$(mktemp)
-trap 'rm -f "$log" "$failed" "$retried"' EXIT
+log=$(mktemp) failed=$(mktemp) retried=$(mktemp) times=$(mktemp)
+trap 'rm -f "$log" "$failed" "$retried" "$times"' EXIT
 
 run_one() {
 	local name=$1; shift
 	local retry=0
 	[ "$1" = --retry ] && { retry=1; shift; }
+	local t0=$SECONDS
 	echo "# $name"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
+	echo "# $name: $((SECONDS - t0)) s"
+	echo "$((SECONDS - t0)) $name" >>"$times"
 	local p f s
 	p=$(grep -c '^ok - ' "$log")
 	f=$(grep -c '^not ok - ' "$log")
@@ -69,6 +73,7 @@ if [ -n "${FP_SAN_LOG:-}" ]; then
 	fail=$((fail + reports))
 	if [ "$reports" -eq 0 ]; then echo "ok - no sanitizer report"; pass=$((pass + 1)); fi
 fi
+echo "# the slowest: $(sort -rn "$times" | head -n 6 | awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')"
 # the failures again, last, where a log cut to its tail still shows them
 if [ -s "$retried" ]; then
 	echo "# failed on a first attempt, then run again:"
