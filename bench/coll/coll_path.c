@@ -183,14 +183,12 @@ void coll_path_gid(const char *root, const char *path, struct coll_path_set *e)
 		return;
 	n = coll_path_ports(path, port, COLL_PATH_PORTS_MAX);
 	for (int i = 0; i < n; i++) {
-		const char *colon = strchr(port[i] + 6, ':');
-		int k;
+		int k, pn;
 
-		if (!colon || (size_t)(colon - port[i] - 6) >= sizeof dev)
+		if (inv_verbs_arg(port[i] + 6, dev, sizeof dev, &pn))
 			return;
-		snprintf(dev, sizeof dev, "%.*s", (int)(colon - port[i] - 6), port[i] + 6);
 		/* RoCE: the RoCE v2 GID the verbs transport and perftest use; InfiniBand has none */
-		if ((k = inv_gid_choose(root, dev, atoi(colon + 1), NULL)) < 0 || (i && k != idx)) {
+		if ((k = inv_gid_choose(root, dev, pn, NULL)) < 0 || (i && k != idx)) {
 			if (i && k != idx)
 				LOG_WARN("--path %s: the ports' RoCE v2 GID indices differ (%d, %d): the libraries' own", path,
 					 idx, k);

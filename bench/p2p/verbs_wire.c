@@ -11,24 +11,14 @@
 
 int verbs_arg_parse(const char *arg, char *dev, size_t devlen, int *port, char *why)
 {
-	const char *colon = arg ? strrchr(arg, ':') : NULL;
-	char *end;
-	long p;
+	int rc = inv_verbs_arg(arg, dev, devlen, port);
 
-	if (!colon || colon == arg || (size_t)(colon - arg) >= devlen) {
+	if (rc == -1)
 		snprintf(why, TR_WHY_MAX, "path verbs needs a device and port: verbs:<device>:<port>, "
 			 "e.g. verbs:mlx5_0:1");
-		return FP_EUSAGE;
-	}
-	p = strtol(colon + 1, &end, 10);
-	if (end == colon + 1 || *end || p < 1 || p > 255) {
-		snprintf(why, TR_WHY_MAX, "path verbs: port '%.32s' is not a number 1..255", colon + 1);
-		return FP_EUSAGE;
-	}
-	memcpy(dev, arg, (size_t)(colon - arg));
-	dev[colon - arg] = 0;
-	*port = (int)p;
-	return 0;
+	else if (rc == -2)
+		snprintf(why, TR_WHY_MAX, "path verbs: port '%.32s' is not a number 1..255", strrchr(arg, ':') + 1);
+	return rc ? FP_EUSAGE : 0;
 }
 
 double verbs_rate_gbps(int active_speed, int active_width)

@@ -82,17 +82,14 @@ static int move(int fd, char *buf, size_t n, int sending, double deadline)
  * "" none */
 static void probe_dev(const char *path, char *out, size_t len)
 {
-	const char *colon;
+	char dev[64];
+	int port;
 
 	out[0] = 0;
 	if (!strncmp(path, "tcp:", 4))
 		snprintf(out, len, "%s", path + 4);
-	else if (!strncmp(path, "verbs:", 6) && (colon = strchr(path + 6, ':')) && (size_t)(colon - path - 6) < 64) {
-		char dev[64];
-
-		snprintf(dev, sizeof dev, "%.*s", (int)(colon - path - 6), path + 6);
-		inv_port_netdev(NULL, dev, atoi(colon + 1), out, (int)len);
-	}
+	else if (!strncmp(path, "verbs:", 6) && !inv_verbs_arg(path + 6, dev, sizeof dev, &port))
+		inv_port_netdev(NULL, dev, port, out, (int)len);
 }
 
 static int tcp_socket(uint32_t ip, const char *dev)

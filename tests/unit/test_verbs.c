@@ -37,6 +37,15 @@ static void test_arg_parse(void)
 	}
 	CHECK(verbs_arg_parse(NULL, dev, sizeof dev, &port, why) == FP_EUSAGE);
 	CHECK(strstr(why, "verbs:<device>:<port>") != NULL);
+	/* the one parser under every reader of the argument (placement, GID, rail probes) */
+	CHECK_EQ(inv_verbs_arg("a/b:1", dev, sizeof dev, &port), -1);  /* never a path in sysfs */
+	CHECK_EQ(inv_verbs_arg("..:1", dev, sizeof dev, &port), -1);
+	CHECK_EQ(inv_verbs_arg("mlx5_0:+1", dev, sizeof dev, &port), -2);
+	CHECK_EQ(inv_verbs_arg("mlx5_0: 1", dev, sizeof dev, &port), -2);
+	CHECK_EQ(inv_verbs_arg("mlx5_0:99999999999999999999", dev, sizeof dev, &port), -2);
+	CHECK_EQ(inv_verbs_arg("odd:name:2", dev, sizeof dev, &port), 0); /* the last ':' splits */
+	CHECK_STR(dev, "odd:name");
+	CHECK_EQ(port, 2);
 }
 
 static void test_rate_decode(void)

@@ -136,6 +136,26 @@ static int gid_is_v4mapped(const uint8_t *g)
 	return !memcmp(g, prefix, sizeof prefix);
 }
 
+int inv_verbs_arg(const char *arg, char *dev, size_t devlen, int *port)
+{
+	const char *colon = arg ? strrchr(arg, ':') : NULL;
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+	long p = 0;
+	const char *q;
+
+	if (!colon || n == 0 || n >= devlen || memchr(arg, '/', n) || (n == 1 && arg[0] == '.') ||
+	    (n == 2 && arg[0] == '.' && arg[1] == '.'))
+		return -1;
+	for (q = colon + 1; *q >= '0' && *q <= '9' && p <= 255; q++)
+		p = p * 10 + (*q - '0');
+	if (q == colon + 1 || *q || p < 1 || p > 255)
+		return -2;
+	memcpy(dev, arg, n);
+	dev[n] = 0;
+	*port = (int)p;
+	return 0;
+}
+
 int inv_speed_code(int active_speed, uint32_t active_speed_ex)
 {
 	return active_speed_ex ? (int)active_speed_ex : active_speed;

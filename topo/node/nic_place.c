@@ -78,16 +78,16 @@ const char *nic_place_status_name(int status)
 static int port_dir(const char *path, char *out, size_t len)
 {
 	const char *arg = strchr(path, ':') ? strchr(path, ':') + 1 : NULL;
-	size_t n;
+	char dev[64];
+	int port;
 
 	if (!arg || !*arg || strchr(arg, '/') || !strcmp(arg, ".") || !strcmp(arg, ".."))
 		return 0;
 	if (!strncmp(path, "tcp:", 4))
 		return snprintf(out, len, "class/net/%s", arg) < (int)len;
-	if (strncmp(path, "verbs:", 6))
+	if (strncmp(path, "verbs:", 6) || inv_verbs_arg(arg, dev, sizeof dev, &port))
 		return 0;
-	n = strcspn(arg, ":"); /* mlx5_3 of mlx5_3:1 */
-	return n && snprintf(out, len, "class/infiniband/%.*s", (int)n, arg) < (int)len;
+	return snprintf(out, len, "class/infiniband/%s", dev) < (int)len;
 }
 
 void nic_place_find(const char *root, const char *path, const cpu_set_t *allowed, struct nic_place *p)
