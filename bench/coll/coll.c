@@ -28,6 +28,7 @@
 #include "core/results.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "p2p/transport.h"
 
 extern char **environ;
 
@@ -120,18 +121,17 @@ static void sweep_heading(const struct coll_run *run, const struct coll_backend 
 }
 
 /* rank 0: an all-reduce of a path with a known line rate, at its largest size, below
- * --min-pct: said, and counted for the verdict (1); else 0. fabprobe's ring over verbs is
- * not judged: it copies every segment into and out of its registered slots on one core, a
- * ceiling far below a fast port's line rate (docs/measurement.md), so a healthy fabric would
- * fail; its figure is said, the pairs and NCCL's figures judge the port. */
+ * --min-pct: said, and counted for the verdict (1); else 0. A ring whose transport says its
+ * exchange is capped below line rate (transport_ops.exchange_capped: verbs) is said, not
+ * judged: the pairs and NCCL's figures judge that port. */
 static int line_rate_judge(struct coll_run *run, const struct coll_backend *be, const struct coll_case *c)
 {
 	double pct = coll_pct_line_rate(run->last_busbw, run->rate);
+	const struct transport_ops *t = be->per_path && run->path ? transport_find(run->path) : NULL;
 
-	if (run->o->min_pct > 0 && c->op->id == COLL_ALLREDUCE && run->last_size && be->per_path &&
-	    run->path && !strncmp(run->path, "verbs:", 6)) {
-		printf("coll %s over %s: all-reduce busbw %.3f GB/s not judged against --min-pct: the ring copies "
-		       "each segment in and out on one core\n", be->name, run->path, run->last_busbw);
+	if (run->o->min_pct > 0 && c->op->id == COLL_ALLREDUCE && run->last_size && t && t->exchange_capped) {
+		printf("coll %s over %s: all-reduce busbw %.3f GB/s not judged against --min-pct: %s\n", be->name,
+		       run->path, run->last_busbw, t->exchange_capped);
 		return 0;
 	}
 

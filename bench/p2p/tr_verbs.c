@@ -478,6 +478,7 @@ static int verbs_connect(void *vctx, int peer, unsigned seq, double deadline, st
 const struct transport_ops transport_verbs = {
 	.name = "verbs",
 	.summary = "RDMA writes over an RC queue pair on one port, verbs:<device>:<port> (IB, RoCE v2)",
+	.exchange_capped = "the ring copies each segment in and out of its registered slots on one core",
 	.check = verbs_check,
 	.open = verbs_open,
 	.connect = verbs_connect,

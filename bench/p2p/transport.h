@@ -77,6 +77,9 @@ struct transport_ops {
 	const char *name;    /* the path prefix: "mpi", "tcp", … */
 	const char *absent;  /* NULL, or why this build lacks it (core/registry.h) */
 	const char *summary; /* one line for --help */
+	/* NULL, or why the ring over this transport (exchange) is no line-rate figure: a ring's
+	 * busbw is then said, never judged against --min-pct (a healthy fabric would fail) */
+	const char *exchange_capped;
 	/* Before launch (pure): the path's argument ("eth0" of tcp:eth0; NULL when the path has
 	 * no ':') is well formed. 0, or FP_EUSAGE with why. NULL: any argument. */
 	int (*check)(const char *arg, char *why);

@@ -70,8 +70,10 @@ void verbs_port_describe(const struct verbs_port *p, const char *dev, int port, 
 		k = (size_t)snprintf(out->carried, sizeof out->carried, "RDMA RC on %.40s:%d, RoCE v2 GID index %d", dev,
 				     port, p->gid_index);
 	if (qos && k < sizeof out->carried)
-		snprintf(out->carried + k, sizeof out->carried - k, ", traffic class %d, SL %d%s%.0d", qos->tclass, qos->sl,
-			 qos->flow_label ? ", flow label " : "", qos->flow_label);
+		k += (size_t)snprintf(out->carried + k, sizeof out->carried - k, ", traffic class %d, SL %d", qos->tclass,
+				      qos->sl);
+	if (qos && qos->flow_label && k < sizeof out->carried)
+		snprintf(out->carried + k, sizeof out->carried - k, ", flow label %d", qos->flow_label);
 }
 
 /* NCCL's variable as a QoS field: its value when a whole number in 0..max, else -1 */

@@ -27,12 +27,6 @@
  * ordering (the NIC may place a message's data out of order, which some hosts need for full
  * bandwidth), the rest (ack, markers, flags, credits) without it, so that a flag, an ack or a
  * credit, written after its data on the same queue pair, is never seen before the data. */
-#include "verbs_ring.h"
-#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS)
-#define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
-#define VERBS_FLAG_OFFSET(max, s) (2 * (size_t)(max) + 256 + (size_t)(s))
-#define VERBS_CREDIT_OFFSET(max, s) (2 * (size_t)(max) + 256 + VERBS_RING_SLOTS + (size_t)(s))
-#define VERBS_LENT_BYTES(max) ((size_t)(max) + 256 + 2 * VERBS_RING_SLOTS) /* advertised at base + max */
 #ifndef FP_VERBS_WIRE_H
 #define FP_VERBS_WIRE_H
 
@@ -41,6 +35,13 @@
 
 #include "node/inv_link.h"
 #include "transport.h"
+#include "verbs_ring.h"
+
+#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS)
+#define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
+#define VERBS_FLAG_OFFSET(max, s) (2 * (size_t)(max) + 256 + (size_t)(s))
+#define VERBS_CREDIT_OFFSET(max, s) (2 * (size_t)(max) + 256 + VERBS_RING_SLOTS + (size_t)(s))
+#define VERBS_LENT_BYTES(max) ((size_t)(max) + 256 + 2 * VERBS_RING_SLOTS) /* advertised at base + max */
 
 #define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
 #define VERBS_INFO_VERSION 3         /* 2: flags, the port GID of InfiniBand ports; 3: rkey_ctl */

@@ -40,6 +40,8 @@ static void test_arg_parse(void)
 	/* the one parser under every reader of the argument (placement, GID, rail probes) */
 	CHECK_EQ(inv_verbs_arg("a/b:1", dev, sizeof dev, &port), -1);  /* never a path in sysfs */
 	CHECK_EQ(inv_verbs_arg("..:1", dev, sizeof dev, &port), -1);
+	CHECK_EQ(inv_verbs_arg("mlx5\n0:1", dev, sizeof dev, &port), -1); /* a line break reaches no row */
+	CHECK_EQ(inv_verbs_arg("mlx 5:1", dev, sizeof dev, &port), -1);
 	CHECK_EQ(inv_verbs_arg("mlx5_0:+1", dev, sizeof dev, &port), -2);
 	CHECK_EQ(inv_verbs_arg("mlx5_0: 1", dev, sizeof dev, &port), -2);
 	CHECK_EQ(inv_verbs_arg("mlx5_0:99999999999999999999", dev, sizeof dev, &port), -2);

@@ -146,6 +146,9 @@ int inv_verbs_arg(const char *arg, char *dev, size_t devlen, int *port)
 	if (!colon || n == 0 || n >= devlen || memchr(arg, '/', n) || (n == 1 && arg[0] == '.') ||
 	    (n == 2 && arg[0] == '.' && arg[1] == '.'))
 		return -1;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)arg[i] <= ' ' || (unsigned char)arg[i] >= 0x7f)
+			return -1; /* device names are printable words: no blank, control or non-ASCII byte */
 	for (q = colon + 1; *q >= '0' && *q <= '9' && p <= 255; q++)
 		p = p * 10 + (*q - '0');
 	if (q == colon + 1 || *q || p < 1 || p > 255)

@@ -63,7 +63,7 @@ int inv_gid_is_v4(const uint8_t *g);
 /* The GID as an address: "10.2.0.21" when IPv4-mapped, else IPv6 text. */
 void inv_gid_format(const uint8_t *g, char *out, size_t len);
 /* The port of a verbs path's argument ("mlx5_0:1" of verbs:mlx5_0:1): dev (up to the last ':',
- * 1..devlen-1 bytes, no '/', not "." or "..") and port (1..255, digits only). 0; -1 when the
+ * 1..devlen-1 printable ASCII bytes, no blank or '/', not "." or "..") and port (1..255, digits only). 0; -1 when the
  * device part is malformed; -2 when the port is. The one parser of that argument. */
 int inv_verbs_arg(const char *arg, char *dev, size_t devlen, int *port);
 
