@@ -52,17 +52,20 @@ static int verbs_reap(struct verbs_conn *c, int target, double deadline)
 	return 0;
 }
 
+enum { POST_LAST = 1, /* signal it (a batch ends) */
+       POST_BULK = 2  /* data someone does not poll: the relaxed key (verbs_remote_key) */ };
+
 /* One RDMA write of size bytes to the peer at raddr, from our send half at loff; with a marker
- * (not 0), its last byte comes from that marker's constant byte instead. `last`: signal it (a
- * batch ends). */
+ * (not 0), its last byte comes from that marker's constant byte instead. */
 static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_t raddr, uint8_t marker,
-			 int last, double deadline)
+			 int how, double deadline)
 {
 	struct verbs_ctx *x = c->ctx;
 	struct ibv_sge sge[2];
 	struct ibv_send_wr wr = { .sg_list = sge, .opcode = IBV_WR_RDMA_WRITE,
 				  .wr.rdma = { .remote_addr = raddr,
-					       .rkey = verbs_remote_key(&c->peer, x->max, raddr) } }, *bad;
+					       .rkey = verbs_remote_key(&c->peer, x->max, raddr,
+									how & POST_BULK) } }, *bad;
 	size_t body = marker ? size - 1 : size;
 	int rc;
 
@@ -75,7 +78,7 @@ static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (c->inflight >= x->sq_depth && (rc = verbs_reap(c, x->sq_depth - 1, deadline)))
 		return rc;
-	if (verbs_sig_due(c->unsig, c->every, last)) {
+	if (verbs_sig_due(c->unsig, c->every, how & POST_LAST)) {
 		wr.send_flags |= IBV_SEND_SIGNALED;
 		wr.wr_id = (uint64_t)c->unsig + 1;
 		c->unsig = 0;
@@ -87,10 +90,16 @@ static int verbs_post_at(struct verbs_conn *c, size_t loff, size_t size, uint64_
 	return 0;
 }
 
-static int verbs_post(struct verbs_conn *c, size_t size, uint64_t raddr, uint8_t marker, int last,
-		      double deadline)
+/* a byte of the peer's lent region at our layout's offset off (the peer's is the same) */
+static uint64_t peer_byte(const struct verbs_conn *c, size_t off)
 {
-	return verbs_post_at(c, 0, size, raddr, marker, last, deadline);
+	return c->peer.addr + (off - c->ctx->max);
+}
+
+/* One marker byte, strictly ordered after everything posted before it, at the peer's off. */
+static int verbs_post_flag(struct verbs_conn *c, size_t off, uint8_t marker, double deadline)
+{
+	return verbs_post_at(c, 0, 1, peer_byte(c, off), marker, POST_LAST, deadline);
 }
 
 /* Busy-poll *p until it holds want, then clear it. Every POLL_CHECK polls take completions (a
@@ -120,7 +129,7 @@ int verbs_roundtrip(struct tr_conn *base, size_t size, double deadline)
 	uint8_t m = verbs_marker(c->iter++);
 	int rc;
 
-	rc = verbs_post(c, size, c->peer.addr, m, 0, deadline);
+	rc = verbs_post_at(c, 0, size, c->peer.addr, m, 0, deadline);
 	return rc ? rc : verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline, "the echo");
 }
 
@@ -130,18 +139,36 @@ int verbs_echo(struct tr_conn *base, size_t size, double deadline)
 	uint8_t m = verbs_marker(c->iter++);
 	int rc = verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline, "the ping");
 
-	return rc ? rc : verbs_post(c, size, c->peer.addr, m, 0, deadline);
+	return rc ? rc : verbs_post_at(c, 0, size, c->peer.addr, m, 0, deadline);
 }
 
+/* Wait for the acknowledgements of the windows before `upto`. */
+static int verbs_stream_end_to(struct verbs_conn *c, unsigned long upto, double deadline)
+{
+	for (int rc; c->win_acked < upto; c->win_acked++) {
+		unsigned long a = c->win_acked;
+
+		rc = verbs_wait_byte(c, c->ctx->buf + VERBS_WACK_OFFSET(c->ctx->max, a % VERBS_WIN_SLOTS),
+				     verbs_marker(a), deadline, "a window's acknowledgement");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Windows are pipelined (verbs_wire.h, verbs_win_ack_due): the next is posted before the
+ * last one's acknowledgement is back, so no round trip idles the link between windows, as in
+ * ib_write_bw's continuous posting; the send queue's depth paces the posting. */
 int verbs_stream_send(struct tr_conn *base, size_t size, int window, double deadline)
 {
 	struct verbs_conn *c = (struct verbs_conn *)base;
 	struct verbs_ctx *x = c->ctx;
-	uint8_t m = verbs_marker(c->iter++);
+	unsigned long w = c->win_sent;
+	long due;
 	int rc;
 
 	for (int i = 0; i < window; i++) {
-		if (x->fault == TR_FAULT_RESET && c->windows == 1 && i == window / 2) {
+		if (x->fault == TR_FAULT_RESET && w == 1 && i == window / 2) {
 			/* test only: break the connection mid-stream */
 			struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
@@ -149,27 +176,36 @@ int verbs_stream_send(struct tr_conn *base, size_t size, int window, double dead
 			snprintf(base->why, TR_WHY_MAX, "test fault: moved the QP to the error state mid-stream");
 			return FP_EPEER;
 		}
-		if ((rc = verbs_post(c, size, c->peer.addr, i == window - 1 ? m : 0, i == window - 1, deadline)))
+		if ((rc = verbs_post_at(c, 0, size, c->peer.addr, 0, POST_BULK, deadline)))
 			return rc;
 	}
-	c->windows++;
-	if ((rc = verbs_reap(c, 0, deadline)))
+	if ((rc = verbs_post_flag(c, VERBS_WFLAG_OFFSET(x->max, w % VERBS_WIN_SLOTS), verbs_marker(w), deadline)))
 		return rc;
-	return verbs_wait_byte(c, x->buf + 2 * x->max, m, deadline, "the window's acknowledgement");
+	c->win_sent = w + 1;
+	due = verbs_win_ack_due(w);
+	return due < 0 ? 0 : verbs_stream_end_to(c, (unsigned long)due + 1, deadline);
+}
+
+int verbs_stream_end(struct tr_conn *base, double deadline)
+{
+	struct verbs_conn *c = (struct verbs_conn *)base;
+
+	return verbs_stream_end_to(c, c->win_sent, deadline);
 }
 
 int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double deadline)
 {
 	struct verbs_conn *c = (struct verbs_conn *)base;
-	uint8_t m = verbs_marker(c->iter++);
+	size_t max = c->ctx->max;
+	unsigned long w = c->win_recvd;
 	int rc;
 
-	(void)window; /* only the last message is looked at */
-	if ((rc = verbs_wait_byte(c, c->ctx->buf + c->ctx->max + size - 1, m, deadline,
-				  "the window's last message")))
+	(void)size, (void)window; /* only the end flag is looked at */
+	if ((rc = verbs_wait_byte(c, c->ctx->buf + VERBS_WFLAG_OFFSET(max, w % VERBS_WIN_SLOTS), verbs_marker(w),
+				  deadline, "the window's end")))
 		return rc;
-	/* the ack: one byte, the marker, into the sender's ack byte (2max: addr + max of what it lent) */
-	return verbs_post(c, 1, c->peer.addr + c->ctx->max, m, 0, deadline);
+	c->win_recvd = w + 1;
+	return verbs_post_flag(c, VERBS_WACK_OFFSET(max, w % VERBS_WIN_SLOTS), verbs_marker(w), deadline);
 }
 
 /* The ring's step: verbs_ring.h's slot protocol, with this endpoint's buffer (verbs_wire.h's
@@ -192,22 +228,17 @@ static int rio_post_data(void *v, int slot, size_t n)
 {
 	struct ring_io *r = v;
 
-	return verbs_post_at(r->to, (size_t)slot * r->seg, n, r->to->peer.addr + (size_t)slot * r->seg, 0, 0,
-			     r->deadline);
+	return verbs_post_at(r->to, (size_t)slot * r->seg, n, r->to->peer.addr + (size_t)slot * r->seg, 0,
+			     POST_BULK, r->deadline);
 }
 
-/* a byte of the peer's lent region at our layout's offset off (the peer's is the same) */
-static uint64_t peer_byte(const struct verbs_conn *c, size_t off)
-{
-	return c->peer.addr + (off - c->ctx->max);
-}
 
 /* signalled: the step's last reap then waits for every write */
 static int rio_post_flag(void *v, int slot, uint8_t marker)
 {
 	struct ring_io *r = v;
 
-	return verbs_post(r->to, 1, peer_byte(r->to, VERBS_FLAG_OFFSET(r->to->ctx->max, slot)), marker, 1, r->deadline);
+	return verbs_post_flag(r->to, VERBS_FLAG_OFFSET(r->to->ctx->max, slot), marker, r->deadline);
 }
 
 static uint8_t rio_flag(void *v, int slot)
@@ -230,8 +261,7 @@ static int rio_post_credit(void *v, int slot, uint8_t marker)
 {
 	struct ring_io *r = v;
 
-	return verbs_post(r->from, 1, peer_byte(r->from, VERBS_CREDIT_OFFSET(r->from->ctx->max, slot)), marker, 1,
-			  r->deadline);
+	return verbs_post_flag(r->from, VERBS_CREDIT_OFFSET(r->from->ctx->max, slot), marker, r->deadline);
 }
 
 static uint8_t rio_credit(void *v, int slot)

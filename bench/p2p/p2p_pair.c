@@ -146,6 +146,13 @@ static int warmup_tell(struct p2p_run *run, struct tr_conn *c, int sender, int *
 	return rc;
 }
 
+/* The sender's windows all acknowledged: a pipelining transport's (stream_end), before
+ * anything else passes between the pair; nothing to wait for with the others. */
+static int stream_end(const struct transport_ops *tr, struct tr_conn *c, int sender, double deadline)
+{
+	return sender && tr->stream_end ? tr->stream_end(c, deadline) : 0;
+}
+
 /* Warm-up windows until two consecutive ones agree (window.h) or the budget is spent. */
 static int bw_warmup(struct p2p_run *run, const struct transport_ops *tr, struct tr_conn *c, int sender,
 		     size_t size, double deadline, struct p2p_rec *rec)
@@ -159,7 +166,7 @@ static int bw_warmup(struct p2p_run *run, const struct transport_ops *tr, struct
 
 		rc = sender ? tr->stream_send(c, size, (int)o->window, deadline)
 			    : tr->stream_recv(c, size, (int)o->window, deadline);
-		if (rc)
+		if (rc || (rc = stream_end(tr, c, sender, deadline)))
 			return rc;
 		if (sender) {
 			double now = clock_now();
@@ -207,6 +214,8 @@ static void bw_hold(struct p2p_run *run, const struct transport_ops *tr, struct 
 			done = 1;
 		if (sender)
 			more = !done && t + 2 * last < deadline;
+		if (stream_end(tr, c, sender, deadline))
+			return;
 		if (warmup_tell(run, c, sender, &more, deadline) || !more)
 			return;
 		if (sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline))
@@ -226,15 +235,22 @@ static int bw_measure(struct p2p_run *run, const struct transport_ops *tr, struc
 
 	if (o->bw_warmup > 0 && (rc = bw_warmup(run, tr, c, sender, size, deadline, rec)))
 		return rc;
+	/* A window's time runs from one acknowledgement to the next. A pipelining transport's
+	 * stream_send returns at the previous window's (none for the first), and stream_end
+	 * brings the last one's. */
 	t0 = prev = clock_now();
-	for (long i = 0; i < o->bw_iters; i++) {
-		rc = sender ? tr->stream_send(c, size, win, deadline) : tr->stream_recv(c, size, win, deadline);
+	for (long i = 0, k = 0, lag = tr->stream_end != NULL; i < o->bw_iters + lag; i++) {
+		if (i < o->bw_iters)
+			rc = sender ? tr->stream_send(c, size, win, deadline)
+				    : tr->stream_recv(c, size, win, deadline);
+		else
+			rc = stream_end(tr, c, sender, deadline);
 		if (rc)
 			return rc;
-		if (sender) {
+		if (sender && i >= lag) {
 			double now = clock_now();
 
-			run->wtimes[i] = now - prev;
+			run->wtimes[k++] = now - prev;
 			prev = now;
 		}
 	}

@@ -14,13 +14,14 @@
  * one-byte exchange so that neither side writes before the other's QP can receive.
  * Data: every message is an RDMA write into the peer's receive half at offset 0. Latency: the
  * last byte carries an iteration marker that the peer busy-polls for, then writes back.
- * Bandwidth: a window of writes, selectively signalled; only the last carries the marker; the
- * sender waits for its completions, then for the receiver's acknowledgement, a one-byte
- * inline RDMA write of the marker into the sender's ack byte (RDMA write rather than
- * send/recv: no receive queue to keep posted, no RNR, the same polling as latency). RC delivers
- * writes in order, so seeing the last message's marker means the window has landed — the
- * assumption perftest's write tests make too. A polled byte is cleared once seen, so an old
- * marker is never mistaken for a new one; the marker itself comes from a constant byte per
+ * Bandwidth: a window of writes, selectively signalled (through the relaxed-ordering key), then
+ * the window's marker as a one-byte strictly ordered write into the receiver's end flag; the
+ * receiver answers with the marker into the sender's acknowledgement byte (RDMA writes rather
+ * than send/recv: no receive queue to keep posted, no RNR, the same polling as latency). A
+ * strict write cannot pass the writes before it, so seeing the end flag means the window has
+ * landed. Windows are pipelined two deep (verbs_wire.h): the sender posts the next window
+ * before the last one's acknowledgement is back. A polled byte is cleared once seen, so an
+ * old marker is never mistaken for a new one; the marker itself comes from a constant byte per
  * value (verbs_wire.h), so nothing a posted write may still read is ever changed.
  *
  * NOT RUN ON HARDWARE: no RDMA device was available when this was written (the README says
@@ -160,8 +161,9 @@ static int verbs_port_query(struct verbs_ctx *x, int max_window, struct tr_port 
 		memcpy(x->gid, gid.raw, 16);
 	}
 	verbs_port_describe(&x->vp, x->dev, x->port, x->host, &x->qos, port);
-	/* a whole window in flight when the device allows; otherwise posting waits for slots */
-	x->sq_depth = max_window + 1 > SQ_MIN ? max_window + 1 : SQ_MIN;
+	/* the pipelined windows in flight (each its messages and end flag) when the device allows;
+	 * otherwise posting waits for slots */
+	x->sq_depth = VERBS_WIN_SLOTS * (max_window + 1) > SQ_MIN ? VERBS_WIN_SLOTS * (max_window + 1) : SQ_MIN;
 	if (x->sq_depth > SQ_MAX)
 		x->sq_depth = SQ_MAX;
 	if (x->sq_depth > da.max_qp_wr)
@@ -203,8 +205,7 @@ static int verbs_setup(struct verbs_ctx *x, const struct tr_env *env, struct tr_
 							     IBV_ACCESS_RELAXED_ORDERING),
 		      goto err_buf);
 	CHECK_IBV_PTR(x, -1, port->why, x->mr_ctl,
-		      ibv_reg_mr(x->pd, x->buf + 2 * x->max, len - 2 * x->max,
-				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+		      ibv_reg_mr(x->pd, x->buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
 		      goto err_mr);
 	return 0;
 err_mr:
@@ -486,6 +487,7 @@ const struct transport_ops transport_verbs = {
 	.echo = verbs_echo,
 	.stream_send = verbs_stream_send,
 	.stream_recv = verbs_stream_recv,
+	.stream_end = verbs_stream_end,
 	.exchange = verbs_exchange,
 	.disconnect = verbs_disconnect,
 	.close = verbs_close,

@@ -55,9 +55,9 @@ struct verbs_conn {
 	int every;              /* signal every this many writes */
 	int unsig;              /* unsignalled writes since the last signalled one */
 	int inflight;           /* writes whose send queue slot is not yet free */
-	unsigned long iter;     /* markers used: both sides advance in step */
+	unsigned long iter;     /* latency messages: both sides advance in step (their markers) */
 	unsigned long ring_sent, ring_recvd; /* the ring's segments each way (their markers) */
-	long windows;           /* windows sent, for the reset fault */
+	unsigned long win_sent, win_acked, win_recvd; /* bandwidth windows (their markers) */
 	int broken;             /* a write failed: the QP is in the error state */
 	int ready;              /* both sides brought their QP up (verbs_handshake) */
 	unsigned seq;           /* the engine's pair number */
@@ -103,6 +103,7 @@ int verbs_roundtrip(struct tr_conn *base, size_t size, double deadline);
 int verbs_echo(struct tr_conn *base, size_t size, double deadline);
 int verbs_stream_send(struct tr_conn *base, size_t size, int window, double deadline);
 int verbs_stream_recv(struct tr_conn *base, size_t size, int window, double deadline);
+int verbs_stream_end(struct tr_conn *base, double deadline);
 int verbs_exchange(struct tr_conn *to, const void *sbuf, size_t slen, struct tr_conn *from, void *rbuf,
 		   size_t rlen, double deadline);
 

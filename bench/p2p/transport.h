@@ -91,9 +91,13 @@ struct transport_ops {
 	int (*roundtrip)(struct tr_conn *c, size_t size, double deadline);
 	/* responder: wait for size bytes, send them back */
 	int (*echo)(struct tr_conn *c, size_t size, double deadline);
-	/* sender: a window of size-byte messages, return when the receiver acknowledged it */
+	/* sender: a window of size-byte messages, return when the receiver acknowledged it, or,
+	 * where stream_end is set, an earlier window (the windows are pipelined) */
 	int (*stream_send)(struct tr_conn *c, size_t size, int window, double deadline);
 	int (*stream_recv)(struct tr_conn *c, size_t size, int window, double deadline);
+	/* sender, NULL or: return when every window sent was acknowledged (before anything else
+	 * goes between the pair, and at the end of a timed series) */
+	int (*stream_end)(struct tr_conn *c, double deadline);
 	/* the ring's step: send slen bytes of sbuf to to's peer and, at the same time, receive
 	 * rlen bytes from from's peer into rbuf (either length may be 0; to == from: both
 	 * directions of one pair); returns when both are done. The bytes arrive exactly (the

@@ -271,9 +271,14 @@ uint8_t verbs_marker(unsigned long i)
 
 /* ---------------------------------------------------------------- QP attributes */
 
-uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr)
+uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr, int bulk)
 {
-	return raddr >= peer->addr + max ? peer->rkey_ctl : peer->rkey;
+	return bulk && raddr >= peer->addr && raddr < peer->addr + max ? peer->rkey : peer->rkey_ctl;
+}
+
+long verbs_win_ack_due(unsigned long w)
+{
+	return w + 1 >= VERBS_WIN_SLOTS ? (long)(w + 1 - VERBS_WIN_SLOTS) : -1;
 }
 
 int verbs_ib_needs_grh(const struct verbs_info *mine, const struct verbs_info *peer)

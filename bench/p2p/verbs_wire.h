@@ -12,7 +12,7 @@
  * sides of a pair rely on:
  *   [0, max)        send half: the payload of every write we post (zeros)
  *   [max, 2max)     receive half: the peer writes its messages here, always at offset 0
- *   2max            ack byte: the peer's acknowledgement of a window lands here
+ *   2max            unused (0 is no marker)
  *   2max + m        for m = 1..255: a byte holding m, set once at open — the last byte of a
  *                   message marked m. No byte a posted write may still be reading ever
  *                   changes, so markers need no synchronisation with the device.
@@ -20,13 +20,21 @@
  *                   neighbour writes a segment's marker there once its data is in slot s)
  *   2max + 256 + S + s  the ring's credit byte of slot s (the right neighbour writes the
  *                   marker back there once it copied slot s out)
- * We advertise addr = base + max and size = max + 256 + 2S (receive half, ack byte, markers,
- * flags, credits: the peer writes only the receive half, the ack, flags and credits).
+ *   2max + 256 + 2S + w   for w < VERBS_WIN_SLOTS: the end flag of a bandwidth window w mod W
+ *                   (the sender writes the window's marker there after its last message)
+ *   2max + 256 + 2S + W + w  the acknowledgement of window w mod W (the receiver writes the
+ *                   marker back there once it saw the end flag)
+ * We advertise addr = base + max and size = max + 256 + 2S + 2W (receive half, markers, flags,
+ * credits, window flags and acks: the peer writes all but the markers).
  * The ring (exchange, verbs_ring.h) splits each half into S slots of max / S bytes.
  * Two memory regions cover the buffer: the halves [0, 2max) registered with PCIe relaxed
  * ordering (the NIC may place a message's data out of order, which some hosts need for full
- * bandwidth), the rest (ack, markers, flags, credits) without it, so that a flag, an ack or a
- * credit, written after its data on the same queue pair, is never seen before the data. */
+ * bandwidth), and the whole buffer again without it (strict). The bulk data of windows and of
+ * the ring goes through the relaxed key; every byte someone polls (a window's end flag, its
+ * acknowledgement, the ring's flags and credits) and every latency message go through the
+ * strict key: a strictly ordered write cannot pass the writes posted before it on the queue
+ * pair, so seeing the flag means the data before it has landed, and a latency message's last
+ * byte lands last (the assumption perftest's ib_write_lat makes). */
 #ifndef FP_VERBS_WIRE_H
 #define FP_VERBS_WIRE_H
 
@@ -37,14 +45,18 @@
 #include "transport.h"
 #include "verbs_ring.h"
 
-#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS)
+#define VERBS_WIN_SLOTS 2 /* bandwidth windows in flight: the next is posted before the last's ack */
+#define VERBS_BUF_BYTES(max) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS + 2 * VERBS_WIN_SLOTS)
 #define VERBS_MARKER_OFFSET(max, m) (2 * (size_t)(max) + (size_t)(m))
 #define VERBS_FLAG_OFFSET(max, s) (2 * (size_t)(max) + 256 + (size_t)(s))
 #define VERBS_CREDIT_OFFSET(max, s) (2 * (size_t)(max) + 256 + VERBS_RING_SLOTS + (size_t)(s))
-#define VERBS_LENT_BYTES(max) ((size_t)(max) + 256 + 2 * VERBS_RING_SLOTS) /* advertised at base + max */
+#define VERBS_WFLAG_OFFSET(max, w) (2 * (size_t)(max) + 256 + 2 * VERBS_RING_SLOTS + (size_t)(w))
+#define VERBS_WACK_OFFSET(max, w) (VERBS_WFLAG_OFFSET(max, VERBS_WIN_SLOTS) + (size_t)(w))
+#define VERBS_LENT_BYTES(max) (VERBS_BUF_BYTES(max) - (size_t)(max)) /* advertised at base + max */
 
 #define VERBS_INFO_MAGIC 0x66707662u /* "fpvb" */
-#define VERBS_INFO_VERSION 3         /* 2: flags, the port GID of InfiniBand ports; 3: rkey_ctl */
+#define VERBS_INFO_VERSION 4         /* 2: flags, the port GID of InfiniBand ports; 3: rkey_ctl;
+				      * 4: windows' flags and acks, rkey_ctl strict over all it lends */
 #define VERBS_INFO_BYTES 74          /* encoded size of struct verbs_info, big-endian */
 #define VERBS_PSN_MASK 0xffffffu     /* PSNs and QP numbers are 24-bit */
 
@@ -149,9 +161,9 @@ struct verbs_info {
 				* prefix, GUID); our dgid when a GRH is used */
 	uint32_t mtu;          /* its port's active MTU, VERBS_MTU_* */
 	uint32_t rkey;         /* of its receive half (relaxed ordering) */
-	uint32_t rkey_ctl;     /* of its ack, flags and credits (strict ordering) */
+	uint32_t rkey_ctl;     /* of all it lends, strictly ordered (latency, flags, acks, credits) */
 	uint64_t addr;         /* its receive half */
-	uint64_t size;         /* bytes we may write at addr: receive half + ack byte */
+	uint64_t size;         /* bytes we may write at addr: VERBS_LENT_BYTES */
 	uint32_t flags;        /* VERBS_INFO_* */
 };
 
@@ -207,9 +219,18 @@ struct verbs_qp_attr {
 	struct verbs_ah ah;
 };
 
-/* The key for a write into the peer's lent region at raddr: the receive half's (relaxed), or
- * the control area's (at addr + max and beyond: ack, flags, credits; strict). */
-uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr);
+/* The key for a write into the peer's lent region at raddr: bulk data (a window's messages, a
+ * ring's segments) into the receive half takes the relaxed key; anything else (a latency
+ * message, a flag, an acknowledgement, a credit: what someone polls) the strict one. */
+uint32_t verbs_remote_key(const struct verbs_info *peer, uint64_t max, uint64_t raddr, int bulk);
+
+/* Bandwidth windows, pipelined VERBS_WIN_SLOTS deep: window w (counted over the connection)
+ * ends with its marker in the receiver's end flag w mod W, written strictly after its
+ * messages; the receiver clears it and writes the marker into the sender's ack w mod W. The
+ * sender posts window w, then waits for the ack of window verbs_win_ack_due(w) (-1: none), so
+ * at most W windows are unacknowledged and a slot is never written before it was cleared;
+ * at the end it waits for every ack. */
+long verbs_win_ack_due(unsigned long w);
 
 /* Whether packets between two InfiniBand ports need a GRH: either side's port requires it, or
  * their GIDs' subnet prefixes differ (a router between them). RoCE always has one. */

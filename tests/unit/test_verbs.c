@@ -282,7 +282,7 @@ static int check_mutated(int ll, void (*mutate)(struct verbs_info *), char *why)
 }
 
 static void m_magic(struct verbs_info *p) { p->magic ^= 0xdeadbeef; }
-static void m_version(struct verbs_info *p) { p->version = 4; }
+static void m_version(struct verbs_info *p) { p->version = 3; } /* an older fabprobe */
 static void m_seq(struct verbs_info *p) { p->seq = 41; }
 static void m_from(struct verbs_info *p) { p->from = 4; }
 static void m_qpn0(struct verbs_info *p) { p->qpn = 0; }
@@ -305,7 +305,7 @@ static void test_info_check(void)
 {
 	static const struct { int ll; void (*mutate)(struct verbs_info *); const char *says; } bad[] = {
 		{ VERBS_LL_ETHERNET, m_magic, "not a fabprobe verbs connection message" },
-		{ VERBS_LL_ETHERNET, m_version, "connection protocol 4, we speak 3" },
+		{ VERBS_LL_ETHERNET, m_version, "connection protocol 3, we speak 4" },
 		{ VERBS_LL_ETHERNET, m_gid_v6, "RoCE v2 GIDs of two IP versions: ours 10.2.0.21 (index 5), the peer's "
 					       "fd00:0:0:0:0:0:0:16 (index 3)" },
 		{ VERBS_LL_INFINIBAND, m_grh_gid0, "a GRH is needed (a port requires one) but the peer's port GID is empty" },
@@ -317,7 +317,7 @@ static void test_info_check(void)
 		{ VERBS_LL_ETHERNET, m_gid0, "empty GID" },
 		{ VERBS_LL_INFINIBAND, m_lid0, "LID 0" },
 		{ VERBS_LL_INFINIBAND, m_mtu, "MTU code 7" },
-		{ VERBS_LL_INFINIBAND, m_size, "buffer sizes differ: ours 4194568 B, the peer's 1025 B" },
+		{ VERBS_LL_INFINIBAND, m_size, "buffer sizes differ: ours 4194572 B, the peer's 1025 B" },
 		{ VERBS_LL_ETHERNET, m_addr, "no buffer address" },
 	};
 	char why[TR_WHY_MAX];
@@ -588,30 +588,37 @@ static void test_buffer_layout(void)
 	static const size_t maxes[] = { 4, 8, 4096, 4194305, 1u << 30 };
 
 	for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
-		size_t max = maxes[i], ack = 2 * max, recv = max, lent = VERBS_LENT_BYTES(max);
+		size_t max = maxes[i], recv = max, lent = VERBS_LENT_BYTES(max);
 
-		/* the peer's ack lands at addr + max: our ack byte, inside what we lend */
-		CHECK(recv + max == ack);
-		CHECK(ack < recv + lent);
-		/* marker bytes follow it; the ring's flags and credits follow them, lent, in the buffer */
-		CHECK(VERBS_MARKER_OFFSET(max, 1) == ack + 1);
+		/* marker bytes follow the halves; the ring's flags and credits, then the windows'
+		 * end flags and acknowledgements follow them, lent, to the buffer's end */
+		CHECK(VERBS_MARKER_OFFSET(max, 1) == 2 * max + 1);
 		CHECK(VERBS_FLAG_OFFSET(max, 0) == VERBS_MARKER_OFFSET(max, 255) + 1);
 		CHECK(VERBS_CREDIT_OFFSET(max, 0) == VERBS_FLAG_OFFSET(max, VERBS_RING_SLOTS - 1) + 1);
-		CHECK(VERBS_CREDIT_OFFSET(max, VERBS_RING_SLOTS - 1) == VERBS_BUF_BYTES(max) - 1);
+		CHECK(VERBS_WFLAG_OFFSET(max, 0) == VERBS_CREDIT_OFFSET(max, VERBS_RING_SLOTS - 1) + 1);
+		CHECK(VERBS_WACK_OFFSET(max, 0) == VERBS_WFLAG_OFFSET(max, VERBS_WIN_SLOTS - 1) + 1);
+		CHECK(VERBS_WACK_OFFSET(max, VERBS_WIN_SLOTS - 1) == VERBS_BUF_BYTES(max) - 1);
 		CHECK(recv + lent == VERBS_BUF_BYTES(max));
 		/* the ring's slots tile each half without reaching the next region */
 		CHECK(VERBS_RING_SLOTS * (max / VERBS_RING_SLOTS) <= max);
 	}
-	/* writes into the receive half take its (relaxed) key; into the ack, flags and credits
-	 * the control area's (strict), so that none of them can pass the data before it */
+	/* bulk data into the receive half takes its (relaxed) key; what someone polls (a latency
+	 * message's last byte, a flag, an acknowledgement, a credit) the strict one, so that
+	 * none of it can pass the data before it */
 	struct verbs_info peer = info_ok(VERBS_LL_ETHERNET);
 	uint64_t max = 4194304, base = peer.addr - max;
 
-	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr), 0x8badf00d);
-	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr + max - 1), 0x8badf00d);
-	CHECK_EQ(verbs_remote_key(&peer, max, base + 2 * max), 0x0c0ffee1); /* the ack byte */
-	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_FLAG_OFFSET(max, 2)), 0x0c0ffee1);
-	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_CREDIT_OFFSET(max, 3)), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr, 1), 0x8badf00d);
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr + max - 1, 1), 0x8badf00d);
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr, 0), 0x0c0ffee1); /* a latency message */
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr + 7, 0), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_FLAG_OFFSET(max, 2), 0), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_CREDIT_OFFSET(max, 3), 0), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_WFLAG_OFFSET(max, 1), 0), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_WACK_OFFSET(max, 0), 0), 0x0c0ffee1);
+	/* bulk never reaches past the receive half with the relaxed key */
+	CHECK_EQ(verbs_remote_key(&peer, max, base + VERBS_WACK_OFFSET(max, 0), 1), 0x0c0ffee1);
+	CHECK_EQ(verbs_remote_key(&peer, max, peer.addr - 1, 1), 0x0c0ffee1);
 }
 
 static void test_registry(void)

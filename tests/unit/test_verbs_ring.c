@@ -6,7 +6,9 @@
  * when it is placed, as a NIC may read late: a slot reused too early corrupts what arrives.
  * Every step's bytes must arrive exactly; several segments must be in flight each way; and
  * two broken variants of the protocol (a slot reused before its credit came back, a flag not
- * ordered after its data) must be caught by the same checks. */
+ * ordered after its data) must be caught by the same checks.
+ * The bandwidth windows' pipelining (verbs_win_ack_due) runs on the same wire: a window's
+ * messages (relaxed), its end flag and the acknowledgement (strict). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +21,9 @@
 #define SEG 64
 #define WRITES_MAX 4096
 
-enum { W_DATA, W_FLAG, W_CREDIT };
+#define WINS 40 /* windows of one run */
+
+enum { W_DATA, W_FLAG, W_CREDIT, W_WDATA, W_WFLAG, W_WACK };
 
 struct wr {
 	int kind, from, to, slot;
@@ -33,6 +37,8 @@ struct ep {
 	uint8_t staging[S][SEG], slots[S][SEG], flag[S], credit[S];
 	unsigned long sent, recvd;     /* to the right neighbour, from the left */
 	unsigned long credited;        /* credits placed back here */
+	uint8_t wflag[VERBS_WIN_SLOTS], wack[VERBS_WIN_SLOTS]; /* the windows' end flags and acks */
+	int wdata[WINS];               /* messages of window w placed here */
 };
 
 static struct sim {
@@ -42,6 +48,7 @@ static struct sim {
 	int nw;
 	int broken_credit, broken_flag;  /* the variants the checks must catch */
 	int in_flight_max;               /* segments posted, not yet credited, on one direction */
+	int overwritten;                 /* a window flag or ack placed over one not yet seen */
 } sim;
 
 static int right(int e) { return (e + 1) % sim.n; }
@@ -58,7 +65,9 @@ static void post(int kind, int from, int to, int slot, size_t n, uint8_t marker)
  * any time; strict writes after every earlier one of their direction (from → to) */
 static int placeable(int i, int oldest[EPS_MAX][EPS_MAX])
 {
-	return sim.w[i].kind == W_DATA || (sim.w[i].kind == W_FLAG && sim.broken_flag) ||
+	int k = sim.w[i].kind;
+
+	return k == W_DATA || k == W_WDATA || ((k == W_FLAG || k == W_WFLAG) && sim.broken_flag) ||
 	       oldest[sim.w[i].from][sim.w[i].to] == i;
 }
 
@@ -72,7 +81,14 @@ static void place(int i)
 		memcpy(dst->slots[w->slot], src->staging[w->slot], w->n); /* read late, as a NIC may */
 	else if (w->kind == W_FLAG)
 		dst->flag[w->slot] = w->marker;
-	else {
+	else if (w->kind == W_WDATA)
+		dst->wdata[w->slot]++;
+	else if (w->kind == W_WFLAG || w->kind == W_WACK) {
+		uint8_t *b = w->kind == W_WFLAG ? &dst->wflag[w->slot] : &dst->wack[w->slot];
+
+		sim.overwritten += *b != 0;
+		*b = w->marker;
+	} else {
 		dst->credit[w->slot] = w->marker;
 		dst->credited++;
 	}
@@ -233,9 +249,83 @@ static void test_ring_catches_breakage(void)
 	CHECK(bad > 0);
 }
 
+/* ---------------------------------------------------------------- bandwidth windows */
+
+static long ack_due_broken(unsigned long w) /* one window more in flight than the slots */
+{
+	return w >= VERBS_WIN_SLOTS ? (long)(w - VERBS_WIN_SLOTS) : -1;
+}
+
+/* WINS windows of `msgs` messages from endpoint 0 to 1, as io_verbs.c posts and waits for
+ * them, with ack_due saying which acknowledgement the sender waits for after posting a
+ * window. 1 when every window was acknowledged, no flag or ack was written over one not yet
+ * seen, and the receiver never saw an end flag before its window's messages; *deep: the most
+ * windows posted and not yet acknowledged. */
+static int windows_run(long (*ack_due)(unsigned long), int msgs, int *deep)
+{
+	struct ep *tx = &sim.ep[0], *rx = &sim.ep[1];
+	unsigned long w = 0, acked = 0, r = 0;
+	long due = -1;
+	int early = 0, spins = 0;
+
+	*deep = 0;
+	while (acked < WINS && spins++ < 200000) {
+		int turn = rand() % 3;
+
+		if (turn == 0 && deliver_one())
+			continue;
+		if (turn == 1 && (long)acked > due && w < WINS) { /* the sender posts window w */
+			for (int i = 0; i < msgs; i++)
+				post(W_WDATA, 0, 1, (int)w, 64, 0);
+			post(W_WFLAG, 0, 1, (int)(w % VERBS_WIN_SLOTS), 1, verbs_marker(w));
+			due = ack_due(w++);
+		} else if (turn == 1 && (long)acked <= due + (w == WINS) * WINS &&
+			   tx->wack[acked % VERBS_WIN_SLOTS] == verbs_marker(acked)) {
+			tx->wack[acked++ % VERBS_WIN_SLOTS] = 0; /* waiting for acks: due's, or all at the end */
+		} else if (turn == 2 && r < w && rx->wflag[r % VERBS_WIN_SLOTS] == verbs_marker(r)) {
+			early += rx->wdata[r] != msgs;
+			rx->wflag[r % VERBS_WIN_SLOTS] = 0;
+			post(W_WACK, 1, 0, (int)(r % VERBS_WIN_SLOTS), 1, verbs_marker(r));
+			r++;
+		}
+		if ((int)(w - acked) > *deep)
+			*deep = (int)(w - acked);
+	}
+	sim.nw = 0;
+	return acked == WINS && !sim.overwritten && !early;
+}
+
+static void test_windows_pipelined(void)
+{
+	int deep, bad = 0;
+
+	srand(3);
+	for (int msgs = 1; msgs <= 8; msgs *= 2) {
+		sim_reset(2);
+		CHECK(windows_run(verbs_win_ack_due, msgs, &deep));
+		CHECK_EQ(deep, VERBS_WIN_SLOTS); /* the next window goes before the last one's ack */
+	}
+	CHECK(VERBS_WIN_SLOTS >= 2);
+	/* the same checks catch a sender one window deeper than the slots, and an end flag that
+	 * may pass its window's messages */
+	for (int rep = 0; rep < 10; rep++) {
+		sim_reset(2);
+		bad += !windows_run(ack_due_broken, 4, &deep);
+	}
+	CHECK(bad > 0);
+	bad = 0;
+	for (int rep = 0; rep < 10; rep++) {
+		sim_reset(2);
+		sim.broken_flag = 1;
+		bad += !windows_run(verbs_win_ack_due, 4, &deep);
+	}
+	CHECK(bad > 0);
+}
+
 int main(void)
 {
 	RUN(test_ring_exact);
 	RUN(test_ring_catches_breakage);
+	RUN(test_windows_pipelined);
 	CHECK_EXIT();
 }
