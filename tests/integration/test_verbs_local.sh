@@ -52,11 +52,16 @@ expect "absent device: the next path (mpi) is still measured, all ok" rows_hold 
 
 # the path as users write it, on a machine without that device
 if [ ! -e /sys/class/infiniband/mlx5_0 ]; then
-	"${MPIRUN_LOCAL[@]}" -np 2 $FP p2p -p verbs:mlx5_0:1 -n 10 -s none -c 1 --no-progress -o "$tmp/mlx" > "$tmp/mlx.out" 2>&1
+	"${MPIRUN_LOCAL[@]}" -np 2 -x NCCL_IB_TC=106 -x NCCL_IB_SL=3 $FP p2p -p verbs:mlx5_0:1 -n 10 -s none -c 1 --no-progress -o "$tmp/mlx" > "$tmp/mlx.out" 2>&1
 	rc=$?
 	expect "verbs:mlx5_0:1 without mlx5_0: exit 1" [ $rc -eq 1 ]
 	expect "verbs:mlx5_0:1 without mlx5_0: both rows skipped saying why" \
 		[ "$(grep -c ',skipped,.*no RDMA device mlx5_0 on ' "$tmp/mlx/p2p.csv")" -eq 2 ]
+	expect "verbs:mlx5_0:1: meta.json records the QoS taken and where from (NCCL_IB_TC, NCCL_IB_SL here)" \
+		/usr/bin/python3 -c 'import json,sys; q=json.load(open(sys.argv[1]))["verbs_qos"]; sys.exit(0 if (q["tclass"], q["sl"], q["flow_label"], q["tclass_from"], q["sl_from"]) == (106, 3, 0, "NCCL_IB_TC", "NCCL_IB_SL") else 1)' "$tmp/mlx/meta.json"
+	"${MPIRUN_LOCAL[@]}" -np 2 -x NCCL_IB_TC=106 $FP p2p -p verbs:mlx5_0:1 --tclass 40 -n 10 -s none -c 1 --no-progress -o "$tmp/mlx2" > /dev/null 2>&1
+	expect "verbs:mlx5_0:1 --tclass 40: the option wins over NCCL_IB_TC in meta.json" \
+		/usr/bin/python3 -c 'import json,sys; q=json.load(open(sys.argv[1]))["verbs_qos"]; sys.exit(0 if (q["tclass"], q["tclass_from"], q["sl_from"]) == (40, "--tclass", "default") else 1)' "$tmp/mlx2/meta.json"
 else
 	skip "verbs:mlx5_0:1 skipped when absent" "this machine has mlx5_0"
 fi
