@@ -19,6 +19,11 @@ void inv_usage(FILE *f)
 	      "      --sysfs-root DIR    read DIR instead of /sys (a captured tree); with %r each\n"
 	      "                          rank reports as a node of its own\n"
 	      "      --hwloc-xml FILE    load this topology (lstopo --of xml) instead of the machine\n"
+	      "      --nvml-capture DIR  read NVML's answers for each GPU from DIR (one folder per\n"
+	      "                          GPU's PCI address, as --nvml-save writes it) instead of\n"
+	      "                          libnvidia-ml\n"
+	      "      --nvml-save DIR     write this node's NVML answers as such a capture into DIR\n"
+	      "                          (a GPU's folder that exists is refused: never overwritten)\n"
 	      "Output:\n"
 	      RESULTS_HELP
 	      "  -h, --help\n"
@@ -29,11 +34,16 @@ void inv_usage(FILE *f)
 	      f);
 }
 
-enum { O_SYSFS = 256, O_XML };
+enum { O_SYSFS = 256, O_XML, O_NVML, O_NVML_SAVE };
 
 static const struct option long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, O_SYSFS },
 	{ "hwloc-xml", required_argument, NULL, O_XML },
+	{ "nvml-capture", required_argument, NULL, O_NVML },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option inv_only_opts[] = {
+	{ "nvml-save", required_argument, NULL, O_NVML_SAVE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -64,6 +74,8 @@ static int inv_opts_take(void *ctx, int c, const char *arg, char *err)
 	switch (c) {
 	case O_SYSFS: o->sysfs_root = arg; return opts_value("--sysfs-root", arg, err);
 	case O_XML: o->hwloc_xml = arg; return opts_value("--hwloc-xml", arg, err);
+	case O_NVML: o->nvml_capture = arg; return opts_value("--nvml-capture", arg, err);
+	case O_NVML_SAVE: o->nvml_save = arg; return opts_value("--nvml-save", arg, err);
 	default: OPTS_FAIL("internal: option %d is not one of the inventory's", c);
 	}
 }
@@ -79,6 +91,12 @@ static int inv_sources_finish(void *ctx, char *err)
 		OPTS_FAIL("--hwloc-xml: this build has no hwloc (WITH_HWLOC=no or libhwloc-dev missing)");
 	if (o->hwloc_xml && !pattern_ok(o->hwloc_xml))
 		OPTS_FAIL("--hwloc-xml: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->hwloc_xml);
+	if (o->nvml_capture && !pattern_ok(o->nvml_capture))
+		OPTS_FAIL("--nvml-capture: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->nvml_capture);
+	if (o->nvml_save && !pattern_ok(o->nvml_save))
+		OPTS_FAIL("--nvml-save: '%s' is empty or has a %% sequence other than %%h, %%r, %%%%", o->nvml_save);
+	if (o->nvml_save && o->nvml_capture)
+		OPTS_FAIL("--nvml-save with --nvml-capture: a capture is saved from the library itself");
 	return 0;
 }
 
@@ -97,11 +115,12 @@ struct opts_group inv_sources_group(struct inv_opts *o)
 
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err)
 {
-	struct opts_group g[2] = {
+	struct opts_group g[3] = {
 		{ .longopts = long_opts, .take = inv_opts_take, .finish = inv_opts_finish, .ctx = o },
+		{ .longopts = inv_only_opts, .take = inv_opts_take, .ctx = o },
 		results_where_group(&o->where, 1),
 	};
 
 	inv_opts_default(o);
-	return opts_parse(argc, argv, g, 2, NULL, err);
+	return opts_parse(argc, argv, g, 3, NULL, err);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "inv_report.h"
+#include "node/inv_nvml.h"
 
 #define DETAIL_NODES 4   /* nodes whose ports and GPUs are listed; the CSVs have them all */
 #define LINE_NODES 32    /* node summary lines before "…" */
@@ -83,6 +84,8 @@ static void print_paths(FILE *f, const struct inv_report *r)
 
 void inv_report_print(FILE *f, const struct inv_report *r)
 {
+	char line[256];
+
 	fprintf(f, "inventory: %d node%s\n", r->n, r->n == 1 ? "" : "s");
 	print_nodes(f, r);
 	print_details(f, r);
@@ -90,6 +93,9 @@ void inv_report_print(FILE *f, const struct inv_report *r)
 		for (int i = 0; i < r->nodes[k].nnotes; i++)
 			fprintf(f, "warning: %s: %s\n", r->nodes[k].host, r->nodes[k].notes[i]);
 	print_paths(f, r);
+	inv_nvl_summary(r->nodes, r->n, line, sizeof line);
+	if (line[0])
+		fprintf(f, "%s\n", line);
 	for (int i = 0; i < r->nmm && i < LINE_MM; i++) {
 		const struct inv_mismatch *m = &r->mm[i];
 

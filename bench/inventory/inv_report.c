@@ -9,6 +9,7 @@
 #include "core/results.h"
 #include "fabric/io/inv_csv.h"
 #include "inv_report.h"
+#include "node/inv_nvml.h"
 
 
 /* ------------------------------------------------------------------ nodes.csv */
@@ -66,19 +67,26 @@ static void nics_csv(FILE *f, const struct inv_report *r)
 
 static void gpus_csv(FILE *f, const struct inv_report *r)
 {
-	char nic[48];
+	char nic[48], domain[64], health[96];
 
 	csv_header(f, inv_csv_gpu_cols, INV_CSV_GPU_NCOLS);
 	for (int k = 0; k < r->n; k++)
 		for (int g = 0; g < r->nodes[k].ngpus; g++) {
 			const struct inv_gpu *gpu = &r->nodes[k].gpus[g];
+			const struct inv_gpu_nvml *nv = &gpu->nv;
 
 			nic[0] = 0;
 			if (gpu->nic >= 0)
 				inv_nic_label(&r->nodes[k].nics[gpu->nic], nic, sizeof nic);
+			inv_gpu_domain(nv, domain, sizeof domain);
+			inv_fabric_health(nv, health, sizeof health);
 			csv_row(f, inv_csv_gpu_cols, INV_CSV_GPU_NCOLS, &(struct inv_csv_gpu){
 				.run_id = r->run_id, .host = r->nodes[k].host, .model = gpu->model, .pci = gpu->pci,
-				.nic = nic, .cls = inv_class_name(gpu->path_class), .index = g, .numa = gpu->numa });
+				.nic = nic, .cls = inv_class_name(gpu->path_class), .index = g, .numa = gpu->numa,
+				.uuid = nv->uuid, .nvlink_to = inv_nvl_to_name(nv), .fabric = inv_fabric_name(nv->fabric),
+				.domain = domain, .health = health, .chassis = nv->chassis_serial, .nvlinks = nv->nvlinks,
+				.nvlinks_up = nv->nvlinks_up, .fabric_status = nv->fabric_status, .slot = nv->slot,
+				.tray = nv->tray, .host_id = nv->host_id, .module_id = nv->module_id });
 		}
 }
 

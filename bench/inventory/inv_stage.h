@@ -13,6 +13,8 @@
 struct inv_opts {
 	const char *sysfs_root;   /* may hold %h (host name) and %r (world rank) */
 	const char *hwloc_xml;    /* idem; NULL = the running machine */
+	const char *nvml_capture; /* idem: NVML's answers captured (topo/node/inv_nvml.h) */
+	const char *nvml_save;    /* idem: write this node's NVML answers there as a capture */
 	struct results_where where;  /* -o, --name, --results-root */
 	const char *gpu_path;     /* the GPU collective backend of this build, a path where
 				     there are GPUs; NULL when none (given by the command layer) */
@@ -21,7 +23,8 @@ struct inv_opts {
 /* Parse `fabprobe inventory` options (argv[0] is "inventory"). Returns 0, 1 for --help, or
  * FP_EUSAGE with a one-line reason in err. Pure. */
 int inv_opts_parse(int argc, char **argv, struct inv_opts *o, char *err);
-/* --sysfs-root and --hwloc-xml alone, for a command that runs the inventory among its stages. */
+/* The sources (--sysfs-root, --hwloc-xml, --nvml-capture) alone, for a command that runs the
+ * inventory among its stages. */
 struct opts_group inv_sources_group(struct inv_opts *o);
 /* The defaults inv_opts_parse starts from (gpu_path NULL: the caller knows it). */
 void inv_opts_default(struct inv_opts *o);

@@ -12,6 +12,7 @@
 #include "core/mpi_util.h"
 #include "core/run.h"
 #include "core/world.h"
+#include "node/inv_nvml.h"
 #include "inv_report.h"
 #include "inv_stage.h"
 
@@ -50,7 +51,8 @@ int inv_expand(const char *pattern, const char *host, int rank, char *out, size_
 /* whether the sources name the rank (%r): then every rank is a node of its own, "host/r<rank>" */
 static int per_rank(const struct inv_opts *o)
 {
-	return (o->sysfs_root && strstr(o->sysfs_root, "%r")) || (o->hwloc_xml && strstr(o->hwloc_xml, "%r"));
+	return (o->sysfs_root && strstr(o->sysfs_root, "%r")) || (o->hwloc_xml && strstr(o->hwloc_xml, "%r")) ||
+	       (o->nvml_capture && strstr(o->nvml_capture, "%r"));
 }
 
 int inventory_leader(const struct world *w, const struct inv_opts *o, char *label, size_t len)
@@ -69,11 +71,25 @@ int inventory_leader(const struct world *w, const struct inv_opts *o, char *labe
 	return 1;
 }
 
-/* The captured sources, as this rank expanded them: a directory, a regular file. */
-static int sources_check(const struct inv_probe_ctx *ctx)
+/* The sources as this rank expands them (%h, %r), into ctx (bufs: their text); checked: a
+ * directory, a regular file, a directory. 0, or FP_EUSAGE after saying why. */
+struct sources { char sysfs[4096], xml[4096], nvml[4096]; };
+
+static int sources_expand(const struct inv_opts *o, const struct world *w, struct inv_probe_ctx *ctx,
+			  struct sources *b)
 {
 	struct stat st;
 
+	*ctx = (struct inv_probe_ctx){ 0 };
+	if ((o->sysfs_root && inv_expand(o->sysfs_root, w->host, w->rank, b->sysfs, sizeof b->sysfs)) ||
+	    (o->hwloc_xml && inv_expand(o->hwloc_xml, w->host, w->rank, b->xml, sizeof b->xml)) ||
+	    (o->nvml_capture && inv_expand(o->nvml_capture, w->host, w->rank, b->nvml, sizeof b->nvml))) {
+		LOG_ERROR("--sysfs-root/--hwloc-xml/--nvml-capture: the expanded path is too long");
+		return FP_EUSAGE;
+	}
+	ctx->sysfs_root = o->sysfs_root ? b->sysfs : NULL;
+	ctx->hwloc_xml = o->hwloc_xml ? b->xml : NULL;
+	ctx->nvml_capture = o->nvml_capture ? b->nvml : NULL;
 	if (ctx->sysfs_root && (stat(ctx->sysfs_root, &st) || !S_ISDIR(st.st_mode))) {
 		LOG_ERROR("--sysfs-root %s: %s", ctx->sysfs_root, stat(ctx->sysfs_root, &st) ? strerror(errno)
 			  : "not a directory");
@@ -84,25 +100,20 @@ static int sources_check(const struct inv_probe_ctx *ctx)
 			  : !S_ISREG(st.st_mode) ? "not a regular file" : "not readable");
 		return FP_EUSAGE;
 	}
+	if (ctx->nvml_capture && (stat(ctx->nvml_capture, &st) || !S_ISDIR(st.st_mode))) {
+		LOG_ERROR("--nvml-capture %s: %s", ctx->nvml_capture, stat(ctx->nvml_capture, &st) ? strerror(errno)
+			  : "not a directory");
+		return FP_EUSAGE;
+	}
 	return 0;
 }
 
 int inventory_check(struct world *w, void *arg)
 {
-	const struct inv_opts *o = arg;
-	struct inv_probe_ctx ctx = { 0 };
-	char sysfs[4096], xml[4096];
-	int rc = 0;
+	struct inv_probe_ctx ctx;
+	struct sources b;
+	int rc = sources_expand(arg, w, &ctx, &b);
 
-	if ((o->sysfs_root && inv_expand(o->sysfs_root, w->host, w->rank, sysfs, sizeof sysfs)) ||
-	    (o->hwloc_xml && inv_expand(o->hwloc_xml, w->host, w->rank, xml, sizeof xml))) {
-		LOG_ERROR("--sysfs-root/--hwloc-xml: the expanded path is too long");
-		rc = FP_EUSAGE;
-	} else {
-		ctx.sysfs_root = o->sysfs_root ? sysfs : NULL;
-		ctx.hwloc_xml = o->hwloc_xml ? xml : NULL;
-		rc = sources_check(&ctx);
-	}
 	if (MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD))
 		rc = FP_ERUNTIME;
 	return rc;
@@ -110,28 +121,30 @@ int inventory_check(struct world *w, void *arg)
 
 static int probe_here(const struct inv_opts *o, const struct world *w, struct inv_node *node)
 {
-	char sysfs[4096], xml[4096], lib[MPI_MAX_LIBRARY_VERSION_STRING];
-	struct inv_probe_ctx ctx = { 0 };
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING], err[512];
+	struct inv_probe_ctx ctx;
+	struct sources b;
 	int len = 0;
 
-	if ((o->sysfs_root && inv_expand(o->sysfs_root, w->host, w->rank, sysfs, sizeof sysfs)) ||
-	    (o->hwloc_xml && inv_expand(o->hwloc_xml, w->host, w->rank, xml, sizeof xml))) {
-		LOG_ERROR("--sysfs-root/--hwloc-xml: the expanded path is too long");
-		return FP_EUSAGE;
-	}
-	ctx.sysfs_root = o->sysfs_root ? sysfs : NULL;
-	ctx.hwloc_xml = o->hwloc_xml ? xml : NULL;
-	if (sources_check(&ctx))
+	if (sources_expand(o, w, &ctx, &b))
 		return FP_EUSAGE;
 	inv_node_init(node);
 	inventory_leader(w, o, node->host, sizeof node->host);
 	inv_copy(node->hostname, w->hostname, sizeof node->hostname);
 	/* a probe that fails on the sources given (a tree with nothing of sysfs, XML hwloc
 	 * cannot load) is a usage error: the inventory would be of nothing */
-	if (inv_probe_all(&ctx, node) && (ctx.sysfs_root || ctx.hwloc_xml)) {
-		LOG_ERROR("--sysfs-root %s / --hwloc-xml %s: unusable (probes missing: %s)",
+	if (inv_probe_all(&ctx, node) && (ctx.sysfs_root || ctx.hwloc_xml || ctx.nvml_capture)) {
+		LOG_ERROR("--sysfs-root %s / --hwloc-xml %s / --nvml-capture %s: unusable (probes missing: %s)",
 			  ctx.sysfs_root ? ctx.sysfs_root : "-", ctx.hwloc_xml ? ctx.hwloc_xml : "-",
-			  node->probes_missing);
+			  ctx.nvml_capture ? ctx.nvml_capture : "-", node->probes_missing);
+		return FP_EUSAGE;
+	}
+	if (o->nvml_save && inv_expand(o->nvml_save, w->host, w->rank, b.nvml, sizeof b.nvml)) {
+		LOG_ERROR("--nvml-save: the expanded path is too long");
+		return FP_EUSAGE;
+	}
+	if (o->nvml_save && inv_nvml_save(b.nvml, node, err, sizeof err)) {
+		LOG_ERROR("--nvml-save: %s", err);
 		return FP_EUSAGE;
 	}
 	MPI_Get_library_version(lib, &len);

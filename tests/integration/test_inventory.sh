@@ -127,6 +127,51 @@ if has_hwloc; then
 		sh -c "[ $rc -eq 0 ] && grep -qxF \"$want\" '$tmp/rails.out' && ! grep -q 'rails:' '$tmp/rails/summary.json'"
 fi
 
+# ---- NVML captures (tests/fixtures/mknvml.py, modelled on real nodes): an HGX H200 node has
+# no NVLink domain (said once, not a fault); GB200 NVL72 racks, one domain each; their faults
+NV="/usr/bin/python3 tests/fixtures/mknvml.py"
+$NV "$tmp/h200" h200
+$FP inventory --nvml-capture "$tmp/h200/0" -o "$tmp/nvh" > "$tmp/nvh.out" 2>&1
+expect "H200 capture: exit 0 (no NVLink domain is no fault)" [ $? -eq 0 ]
+expect "H200 capture: 8 GPUs in PCI order, named by NVML" \
+	[ "$(csv_col "$tmp/nvh/gpus.csv" pci_addr | tr '\n' ' ')" = "0000:18:00.0 0000:2a:00.0 0000:3a:00.0 0000:5d:00.0 0000:9a:00.0 0000:ab:00.0 0000:ba:00.0 0000:db:00.0 " ]
+expect "H200 capture: every GPU 18 of 18 NVLinks to the switches, fabric not supported, no domain" \
+	rows_hold "$tmp/nvh/gpus.csv" 'NR > 1' '$4 == "NVIDIA H200"' '$10 == 18' '$11 == 18' '$12 == "switch"' \
+	'$13 == "not_supported"' '$15 == ""'
+expect "H200 capture: said once: no NVLink domain, and why" \
+	[ "$(grep -c '^NVLink domains: none (the GPUs do not support NVLink fabric registration' "$tmp/nvh.out")" -eq 1 ]
+$NV "$tmp/ok" nvl72 --racks 2 --trays 2
+"${MPIRUN_LOCAL[@]}" --oversubscribe -np 4 $FP inventory --nvml-capture "$tmp/ok/%r" -o "$tmp/nvok" > "$tmp/nvok.out" 2>&1
+expect "two NVL72 racks (2 trays each), healthy: exit 0" [ $? -eq 0 ]
+expect "two NVL72 racks: two domains, every node in one" grep -qx "NVLink domains: 2, 4 of 4 nodes in one" "$tmp/nvok.out"
+expect "two NVL72 racks: gpus.csv's nvlink_domain is the gpu.clique label, two values of 8 GPUs each" \
+	[ "$(csv_col "$tmp/nvok/gpus.csv" nvlink_domain | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = "8 7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.32766 8 c0ffee00-1234-4abc-8def-00112233aa01.32766 " ]
+expect "two NVL72 racks: the platform's chassis, slot and tray" rows_hold "$tmp/nvok/gpus.csv" '$2 ~ /r3$/' \
+	'$17 == "1821124190001"' '$18 == 2' '$19 == 1'
+$NV "$tmp/bad" nvl72 --racks 2 --trays 3 --unregistered 4 --two-cliques 1 --zero-uuid 2 --degraded 3 --links-down 5
+"${MPIRUN_LOCAL[@]}" --oversubscribe -np 6 $FP inventory --nvml-capture "$tmp/bad/%r" -o "$tmp/nvbad" > "$tmp/nvbad.out" 2>&1
+expect "NVL72 faults: exit 1" [ $? -eq 1 ]
+mmrow() { tail -n +2 "$tmp/nvbad/inventory_mismatch.csv" | cut -d, -f2- | sed 's/^[^,]*\//\//' | grep -qxF "$1"; }
+expect "NVL72 faults: a tray that never registered" mmrow '/r4,nvlink fabric,registration,"not_started GPUs 0,1,2,3",completed,0'
+expect "NVL72 faults: GPUs of one node in two cliques" mmrow '/r1,nvlink domain,cliques,2,1,0'
+expect "NVL72 faults: a zero cluster UUID where the others have one" mmrow '/r2,nvlink fabric,cluster_uuid,"zero GPUs 0,1,2,3",set,0'
+expect "NVL72 faults: degraded bandwidth" mmrow '/r3,nvlink fabric,fabric_health,degraded_bw GPU 1,ok,0'
+expect "NVL72 faults: a GPU with two NVLinks down" mmrow '/r5,GPU 0 0008:01:00.0,nvlinks_up,16 of 18,18,0'
+expect "NVL72 faults: rack 0's domain smaller than rack 1's (two of its trays left it)" \
+	mmrow '/r0,nvlink domain 7d1e53a4..32766,nodes,1 node,2 nodes,0'
+expect "NVL72 faults: nothing else" [ "$(($(wc -l < "$tmp/nvbad/inventory_mismatch.csv") - 1))" -eq 6 ]
+# a capture with a folder that is no PCI address and values that are not their field's
+mkdir -p "$tmp/junk/0000:18:00.0" "$tmp/junk/notapci"
+printf 'lots\n' > "$tmp/junk/0000:18:00.0/nvlinks"; printf 'done\n' > "$tmp/junk/0000:18:00.0/fabric_state"
+printf 'GPU-\033[2J\n' > "$tmp/junk/0000:18:00.0/uuid"
+$FP inventory --nvml-capture "$tmp/junk" -o "$tmp/nvjunk" > "$tmp/nvjunk.out" 2>&1
+expect "junk capture: read, exit 0" [ $? -eq 0 ]
+expect "junk capture: each bad file named" [ "$(grep -o "warning: .*$tmp/junk/\(notapci\|0000:18:00.0/nvlinks\|0000:18:00.0/fabric_state\|0000:18:00.0/uuid\)" "$tmp/nvjunk.out" | sed 's/.*junk.//' | sort -u | wc -l)" -eq 4 ]
+expect "junk capture: the values left unknown" rows_hold "$tmp/nvjunk/gpus.csv" 'NR > 1' '$9 == ""' '$10 == ""' '$13 == ""'
+expect "junk capture: no control byte reaches the terminal" sh -c "! grep -q \$'\033' '$tmp/nvjunk.out'"
+$FP inventory --nvml-capture "$tmp/h200/0" --nvml-save "$tmp/saved" > /dev/null 2>&1
+expect "--nvml-save with --nvml-capture: refused, exit 2" [ $? -eq 2 ]
+
 # ---- usage
 $FP inventory --sysfs-root 'x/%q' > "$tmp/u.out" 2>&1
 expect "usage: bad % sequence refused with exit 2" [ $? -eq 2 ]

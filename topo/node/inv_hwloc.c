@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "inv_nvml.h"
 #include "inv_probe.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
@@ -93,6 +94,7 @@ static void add_gpu(hwloc_topology_t topo, hwloc_obj_t o, struct inv_node *node)
 	g->numa = obj_numa(topo, o);
 	g->nic = -1;
 	g->path_class = INV_CLASS_UNKNOWN;
+	inv_gpu_nvml_init(&g->nv);
 }
 
 /* GPUs and network devices, with the tree above them; NICs learn their NUMA node here when

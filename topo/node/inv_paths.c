@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inv_probe.h"
 #include "inventory.h"
 
 /* ------------------------------------------------------------------ paths */
@@ -236,22 +237,15 @@ int inv_paths_default(const struct inv_path *p, int np, int nnodes, int *take, c
 
 /* ------------------------------------------------------------------ mismatches */
 
-struct vote {
-	char v[INV_NAME_MAX];
-	int node;
-};
-
 static int vote_cmp(const void *a, const void *b)
 {
-	const struct vote *x = a, *y = b;
+	const struct inv_vote *x = a, *y = b;
 	int c = strcmp(x->v, y->v);
 
 	return c ? c : x->node - y->node;
 }
 
-/* votes[0..nv) sorted: the reference value is the most frequent one, ties going to the
- * value some earlier node holds. Every node holding another value is a mismatch. */
-static int judge(struct vote *votes, int nv, const char *item, const char *field,
+int inv_judge(struct inv_vote *votes, int nv, const char *item, const char *field,
 		 struct inv_mismatch *out, int nout, int max)
 {
 	int best = -1, best_n = 0, best_first = 0, at_best = 0;
@@ -313,14 +307,14 @@ static void nic_field(const struct inv_nic *n, int f, char *out, int len)
 
 static const char *const nic_fields[] = { "state", "rate_Gbps", "width", "mtu_B", "fw_ver" };
 
-static int judge_nic(const struct inv_node *nodes, int n, const char *label, struct vote *votes,
+static int judge_nic(const struct inv_node *nodes, int n, const char *label, struct inv_vote *votes,
 		     struct inv_mismatch *out, int nout, int max)
 {
 	for (int k = 0; k < n; k++) {
 		votes[k].node = k;
 		snprintf(votes[k].v, sizeof votes[k].v, "%s", nic_find(&nodes[k], label) ? "yes" : "no");
 	}
-	nout = judge(votes, n, label, "present", out, nout, max);
+	nout = inv_judge(votes, n, label, "present", out, nout, max);
 	for (int f = 0; f < 5; f++) {
 		int nv = 0;
 
@@ -332,7 +326,7 @@ static int judge_nic(const struct inv_node *nodes, int n, const char *label, str
 				nic_field(nic, f, votes[nv++].v, INV_NAME_MAX);
 			}
 		}
-		nout = judge(votes, nv, label, nic_fields[f], out, nout, max);
+		nout = inv_judge(votes, nv, label, nic_fields[f], out, nout, max);
 	}
 	return nout;
 }
@@ -340,20 +334,20 @@ static int judge_nic(const struct inv_node *nodes, int n, const char *label, str
 int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
 		   struct inv_mismatch *out, int max)
 {
-	struct vote *votes = calloc((size_t)(n > 0 ? n : 1), sizeof *votes);
+	struct inv_vote *votes = calloc((size_t)(n > 0 ? n : 1), sizeof *votes);
 	struct inv_path paths[INV_PATHS_MAX];
 	char seen[INV_NICS_MAX * 4][INV_PATH_MAX], l[INV_PATH_MAX];
 	int nout = 0, nseen = 0, np;
 
 	if (!votes || n < 2) {
 		free(votes);
-		return 0;
+		return n == 1 ? inv_nvl_mismatches(nodes, n, out, 0, max) : 0;
 	}
 	for (int k = 0; k < n; k++) {
 		votes[k].node = k;
 		snprintf(votes[k].v, sizeof votes[k].v, "%d", nodes[k].ngpus);
 	}
-	nout = judge(votes, n, "gpus", "count", out, nout, max);
+	nout = inv_judge(votes, n, "gpus", "count", out, nout, max);
 	for (int k = 0; k < n; k++)
 		for (int i = 0; i < nodes[k].nnics; i++) {
 			int dup = 0;
@@ -377,8 +371,8 @@ int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
 			votes[k].node = k;
 			strcpy(votes[k].v, inv_node_has_path(&nodes[k], paths[p].name, gpu_path) ? "yes" : "no");
 		}
-		nout = judge(votes, n, item, "present", out, nout, max);
+		nout = inv_judge(votes, n, item, "present", out, nout, max);
 	}
 	free(votes);
-	return nout;
+	return inv_nvl_mismatches(nodes, n, out, nout, max);
 }

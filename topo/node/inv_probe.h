@@ -37,6 +37,21 @@ int inv_state_parse(const char *s, char *out, int len);
  * peers. */
 void inv_locality(struct inv_node *node);
 
+/* ------------------------------------------------------------------ mismatches */
+
+/* One node's value of a property. */
+struct inv_vote {
+	char v[INV_NAME_MAX];
+	int node;
+};
+/* votes[0..nv) (sorted here): the reference value is the most frequent one, ties going to
+ * the value some earlier node holds. Every node holding another value is a mismatch of item's
+ * field, appended to out[nout..max). Returns the new count. */
+int inv_judge(struct inv_vote *votes, int nv, const char *item, const char *field, struct inv_mismatch *out,
+	      int nout, int max);
+/* The NVLink fabric's checks (inv_nvl.c), appended the same way. */
+int inv_nvl_mismatches(const struct inv_node *nodes, int n, struct inv_mismatch *out, int nout, int max);
+
 /* ------------------------------------------------------------------ sysfs access */
 
 /* Read the first line of "<root>/<rel>" (rel after printf formatting) into buf, without
@@ -71,5 +86,6 @@ void inv_sysfs_scan_ib(const char *root, struct inv_node *node);
 extern const struct inv_probe_ops inv_probe_sysfs;
 extern const struct inv_probe_ops inv_probe_hwloc;
 extern const struct inv_probe_ops inv_probe_verbs;
+extern const struct inv_probe_ops inv_probe_nvml;
 
 #endif

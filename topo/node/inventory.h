@@ -54,12 +54,34 @@ struct inv_nic {
 	char fw_ver[INV_NAME_MAX];
 };
 
+/* A GPU's NVLink fabric registration (NVML's GPU fabric information): its state. */
+enum inv_fabric { INV_FABRIC_UNREAD = -1, INV_FABRIC_NOT_SUPPORTED, INV_FABRIC_NOT_STARTED,
+		  INV_FABRIC_IN_PROGRESS, INV_FABRIC_COMPLETED };
+/* What a GPU's active NVLinks reach. */
+enum inv_nvl_to { INV_NVL_TO_NONE, INV_NVL_TO_GPU, INV_NVL_TO_SWITCH, INV_NVL_TO_MIXED };
+
+/* What NVML says of a GPU (inv_nvml.c): -1 / "" where it was not read or not supported. */
+struct inv_gpu_nvml {
+	char uuid[48];              /* "GPU-…" */
+	int32_t nvlinks;            /* NVLinks the GPU has */
+	int32_t nvlinks_up;         /* of them active */
+	int32_t nvlink_to;          /* enum inv_nvl_to, of the active ones */
+	int32_t fabric;             /* enum inv_fabric */
+	int32_t fabric_status;      /* NVML's return code of the registration (0: success) */
+	uint8_t cluster_uuid[16];   /* the NVLink domain: cluster UUID and clique id */
+	uint32_t clique_id;
+	int64_t health_mask;        /* NVML's fabric health mask; -1 unknown */
+	char chassis_serial[20];    /* platform information (GB200 and later) */
+	int32_t slot, tray, host_id, module_id;
+};
+
 struct inv_gpu {
 	char model[INV_TEXT_MAX];
 	char pci[INV_PCI_MAX];
 	int32_t numa;
 	int32_t nic;                /* nearest usable NIC (rail), index in nics; -1 none */
 	int32_t path_class;         /* enum inv_class to that NIC */
+	struct inv_gpu_nvml nv;
 };
 
 /* The PCI tree above GPUs and NICs, reduced to what locality needs. */
@@ -101,6 +123,7 @@ struct inv_node {
 struct inv_probe_ctx {
 	const char *sysfs_root;
 	const char *hwloc_xml;
+	const char *nvml_capture;   /* NVML's answers captured (inv_nvml.h) instead of the library */
 };
 
 /* Run every probe on a node set up by inv_node_init (host may be set first: the probes keep
@@ -172,7 +195,10 @@ struct inv_mismatch {
 };
 
 /* Nodes that differ from the majority: GPU count, each physical NIC's presence, state, rate,
- * width, MTU and firmware, and each path's presence. Returns the count (≤ max). */
+ * width, MTU and firmware, and each path's presence; and the NVLink fabric's checks (inv_nvl.c:
+ * a registration not completed or failed, a zero cluster UUID where others have one, a node's
+ * GPUs in two cliques, a fabric health flag, a GPU with fewer active NVLinks than its peers, a
+ * domain with fewer nodes than its peers), on one node too. Returns the count (≤ max). */
 int inv_mismatches(const struct inv_node *nodes, int n, const char *gpu_path,
 		   struct inv_mismatch *out, int max);
 

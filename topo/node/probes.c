@@ -16,7 +16,8 @@ static const struct inv_probe_ops inv_probe_hwloc_absent = { .name = "hwloc", .a
 #endif
 
 /* Order matters: sysfs lists ports and netdevs, verbs refines the RDMA ports, hwloc adds
- * the node's CPUs, GPUs and the PCI tree (and overrides sysfs's CPU counts). */
+ * the node's CPUs, GPUs and the PCI tree (and overrides sysfs's CPU counts), NVML (loaded at
+ * run time, in every build) what the driver says of the GPUs' NVLinks and fabric. */
 const struct inv_probe_ops *const inv_probe_registry[] = {
 	&inv_probe_sysfs,
 #if HAVE_IBVERBS
@@ -29,6 +30,7 @@ const struct inv_probe_ops *const inv_probe_registry[] = {
 #else
 	&inv_probe_hwloc_absent,
 #endif
+	&inv_probe_nvml,
 	NULL,
 };
 

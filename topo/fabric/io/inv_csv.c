@@ -57,6 +57,19 @@ const struct csv_col inv_csv_gpu_cols[INV_CSV_GPU_NCOLS] = {
 	GPU(NUMA, "numa_node", CSV_I64, numa),
 	GPU(NIC, "nearest_nic", CSV_STR, nic),
 	GPU(CLASS, "path_class", CSV_STR, cls),
+	GPU(UUID, "uuid", CSV_STR, uuid),
+	GPU(NVLINKS, "nvlinks", CSV_I64, nvlinks),
+	GPU(NVLINKS_UP, "nvlinks_up", CSV_I64, nvlinks_up),
+	GPU(NVLINK_TO, "nvlink_to", CSV_STR, nvlink_to),
+	GPU(FABRIC, "fabric_state", CSV_STR, fabric),
+	GPU(FABRIC_STATUS, "fabric_status", CSV_I64, fabric_status),
+	GPU(DOMAIN, "nvlink_domain", CSV_STR, domain),
+	GPU(HEALTH, "fabric_health", CSV_STR, health),
+	GPU(CHASSIS, "chassis_serial", CSV_STR, chassis),
+	GPU(SLOT, "slot", CSV_I64, slot),
+	GPU(TRAY, "tray", CSV_I64, tray),
+	GPU(HOST_ID, "host_id", CSV_I64, host_id),
+	GPU(MODULE_ID, "module_id", CSV_I64, module_id),
 };
 
 #define PATH(i, n, t, f) [INV_CSV_PATH_##i] = CSV_COL(n, t, struct inv_csv_path, f, 0)

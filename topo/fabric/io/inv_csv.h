@@ -48,10 +48,16 @@ extern const struct csv_col inv_csv_nic_cols[INV_CSV_NIC_NCOLS];
 struct inv_csv_gpu {
 	const char *run_id, *host, *model, *pci, *nic, *cls;
 	int64_t index, numa;
+	/* NVML (topo/node/inv_nvml.h): empty where not read */
+	const char *uuid, *nvlink_to, *fabric, *domain, *health, *chassis;
+	int64_t nvlinks, nvlinks_up, fabric_status, slot, tray, host_id, module_id;
 };
 enum inv_csv_gpu_col {
 	INV_CSV_GPU_RUN_ID, INV_CSV_GPU_HOST, INV_CSV_GPU_INDEX, INV_CSV_GPU_MODEL, INV_CSV_GPU_PCI,
-	INV_CSV_GPU_NUMA, INV_CSV_GPU_NIC, INV_CSV_GPU_CLASS, INV_CSV_GPU_NCOLS
+	INV_CSV_GPU_NUMA, INV_CSV_GPU_NIC, INV_CSV_GPU_CLASS, INV_CSV_GPU_UUID, INV_CSV_GPU_NVLINKS,
+	INV_CSV_GPU_NVLINKS_UP, INV_CSV_GPU_NVLINK_TO, INV_CSV_GPU_FABRIC, INV_CSV_GPU_FABRIC_STATUS,
+	INV_CSV_GPU_DOMAIN, INV_CSV_GPU_HEALTH, INV_CSV_GPU_CHASSIS, INV_CSV_GPU_SLOT, INV_CSV_GPU_TRAY,
+	INV_CSV_GPU_HOST_ID, INV_CSV_GPU_MODULE_ID, INV_CSV_GPU_NCOLS
 };
 extern const struct csv_col inv_csv_gpu_cols[INV_CSV_GPU_NCOLS];
 
