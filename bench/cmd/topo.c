@@ -14,6 +14,7 @@
 #include "core/results.h"
 #include "fabric/emit/emit.h"
 #include "fabric/infer/infer.h"
+#include "fabric/io/inv_csv.h"
 #include "fabric/io/matrix.h"
 #include "fabric/emit/topo_csv.h"
 #include "run/checks.h"
@@ -31,6 +32,9 @@ static void topo_usage(FILE *f)
 	      "      --slots N           ranks per node in the host files (default 1)\n"
 	      "      --label-prefix P    Kubernetes label prefix (default fabprobe)\n"
 	      "      --topograph         also the files marked (topograph) below\n"
+	      "      --gpus FILE         the inventory's gpus.csv: each node's NVLink domain (its GPUs'\n"
+	      "                          nvlink_domain), the Slurm blocks and a Kubernetes level (default:\n"
+	      "                          the results directory's gpus.csv, when there is one)\n"
 	      "      --noise-us X        latency noise at the lowest tier to assume at least (default:\n"
 	      "                          measured from the rows of nearest neighbours; 3% assumed\n"
 	      "                          where too few nodes say otherwise)\n"
@@ -43,7 +47,7 @@ static void topo_usage(FILE *f)
 }
 
 struct topo_opts {
-	const char *input, *output, *path, *label_prefix;
+	const char *input, *output, *path, *label_prefix, *gpus;
 	long slots;
 	double noise_us;
 	int topograph;
@@ -66,6 +70,7 @@ static int topo_take(void *ctx, int c, const char *arg, char *err)
 		return 0;
 	case 'N': return opts_seconds("--noise-us", arg, 1e6, &o->noise_us, err);
 	case 'T': o->topograph = 1; return 0;
+	case 'G': o->gpus = arg; return opts_value("--gpus", arg, err);
 	default: OPTS_FAIL("internal: option %d is not one of topo's", c);
 	}
 }
@@ -77,6 +82,7 @@ static int topo_parse(int argc, char **argv, struct topo_opts *o, struct checks_
 		{ "output", required_argument, NULL, 'o' }, { "path", required_argument, NULL, 'p' },
 		{ "slots", required_argument, NULL, 's' }, { "label-prefix", required_argument, NULL, 'L' },
 		{ "noise-us", required_argument, NULL, 'N' }, { "topograph", no_argument, NULL, 'T' },
+		{ "gpus", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts_group g[2] = { { .longopts = lo, .shortopts = "o:", .take = topo_take, .ctx = o },
@@ -189,8 +195,25 @@ static int topo_checks(const struct checks_opts *jo, const char *input, const ch
 	return rc;
 }
 
+/* The nodes' NVLink domains: --gpus FILE, else the input directory's gpus.csv when there is
+ * one; *domain NULL when none. 0 or an error with err. */
+static int topo_domains(const struct topo_opts *o, const struct p2p_matrices *m, char ***domain, char *err)
+{
+	char file[RESULTS_PATH_MAX + 16];
+	struct stat st;
+
+	*domain = NULL;
+	if (!o->gpus && (stat(o->input, &st) || !S_ISDIR(st.st_mode)))
+		return 0;
+	snprintf(file, sizeof file, "%s%s", o->gpus ? o->gpus : o->input, o->gpus ? "" : "/gpus.csv");
+	if (!o->gpus && access(file, F_OK))
+		return 0;
+	return inv_csv_domains(file, (const char *const *)m->names, m->n, domain, err);
+}
+
 int cmd_topo(int argc, char **argv)
 {
+	char **domain = NULL;
 	struct topo_opts o;
 	struct checks_opts jo;
 	struct p2p_matrices m = { 0 };
@@ -223,11 +246,19 @@ int cmd_topo(int argc, char **argv)
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	snprintf(how, sizeof how, "fabprobe %s topo, from %.*s%s%s, on %s", FP_VERSION, RESULTS_PATH_MAX, o.input,
 		 m.path[0] ? ", path " : "", m.path, when);
+	if ((rc = topo_domains(&o, &m, &domain, err))) {
+		escape_term_line(stderr, "fabprobe topo: %s", err);
+		infer_result_free(&r);
+		matrix_free(&m);
+		checks_opts_free(&jo);
+		return rc == FP_EUSAGE ? FP_EXIT_USAGE : FP_EXIT_RUNTIME;
+	}
 	struct emit_topo t = { .n = m.n, .hosts = (const char *const *)m.names, .tree = &r,
 			       .slots = (int)o.slots, .label_prefix = o.label_prefix, .how = how,
-			       .topograph = o.topograph };
+			       .topograph = o.topograph, .domain = (const char *const *)domain };
 	rc = topo_outputs_write(dir, &t, 1);
 	topo_summary_print(stdout, &t);
+	free(domain);
 	infer_result_free(&r);
 	matrix_free(&m);
 	if (rc != FP_ERUNTIME && checks_wanted(&jo)) {

@@ -53,7 +53,12 @@ struct inv_found {
 	int np, nnodes;
 	char rails[INV_RAILS_MAX][INV_PATH_MAX];
 	int nrails;
+	/* each node's NVLink domain (inv_node_domain; "" none), by its name: NULL when no node
+	 * is in one (inv_found_free) */
+	char (*host)[INV_HOST_MAX];
+	char (*domain)[64];
 };
+void inv_found_free(struct inv_found *f);
 /* The same, handing rank 0 what it found (may be NULL). */
 int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_found *found);
 

@@ -217,6 +217,36 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	return rc ? rc : r.nmm > 0;
 }
 
+/* rank 0: the nodes' NVLink domains into found, when some node is in one */
+static void domains_keep(const struct inv_node *all, int n, struct inv_found *found)
+{
+	int any = 0;
+
+	for (int k = 0; k < n && !any; k++) {
+		char d[64];
+
+		inv_node_domain(&all[k], d, sizeof d);
+		any = d[0] != 0;
+	}
+	if (!any || !(found->host = calloc((size_t)n, sizeof *found->host)) ||
+	    !(found->domain = calloc((size_t)n, sizeof *found->domain))) {
+		inv_found_free(found);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		memcpy(found->host[k], all[k].host, INV_HOST_MAX);
+		inv_node_domain(&all[k], found->domain[k], sizeof found->domain[k]);
+	}
+}
+
+void inv_found_free(struct inv_found *f)
+{
+	free(f->host);
+	free(f->domain);
+	f->host = NULL;
+	f->domain = NULL;
+}
+
 /* found: run's (it hands it in; its own verdict comes at its end, so the stage's summary says
  * "inventory:"), or NULL for the inventory command, whose verdict it is */
 int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o, struct inv_found *found)
@@ -239,6 +269,8 @@ int inventory_run(struct world *w, struct run_out *ro, const struct inv_opts *o,
 		found->np = np;
 		found->nnodes = n;
 		found->nrails = rc >= 0 && w->rank == 0 ? inv_rails(all, n, found->rails) : 0;
+		if (rc >= 0 && w->rank == 0)
+			domains_keep(all, n, found);
 	}
 	free(mine);
 	free(all);

@@ -192,10 +192,17 @@ static void run_meta_maps(struct run_out *ro, const struct run_maps *mp, int nsu
 /* rank 0: the maps' files and summaries; the confirmed suspects (total, and per kind in
  * `which`). Returns 0, 1 when suspects count, or FP_E* */
 static int run_maps_out(const struct run_opts *c, const struct world *w, struct run_out *ro, struct run_maps *mp,
-		    char *which, size_t wl)
+			const struct inv_found *inv, char *which, size_t wl)
 {
 	char how[512], when[32];
+	const char **domain = inv->domain ? calloc((size_t)w->nep, sizeof *domain) : NULL;
 	int rc, n;
+
+	/* each endpoint's NVLink domain, by its name in the inventory */
+	for (int e = 0; domain && e < w->nep; e++)
+		for (int k = 0; k < inv->nnodes && !domain[e]; k++)
+			if (!strcmp(inv->host[k], w->labels[e]) && inv->domain[k][0])
+				domain[e] = inv->domain[k];
 
 	run_maps_compute(mp);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&ro->started));
@@ -203,8 +210,10 @@ static int run_maps_out(const struct run_opts *c, const struct world *w, struct 
 		 mp->p[mp->compute].m->path, when);
 	struct emit_topo t = { .n = w->nep, .hosts = w->labels,
 			       .slots = (int)(c->slots ? c->slots : (w->size + w->nnodes - 1) / w->nnodes),
-			       .label_prefix = c->label_prefix, .how = how, .topograph = c->topograph };
+			       .label_prefix = c->label_prefix, .how = how, .topograph = c->topograph,
+			       .domain = domain };
 	rc = run_maps_write(mp, w, ro, &t);
+	free(domain);
 	if (rc == FP_EUSAGE)
 		rc = 0; /* a format that cannot hold these names was said on stderr; the run stands */
 	n = run_maps_verdict(mp, w->labels, which, wl);
@@ -218,7 +227,7 @@ static int run_outputs_step(struct world *w, struct run_out *ro, struct run_stat
 {
 	if (w->rank != 0 || !st->mp.npaths)
 		return 0;
-	return st->trc = run_maps_out(st->c, w, ro, &st->mp, st->which, sizeof st->which);
+	return st->trc = run_maps_out(st->c, w, ro, &st->mp, &st->inv, st->which, sizeof st->which);
 }
 
 const struct run_stage run_stage_outputs = { .name = "outputs", .opts = run_outputs_options, .step = run_outputs_step };

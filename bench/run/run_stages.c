@@ -130,6 +130,7 @@ static void run_state_free(struct run_state *st)
 	free(st->node_finds);
 	verdict_free(&st->verdict);
 	rundir_free(&st->model);
+	inv_found_free(&st->inv);
 }
 
 /* rank 0: a results file's text, as its writer wrote it, into the run's own model (the files

@@ -81,11 +81,15 @@ expect "control: without a topology, srun -N 2 lands on two racks ($pair)" \
 # Slurm's default fences (a ring, then a tree) Open MPI 4.1 crashed a task inside MPI_Init in
 # about 1 job in 25 here, and without --wait the others wait in their first collective until
 # the bound. A run that made no results directory all the same is said and run once more.
+# each node's NVML answers captured (tests/fixtures/mknvml.py): two NVLink domains of 4 nodes,
+# node01-04 and node05-08, across the racks (the interleaved names)
+/usr/bin/python3 tests/fixtures/mknvml.py "$tmp/nv" nvl72 --racks 2 --trays 4
+for k in 1 2 3 4 5 6 7 8; do ln -s "$tmp/nv/$((k - 1))" "$tmp/nv/node0$k"; done
 srun_run() {
 	rm -rf "$tmp/run"
 	HEAD timeout 150 srun --wait=30 -N $N --mpi=pmix --export=ALL,OMPI_MCA_orte_keep_fqdn_hostnames=1,SLURM_PMIX_FENCE=tree \
 		unshare --uts sh -c 'hostname "$SLURMD_NODENAME.cluster.example" && exec "$@"' fqdn \
-		./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 -o "$tmp/run" > "$tmp/run.out" 2>&1
+		./fabprobe run "${Q[@]}" -s 256K --no-coll --test-flap 4:eth0 --nvml-capture "$tmp/nv/%h" -o "$tmp/run" > "$tmp/run.out" 2>&1
 }
 srun_run
 rc=$?
@@ -111,6 +115,16 @@ for f in topology.conf topology-block.conf topology.yaml slurm-hostfile node-ord
 	expect "$f names the Slurm nodes, never the host names" sh -c \
 		"grep -q 'node0[1-8]\|node\[' '$tmp/run/$f' && ! grep -q 'cluster.example' '$tmp/run/$f'"
 done
+
+# the NVLink domains reach the block topology, checked against Slurm's block grammar (22.05
+# has no topology/block to load it), and the Kubernetes labels
+blocks=$(grep '^BlockName=' "$tmp/run/topology-block.conf" | sed 's/^BlockName=b0[01] Nodes=//' | sort | paste -sd' ' -)
+expect "topology-block.conf under srun: one block per NVLink domain, node[01-04] and node[05-08] ($blocks)" \
+	sh -c "grep -q '^# one block per NVLink domain (2)' '$tmp/run/topology-block.conf' && [ '$blocks' = 'node[01-04] node[05-08]' ]"
+printf 'ClusterName=fp\nSlurmctldHost=localhost\n' > "$tmp/block.conf"
+expect "topology-block.conf: Slurm's block grammar holds ($(/usr/bin/python3 tests/integration/slurm_block_check.py "$tmp/run/topology-block.conf" "$tmp/block.conf" 2>&1))" \
+	sh -c "/usr/bin/python3 tests/integration/slurm_block_check.py '$tmp/run/topology-block.conf' '$tmp/block.conf' | grep -q '^ok: 2 blocks, 0 placeholders, sizes \[4, 8\]'"
+expect "k8s-node-labels.yaml: every node's NVLink domain" [ "$(grep -c '"fabprobe/nvlink-domain":' "$tmp/run/k8s-node-labels.yaml")" -eq $N ]
 
 # the drain script, run as an admin would on the head node: node05 drained with the run's reason,
 # no other node; --undrain resumes it (and only a node whose reason is still this run's)

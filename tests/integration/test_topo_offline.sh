@@ -51,6 +51,47 @@ assert all(m["type"] == "Node" for m in hn[2]["spec"]["members"]) and len(hn[2][
 PY
 expect "kubectl label lines: one per node, both tiers" [ "$(grep -c "^kubectl label node 'node0[1-8]' 'fabprobe/tier-0=leaf0[0-2]' 'fabprobe/tier-1=spine00' --overwrite\$" "$tmp/a/k8s-node-labels.sh")" -eq 8 ]
 
+# NVLink domains from the inventory's gpus.csv: one Slurm block per domain (never the leaves),
+# each node labelled, Kueue's domain level; the files checked against Slurm's block grammar
+# and Kueue's Topology rules; a domain that is not one is refused with file:line
+A=7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.32766 B=c0ffee00-1234-4abc-8def-00112233aa01.32766 C=5a5a5a5a-0f0f-4e4e-8d8d-123456789abc.32766
+{ echo "host,index,nvlink_domain"
+  for h in node01 node03 node07; do echo "$h,0,$A"; echo "$h,1,$A"; done
+  for h in node02 node05 node08; do echo "$h,0,$B"; echo "$h,1,$B"; done
+  for h in node04 node06; do echo "$h,0,$C"; echo "$h,1,$C"; done; } > "$tmp/gpus.csv"
+$FP topo $FIX/racks332.csv --gpus "$tmp/gpus.csv" -o "$tmp/nvd" > "$tmp/nvd.out" 2>&1
+expect "topo --gpus: exit 0" [ $? -eq 0 ]
+expect "topology-block.conf: a block per NVLink domain in the map's order, sizes 2,4" \
+	diff <(grep -v '^#' "$tmp/nvd/topology-block.conf") <(printf 'BlockName=b00 Nodes=node[01,03,07]\nBlockName=b01 Nodes=node[02,05,08]\nBlockName=b02 Nodes=node[04,06]\nBlockSizes=2,4\n')
+expect "topology-block.conf says its blocks are the NVLink domains" grep -q '^# one block per NVLink domain (3)' "$tmp/nvd/topology-block.conf"
+if command -v scontrol > /dev/null; then
+	printf 'ClusterName=fp\nSlurmctldHost=localhost\n' > "$tmp/slurm-b.conf"
+	expect "topology-block.conf: Slurm's block grammar holds (Slurm >= 23.11)" \
+		sh -c "/usr/bin/python3 tests/integration/slurm_block_check.py '$tmp/nvd/topology-block.conf' '$tmp/slurm-b.conf' | grep -qx 'ok: 3 blocks, 0 placeholders, sizes \[2, 4\]; needs Slurm >= 23.11'"
+fi
+expect "k8s labels: each node's NVLink domain, as nvidia.com/gpu.clique has it" \
+	[ "$(grep -c "'fabprobe/nvlink-domain=$A' --overwrite\$" "$tmp/nvd/k8s-node-labels.sh")" -eq 3 ]
+expect "Kueue Topology v1beta2: the domain level above the node, valid by Kueue's rules" /usr/bin/python3 - "$tmp/nvd/kueue-topology.yaml" <<'PY'
+import re, sys, yaml
+k = yaml.safe_load(open(sys.argv[1]))
+assert k["apiVersion"] == "kueue.x-k8s.io/v1beta2" and k["kind"] == "Topology"
+levels = [l["nodeLabel"] for l in k["spec"]["levels"]]
+assert levels == ["fabprobe/tier-1", "fabprobe/tier-0", "fabprobe/nvlink-domain", "kubernetes.io/hostname"], levels
+# Kueue's CRD: 1 to 8 levels, each a label name, unique, kubernetes.io/hostname only last
+assert 1 <= len(levels) <= 8 and len(set(levels)) == len(levels)
+name = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
+assert all(name.match(l) and len(l) <= 316 for l in levels)
+assert "kubernetes.io/hostname" not in levels[:-1]
+PY
+sed "s/,$C\$/,$C-x/" "$tmp/gpus.csv" > "$tmp/gpus-bad.csv"
+$FP topo $FIX/racks332.csv --gpus "$tmp/gpus-bad.csv" -o "$tmp/dbad" > "$tmp/dbad.out" 2>&1
+expect "topo --gpus with a domain that is not one: exit 2, naming file and line" \
+	sh -c "[ $? -eq 2 ] && grep -q 'gpus-bad.csv:14: nvlink_domain is not <cluster UUID>.<clique id>' '$tmp/dbad.out'"
+printf 'host,index,model\nnode01,0,H100\n' > "$tmp/gpus-old.csv"
+$FP topo $FIX/racks332.csv --gpus "$tmp/gpus-old.csv" -o "$tmp/dold" > /dev/null 2>&1
+expect "topo --gpus of a gpus.csv without nvlink_domain: the blocks are the leaves, as before" \
+	diff <(grep -v '^#' "$tmp/dold/topology-block.conf") "$FIX/racks332.expected/topology-block.conf"
+
 # Slurm's own parser reads the leaves back to the racks of the fixture
 if command -v scontrol > /dev/null; then
 	printf 'ClusterName=fp\nSlurmctldHost=localhost\n' > "$tmp/slurm.conf"

@@ -57,7 +57,7 @@ static const char *render_h(int (*fn)(FILE *, const struct emit_health *, char *
 static void test_three_tiers_tree_and_blocks(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -84,7 +84,7 @@ static void test_three_tiers_tree_and_blocks(void)
 static void test_disconnected_parts_get_one_root(void)
 {
 	struct infer_result r = tree(4, 2); /* the top tier has two groups */
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	int rc;
 
 	render(emit_slurm_tree, &t, &rc);
@@ -96,7 +96,7 @@ static void test_names_refused(void)
 {
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, bad, &r, 2, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	int rc;
 
 	for (int i = 0; i < N; i++)
@@ -129,7 +129,7 @@ static void test_comment_header_cannot_inject_lines(void)
 {
 	struct infer_result r = tree(4, 3);
 	struct emit_topo t = { N, hosts, &r, 1, "fabprobe",
-			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL, 0 };
+			       "fabprobe topo, from x\nSwitchName=evil Nodes=n01\rkubectl delete node n01\n.csv", NULL, NULL, NULL, 0, NULL };
 
 	for (int i = 0; emit_registry[i]; i++) {
 		int rc;
@@ -183,7 +183,7 @@ static void test_name_policy_per_format(void)
 	/* the emitters refuse them: Slurm would read Nodes=a#b,n[…] as Nodes=a */
 	struct infer_result r = tree(4, 3);
 	const char *bad[N];
-	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, bad, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	int rc;
 
 	memcpy(bad, hosts, sizeof bad);
@@ -217,7 +217,7 @@ static void test_name_rules(void)
 static void test_group_names_widen(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	char name[EMIT_NAME_MAX];
 
 	r.ngroups[0] = 150;
@@ -232,7 +232,7 @@ static void test_group_names_widen(void)
 static void test_tier_kinds(void)
 {
 	struct infer_result r = tree(4, 3);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	char name[EMIT_NAME_MAX];
 
 	emit_tier_kind(0, name);
@@ -259,7 +259,7 @@ static void test_json_map_hostile_names(void)
 	struct suspect held = { .kind = SUSPECT_SLOW_LINK, .a = 0, .b = 4, .tier = 0, .state = SUSP_HELD,
 				.value = 12, .expected = 10, .extra = NAN, .value2 = 12.5, .expected2 = 10, .extra2 = NAN };
 	struct susp_list l = { .n = 1, .cap = 1, .s = &held }, none = { 0 };
-	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL, 0 };
+	struct emit_topo t = { N, evil, &r, 1, "fabprobe", "test", &l, &none, NULL, 0, NULL };
 	struct rjson v;
 	char perr[128];
 	struct jw j;
@@ -301,7 +301,7 @@ static void test_json_map_hostile_names(void)
 static void test_topograph_forms(void)
 {
 	struct infer_result r = tree(4, 2);
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 1 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 1, NULL };
 	struct rjson v;
 	char perr[128];
 	int rc;
@@ -402,8 +402,74 @@ static void test_actions(void)
 	CHECK_HAS(err, "Upper");
 }
 
+/* NVLink domains: Slurm blocks one per domain in the map's order, each spine's padded with
+ * empty placeholders to a power of two; the Kubernetes label; Kueue's domain level */
+static void test_domain_blocks(void)
+{
+	static const char *const A = "7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.1", *const B = "c0ffee00-1234-4abc-8def-00112233aa01.1",
+			     *const C = "5a5a5a5a-0f0f-4e4e-8d8d-123456789abc.1", *const D = "0badcafe-7777-4333-9222-fedcba987654.1",
+			     *const E = "0badcafe-7777-4333-9222-fedcba987654.2";
+	/* racks of 2 nodes, one per leaf: three under spine 0, two under spine 1, the last rack
+	 * in no domain (down, or not NVLink) */
+	const char *dom[N] = { A, A, B, B, C, C, D, D, E, E, NULL, "" };
+	struct infer_result r = tree(3, 2);
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, dom };
+	int rc;
+
+	render(emit_slurm_block, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "# one block per NVLink domain (5), in the latency map's order: never from the leaves\n");
+	CHECK_HAS(buf, "# 3 empty placeholder blocks keep each spine's domains aligned");
+	CHECK_HAS(buf, "# 2 nodes in no NVLink domain are in no block\n");
+	CHECK_HAS(buf, "BlockName=b00 Nodes=n[01-02]\nBlockName=b01 Nodes=n[03-04]\nBlockName=b02 Nodes=n[05-06]\n"
+		       "BlockName=b03\nBlockName=b04 Nodes=n[07-08]\nBlockName=b05 Nodes=n[09-10]\nBlockName=b06\n"
+		       "BlockName=b07\nBlockSizes=2,4,8\n");
+	CHECK(strstr(buf, "n11") == NULL);
+	render(emit_slurm_yaml, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "    block_sizes:\n      - 2\n      - 4\n      - 8\n    blocks:\n");
+	CHECK_HAS(buf, "    - block: \"b03\"\n    - block: \"b04\"\n      nodes: \"n[07-08]\"\n");
+	render(emit_k8s_label_cmds, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "kubectl label node 'n01' 'fabprobe/tier-0=leaf00' 'fabprobe/tier-1=spine00' "
+		       "'fabprobe/nvlink-domain=7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.1' --overwrite\n");
+	CHECK_HAS(buf, "kubectl label node 'n12' 'fabprobe/tier-0=leaf05' 'fabprobe/tier-1=spine01' --overwrite\n");
+	render(emit_k8s_nodes, &t, &rc);
+	CHECK_HAS(buf, "    \"fabprobe/nvlink-domain\": \"c0ffee00-1234-4abc-8def-00112233aa01.1\"\n");
+	/* each domain inside a leaf: the domain level goes below every tier */
+	render(emit_kueue, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(buf, "apiVersion: kueue.x-k8s.io/v1beta2\n");
+	CHECK_HAS(buf, "  levels:\n  - nodeLabel: \"fabprobe/tier-1\"\n  - nodeLabel: \"fabprobe/tier-0\"\n"
+		       "  - nodeLabel: \"fabprobe/nvlink-domain\"\n  - nodeLabel: \"kubernetes.io/hostname\"\n");
+	/* a domain across two leaves: the leaves are left out of Kueue's levels (not nested) */
+	dom[2] = dom[3] = A;
+	render(emit_kueue, &t, &rc);
+	CHECK_HAS(buf, "  levels:\n  - nodeLabel: \"fabprobe/tier-1\"\n  - nodeLabel: \"fabprobe/nvlink-domain\"\n"
+		       "  - nodeLabel: \"kubernetes.io/hostname\"\n");
+	/* a domain that is no label value: the Kubernetes files are refused, naming it */
+	dom[0] = "a b";
+	render(emit_kueue, &t, &rc);
+	CHECK_EQ(rc, FP_EUSAGE);
+	CHECK_HAS(err, "n01: NVLink domain 'a b' is not a label value");
+	/* one spine: no placeholders; sizes up to the largest power of two of domains */
+	dom[0] = A;
+	r = tree(6, 2);
+	render(emit_slurm_block, &t, &rc);
+	CHECK_EQ(rc, 0);
+	CHECK(strstr(buf, "placeholder") == NULL);
+	CHECK_HAS(buf, "BlockName=b00 Nodes=n[01-04]\nBlockName=b01 Nodes=n[05-06]\nBlockName=b02 Nodes=n[07-08]\n"
+		       "BlockName=b03 Nodes=n[09-10]\nBlockSizes=2,4,8\n");
+	/* no domain at all: a block per leaf, as before */
+	t.domain = NULL;
+	render(emit_slurm_block, &t, &rc);
+	CHECK_HAS(buf, "# one block per leaf (no NVLink domain found");
+	CHECK_HAS(buf, "BlockName=b05 Nodes=n[11-12]\n");
+}
+
 int main(void)
 {
+	RUN(test_domain_blocks);
 	RUN(test_three_tiers_tree_and_blocks);
 	RUN(test_disconnected_parts_get_one_root);
 	RUN(test_names_refused);

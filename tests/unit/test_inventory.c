@@ -147,7 +147,7 @@ static struct inv_node *probe(const char *name, int xml)
 {
 	static char sysfs[256], topo[256];
 	struct inv_node *n = malloc(sizeof *n);
-	struct inv_probe_ctx ctx = { sysfs, xml ? topo : NULL };
+	struct inv_probe_ctx ctx = { sysfs, xml ? topo : NULL, NULL };
 
 	snprintf(sysfs, sizeof sysfs, FX "%s/sysfs", name);
 	snprintf(topo, sizeof topo, FX "%s/topo.xml", name);
@@ -406,7 +406,7 @@ static void test_hostile_tree(void)
 {
 	char root[] = "/tmp/fp-inv-XXXXXX", cmd[64];
 	struct inv_node *n = malloc(sizeof *n);
-	struct inv_probe_ctx ctx = { root, NULL };
+	struct inv_probe_ctx ctx = { root, NULL, NULL };
 
 	if (!n || !mkdtemp(root))
 		SKIP("no temporary directory");

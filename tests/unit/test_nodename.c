@@ -105,7 +105,7 @@ static void test_fqdn_hosts_slurm_files_name_slurm_nodes(void)
 	char names[N][LEN], proc[N][LEN], slurm[LEN];
 	const char *hosts[N];
 	struct infer_result r = { .n = N, .ntiers = 2, .group = group, .order = order, .ngroups = { 2, 1 } };
-	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0 };
+	struct emit_topo t = { N, hosts, &r, 1, "fabprobe", "test", NULL, NULL, NULL, 0, NULL };
 	int (*const slurm_files[])(FILE *, const struct emit_topo *, char *) = {
 		emit_slurm_tree, emit_slurm_block, emit_slurm_yaml, emit_slurm_hostfile, emit_node_order };
 

@@ -27,6 +27,9 @@ struct emit_topo {
 	const struct susp_list *suspects, *rest;
 	const char *suffix;
 	int topograph;             /* --topograph: the opt-in files (emit_file.opt_in) too */
+	/* n: each node's NVLink domain ("<cluster UUID>.<clique id>", the inventory's
+	 * nvlink_domain), NULL or "" for a node in none; NULL: no domains known */
+	const char *const *domain;
 };
 
 struct emit_file {
@@ -77,6 +80,22 @@ void emit_tier_kind(int tier, char *out);
 int emit_k8s_name_ok(const char *s);
 /* A label prefix (RFC 1123 subdomain) Kubernetes accepts? */
 int emit_label_prefix_ok(const char *s);
+
+/* ---- NVLink domains as Slurm blocks (emit_blocks.c) */
+struct emit_blocks {
+	const char **dom;      /* the distinct domains (t->domain's strings), in block order */
+	int ndom;
+	int *dom_of_block;     /* nblocks: the domain of each block, -1 for an empty placeholder */
+	int nblocks, placeholders;
+	int base, levels;      /* BlockSizes: base << 0 … base << levels */
+	int unplaced;          /* nodes in no domain (in no block) */
+};
+/* The blocks of t's domains (none when t->domain is NULL or names none: ndom 0), as the file
+ * says. 0, or FP_ERUNTIME out of memory. */
+int emit_blocks_from_domains(const struct emit_topo *t, struct emit_blocks *b);
+/* Block i's nodes as a hostlist in *out (malloc'd; NULL for a placeholder). 0 or an error. */
+int emit_block_nodes(const struct emit_topo *t, const struct emit_blocks *b, int block, char **out, char *err);
+void emit_blocks_free(struct emit_blocks *b);
 
 /* the individual emitters (emit_hostfiles.c, emit_slurm.c, emit_k8s.c) */
 int emit_node_order(FILE *f, const struct emit_topo *t, char *err);

@@ -161,26 +161,84 @@ static int block_start(const struct emit_topo *t, int *base, char *err)
 	return (rc = emit_hosts_check(t, EMIT_FMT_SLURM, err)) ? rc : levels;
 }
 
-static void put_conf_block(FILE *f, int tier, int g, const char *name, const char *list)
+/* One block, i its position; list NULL: an empty placeholder. */
+typedef void (*block_put)(FILE *f, int i, const char *list);
+
+/* The block topology's sizes and the Slurm name rule, checked before anything is written:
+ * the NVLink domains' blocks where t has domains (b), else one block per leaf. 0 or an error. */
+static int blocks_start(const struct emit_topo *t, struct emit_blocks *b, int *base, int *levels, char *err)
 {
-	(void)tier, (void)name;
-	fprintf(f, "BlockName=b%02d Nodes=%s\n", g, list);
+	if (emit_blocks_from_domains(t, b)) {
+		snprintf(err, EMIT_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	if (b->ndom) {
+		*base = b->base, *levels = b->levels;
+		return emit_hosts_check(t, EMIT_FMT_SLURM, err);
+	}
+	*levels = block_start(t, base, err);
+	return *levels < 0 ? *levels : 0;
+}
+
+static int each_block(FILE *f, const struct emit_topo *t, const struct emit_blocks *b, block_put put, char *err)
+{
+	int nb = b->ndom ? b->nblocks : t->tree->ngroups[0];
+
+	for (int i = 0; i < nb; i++) {
+		char *list = NULL;
+		int rc = b->ndom ? emit_block_nodes(t, b, i, &list, err) : members(t, 0, i, &list, err);
+
+		if (rc)
+			return rc;
+		put(f, i, list);
+		free(list);
+	}
+	return 0;
+}
+
+/* what the blocks are, for the header */
+static void blocks_said(FILE *f, const struct emit_blocks *b)
+{
+	if (!b->ndom) {
+		fputs("# one block per leaf (no NVLink domain found: the inventory's GPUs have none)\n", f);
+		return;
+	}
+	fprintf(f, "# one block per NVLink domain (%d), in the latency map's order: never from the leaves\n", b->ndom);
+	if (b->placeholders)
+		fprintf(f, "# %d empty placeholder block%s keep%s each spine's domains aligned for Slurm's pairing of "
+			   "consecutive blocks (a block without nodes needs Slurm 25.05 or later)\n",
+			b->placeholders, b->placeholders == 1 ? "" : "s", b->placeholders == 1 ? "s" : "");
+	if (b->unplaced)
+		fprintf(f, "# %d node%s in no NVLink domain %s in no block\n", b->unplaced, b->unplaced == 1 ? "" : "s",
+			b->unplaced == 1 ? "is" : "are");
+}
+
+static void put_conf_block(FILE *f, int i, const char *list)
+{
+	if (list)
+		fprintf(f, "BlockName=b%02d Nodes=%s\n", i, list);
+	else
+		fprintf(f, "BlockName=b%02d\n", i);
 }
 
 int emit_slurm_block(FILE *f, const struct emit_topo *t, char *err)
 {
-	int rc, base, levels = block_start(t, &base, err);
+	struct emit_blocks b;
+	int base, levels, rc = blocks_start(t, &b, &base, &levels, err);
 
-	if (levels < 0)
-		return levels;
-	header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block (one block per leaf)");
-	if ((rc = each_switch(f, t, 1, put_conf_block, err)))
-		return rc;
-	fprintf(f, "BlockSizes=%d", base);
-	for (int k = 1; k <= levels; k++)
-		fprintf(f, ",%d", base << k);
-	fputc('\n', f);
-	return 0;
+	if (!rc) {
+		header(f, t, "Slurm topology.conf for TopologyPlugin=topology/block");
+		blocks_said(f, &b);
+		rc = each_block(f, t, &b, put_conf_block, err);
+	}
+	if (!rc) {
+		fprintf(f, "BlockSizes=%d", base);
+		for (int k = 1; k <= levels; k++)
+			fprintf(f, ",%d", base << k);
+		fputc('\n', f);
+	}
+	emit_blocks_free(&b);
+	return rc;
 }
 
 /* every name is a double-quoted YAML scalar (emit_yaml_line); the Slurm rule applies too */
@@ -191,29 +249,34 @@ static void put_yaml_switch(FILE *f, int tier, int g, const char *name, const ch
 	emit_yaml_line(f, tier ? "      children: " : "      nodes: ", NULL, list);
 }
 
-static void put_yaml_block(FILE *f, int tier, int g, const char *name, const char *list)
+static void put_yaml_block(FILE *f, int i, const char *list)
 {
 	char block[EMIT_NAME_MAX];
 
-	(void)tier, (void)name;
-	snprintf(block, sizeof block, "b%02d", g);
+	snprintf(block, sizeof block, "b%02d", i);
 	emit_yaml_line(f, "    - block: ", NULL, block);
-	emit_yaml_line(f, "      nodes: ", NULL, list);
+	if (list)
+		emit_yaml_line(f, "      nodes: ", NULL, list);
 }
 
 int emit_slurm_yaml(FILE *f, const struct emit_topo *t, char *err)
 {
-	int rc, base, levels = block_start(t, &base, err);
+	struct emit_blocks b;
+	int base, levels, rc = blocks_start(t, &b, &base, &levels, err);
 
-	if (levels < 0)
-		return levels;
-	header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
-	fputs("- topology: fabprobe-tree\n  cluster_default: true\n  tree:\n    switches:\n", f);
-	if ((rc = each_switch(f, t, t->tree->ntiers, put_yaml_switch, err)))
-		return rc;
-	fprintf(f, "- topology: fabprobe-block\n  cluster_default: false\n  block:\n    block_sizes:\n");
-	for (int k = 0; k <= levels; k++)
-		fprintf(f, "      - %d\n", base << k);
-	fputs("    blocks:\n", f);
-	return each_switch(f, t, 1, put_yaml_block, err);
+	if (!rc) {
+		header(f, t, "Slurm topology.yaml (takes precedence over topology.conf)");
+		blocks_said(f, &b);
+		fputs("- topology: fabprobe-tree\n  cluster_default: true\n  tree:\n    switches:\n", f);
+		rc = each_switch(f, t, t->tree->ntiers, put_yaml_switch, err);
+	}
+	if (!rc) {
+		fprintf(f, "- topology: fabprobe-block\n  cluster_default: false\n  block:\n    block_sizes:\n");
+		for (int k = 0; k <= levels; k++)
+			fprintf(f, "      - %d\n", base << k);
+		fputs("    blocks:\n", f);
+		rc = each_block(f, t, &b, put_yaml_block, err);
+	}
+	emit_blocks_free(&b);
+	return rc;
 }

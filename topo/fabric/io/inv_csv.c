@@ -1,6 +1,13 @@
 /* inv_csv.c — see inv_csv.h. */
 #include "inv_csv.h"
 
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "csv_read.h"
+
 #define NODE(i, n, t, f, p) [INV_CSV_NODE_##i] = CSV_COL(n, t, struct inv_csv_node, f, p)
 const struct csv_col inv_csv_node_cols[INV_CSV_NODE_NCOLS] = {
 	NODE(RUN_ID, "run_id", CSV_STR, run_id, 0),
@@ -93,3 +100,102 @@ const struct csv_col inv_csv_mm_cols[INV_CSV_MM_NCOLS] = {
 	MM(MAJORITY, "majority", CSV_STR, majority),
 	MM(TIE, "tie", CSV_I64, tie),
 };
+
+/* "<8-4-4-4-12 hex>.<digits>", as inv_gpu_domain writes it */
+static int domain_ok(const char *v)
+{
+	static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.";
+	size_t i = 0;
+
+	for (; shape[i]; i++)
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)v[i]) || isupper((unsigned char)v[i]) : v[i] != shape[i])
+			return 0;
+	if (!v[i] || strlen(v + i) > 10)
+		return 0;
+	for (; v[i]; i++)
+		if (!isdigit((unsigned char)v[i]))
+			return 0;
+	return 1;
+}
+
+struct host_at {
+	const char *name;
+	int i;
+};
+
+static int host_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct host_at *)a)->name, ((const struct host_at *)b)->name);
+}
+
+int inv_csv_domains(const char *file, const char *const *hosts, int n, char ***out, char *err)
+{
+	struct csv_read r;
+	struct host_at *by = malloc(sizeof *by * ((size_t)n + 1)), key, *hit;
+	char **dom = calloc((size_t)n + 1, sizeof *dom), *text = NULL;
+	int idx[INV_CSV_GPU_NCOLS], *state = calloc((size_t)n + 1, sizeof *state), rc, named = 0;
+	size_t used = 0;
+
+	*out = NULL;
+	if (!by || !dom || !state || !(text = malloc((size_t)n * 48 + 1))) {
+		free(by), free(dom), free(state), free(text);
+		snprintf(err, CSV_READ_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	if ((rc = csv_read_open(&r, file, err))) {
+		free(by), free(dom), free(state), free(text);
+		return rc;
+	}
+	for (int i = 0; i < n; i++)
+		by[i] = (struct host_at){ hosts[i], i };
+	qsort(by, (size_t)n, sizeof *by, host_cmp);
+	csv_read_cols(&r, inv_csv_gpu_cols, INV_CSV_GPU_NCOLS, idx);
+	while (idx[INV_CSV_GPU_HOST] >= 0 && idx[INV_CSV_GPU_DOMAIN] >= 0 && (rc = csv_read_next(&r, err)) == 1) {
+		const char *v = csv_read_get(&r, idx[INV_CSV_GPU_DOMAIN]);
+
+		key.name = csv_read_get(&r, idx[INV_CSV_GPU_HOST]);
+		if (v[0] && !domain_ok(v)) {
+			snprintf(err, CSV_READ_ERR_MAX, "%.300s:%d: nvlink_domain is not <cluster UUID>.<clique id>", file,
+				 r.line);
+			rc = FP_EUSAGE;
+			break;
+		}
+		if (!(hit = bsearch(&key, by, (size_t)n, sizeof *by, host_cmp)) || state[hit->i] < 0)
+			continue; /* a host of another run, or one already in none */
+		if (!v[0] || (state[hit->i] && strcmp(dom[hit->i], v))) {
+			state[hit->i] = -1, dom[hit->i] = NULL;
+			continue;
+		}
+		if (!state[hit->i]) {
+			dom[hit->i] = text + used;
+			used += (size_t)snprintf(text + used, 48, "%s", v) + 1;
+			state[hit->i] = 1;
+		}
+	}
+	csv_read_close(&r);
+	for (int i = 0; i < n; i++)
+		named += state[i] > 0;
+	free(by);
+	free(state);
+	if (rc < 0 || !named) {
+		free(dom);
+		free(text);
+		return rc < 0 ? rc : 0;
+	}
+	/* one block: the pointers, then the text (moved behind them) */
+	char **all = realloc(dom, sizeof *dom * (size_t)n + used);
+
+	if (!all) {
+		free(dom);
+		free(text);
+		snprintf(err, CSV_READ_ERR_MAX, "out of memory");
+		return FP_ERUNTIME;
+	}
+	memcpy((char *)(all + n), text, used);
+	for (int i = 0; i < n; i++)
+		if (all[i])
+			all[i] = (char *)(all + n) + (all[i] - text);
+	free(text);
+	*out = all;
+	return 0;
+}

@@ -83,4 +83,11 @@ enum inv_csv_mm_col {
 };
 extern const struct csv_col inv_csv_mm_cols[INV_CSV_MM_NCOLS];
 
+/* The NVLink domain of each of the n hosts, from a gpus.csv's host and nvlink_domain columns:
+ * a host's when all its GPUs name the same one, else NULL. *out: n pointers into one block
+ * (free(*out) frees all), NULL when the file names no domain (or has no such column: written
+ * before it existed). 0, or FP_EUSAGE with "file:line: why" in err (a value that is not
+ * "<hex UUID>.<clique id>"), FP_ERUNTIME out of memory. */
+int inv_csv_domains(const char *file, const char *const *hosts, int n, char ***out, char *err);
+
 #endif
