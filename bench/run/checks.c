@@ -30,8 +30,12 @@ void checks_usage(FILE *f, int with_baseline)
 	else
 		fputs("Judging:\n", f);
 	fputs("      --expect FILE       judge against expectations (key = value; docs/judging.md):\n"
-	      "                          acceptance.csv; fails on any failed rule\n"
-	      "      --accept            the same with the default line-rate rules (RDMA >= 90%, TCP >= 80%)\n"
+	      "                          acceptance.csv; fails on any failed rule. `preset = NAME` in FILE\n"
+	      "                          takes a preset's rules (the file's own override them);\n"
+	      "                          --expect preset:NAME[,NAME] the presets alone:\n", f);
+	for (int i = 0; exp_presets[i].name; i++)
+		fprintf(f, "                            %-12s %s\n", exp_presets[i].name, exp_presets[i].summary);
+	fputs("      --accept            the same with the default line-rate rules (RDMA >= 90%, TCP >= 80%)\n"
 	      "      --allow-unjudged    what nothing in the run could judge does not fail it: a rule of the\n"
 	      "                          --expect file (gpus_per_node without an inventory), --min-pct with\n"
 	      "                          no line rate known, a path with no direction, a run of one endpoint\n"
@@ -218,7 +222,8 @@ int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int a
 {
 	struct results_file csv;
 	struct acc_report rep;
-	int rc = results_tmp_open(&csv, out, "acceptance.csv"), failed, unjudged;
+	int rc = results_tmp_open(&csv, out, "acceptance.csv"), failed, unjudged, warned;
+	char band[48] = "";
 
 	if (rc || (rc = checks_acc(cur, s, csv.f, &rep))) {
 		results_tmp_abort(&csv);
@@ -228,14 +233,16 @@ int checks_write_accept(const struct rundir *cur, const struct exp_set *s, int a
 	acc_report_print(stdout, &rep);
 	failed = acc_report_failed_rules(&rep);
 	unjudged = acc_report_unjudged_rules(&rep);
+	if ((warned = acc_report_warned_rules(&rep)))
+		snprintf(band, sizeof band, ", %d in the warn band", warned);
 	/* a rule asked for and never judged is no pass: a spec for GPUs on a run without an
 	 * inventory proves nothing about them */
 	if (unjudged)
 		verdict_add(v, VERDICT_ACCEPTANCE, failed > 0 || !allow_unjudged,
-			    "acceptance: %d of %d rules failed, %d unjudged%s", failed, s->n, unjudged,
+			    "acceptance: %d of %d rules failed%s, %d unjudged%s", failed, s->n, band, unjudged,
 			    allow_unjudged ? " (allowed)" : "");
 	else
-		verdict_add(v, VERDICT_ACCEPTANCE, failed > 0, "acceptance: %d of %d rules failed", failed, s->n);
+		verdict_add(v, VERDICT_ACCEPTANCE, failed > 0, "acceptance: %d of %d rules failed%s", failed, s->n, band);
 	acc_report_free(&rep);
 	return rc ? rc : failed > 0 || (unjudged && !allow_unjudged);
 }

@@ -62,8 +62,18 @@ ethernet.min_pct_line_rate.leaf = 60
 ethernet.min_pct_line_rate.spine = 15
 EOF
 expect "topo --expect: exit 1; only node05's rows fail" sh -c "[ $? -eq 1 ] && [ -z \"\$(awk -F, 'NR > 1 && \$10 == \"0\" && \$4 != \"node05\" && \$5 != \"node05\"' '$tmp/t2/acceptance.csv')\" ] && [ \$(awk -F, '\$10 == \"0\"' '$tmp/t2/acceptance.csv' | wc -l) -eq 14 ]"
-expect "acceptance.csv: expect and pass columns" [ "$(head -1 "$tmp/t2/acceptance.csv")" = "rule,from,path,src,dst,size_B,metric,value,expect,pass,note" ]
+expect "acceptance.csv: expect and pass columns" [ "$(head -1 "$tmp/t2/acceptance.csv")" = "rule,from,path,src,dst,size_B,metric,value,expect,pass,warn,note" ]
 expect "acceptance summary: each failed rule with its worst offenders" sh -c "grep -q 'FAIL ethernet.min_pct_line_rate.leaf >= 60 (/dev/stdin:1): 4 of 14 failed; worst:' '$tmp/t2.out'"
+# a warn band in the file: the same leaf rule with the edge above every healthy pair warns and
+# fails nothing more; a preset by name on the command line; an unknown one refused before anything
+$FP topo "$tmp/changed" -o "$tmp/t2w" --expect /dev/stdin > "$tmp/t2w.out" 2>&1 << 'EOF'
+ethernet.min_pct_line_rate.leaf = 60 warn 99.9
+ethernet.min_pct_line_rate.spine = 15
+EOF
+expect "topo --expect with a warn band: exit 1 for node05's rows alone, the passing leaf rows in the band" \
+	sh -c "[ $? -eq 1 ] && [ \$(awk -F, '\$10 == \"0\"' '$tmp/t2w/acceptance.csv' | wc -l) -eq 14 ] && [ \$(awk -F, '\$1 == \"ethernet.min_pct_line_rate.leaf\" && \$10 == \"1\" && \$11 == \"1\"' '$tmp/t2w/acceptance.csv' | wc -l) -gt 0 ]"
+$FP topo "$tmp/changed" -o "$tmp/t2p" --expect preset:nosuch > "$tmp/t2p.out" 2>&1
+expect "topo --expect preset:nosuch: exit 2, naming it" sh -c "[ $? -eq 2 ] && grep -q \"unknown preset 'nosuch'\" '$tmp/t2p.out' && [ ! -e '$tmp/t2p' ]"
 $FP topo "$tmp/base" -o "$tmp/t3" --accept > "$tmp/t3.out" 2>&1
 expect "--accept (TCP >= 80% by default): the oversubscribed cross-rack pairs fail" sh -c "[ $? -eq 1 ] && grep -q 'FAIL ethernet.min_pct_line_rate >= 80 (default): 42 of 56 failed' '$tmp/t3.out'"
 

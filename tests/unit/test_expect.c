@@ -229,12 +229,125 @@ static void test_judge(void)
 	CHECK(seen.judged == 4 + 1 + 3 + 1 + 3);
 	CHECK(seen.not_judged == 0);
 	exp_free(&s);
+	/* a warn band: a-b's 92% and b->a's 5% pass a 5% floor, both under 95: the rule warns,
+	 * fails nothing, and acceptance.csv marks the two rows */
+	struct acc_report rep;
+	char csv[4096] = "", out[2048] = "";
+	FILE *f = fmemopen(csv, sizeof csv - 1, "w"), *o = fmemopen(out, sizeof out - 1, "w");
+
+	CHECK(parse_text("ethernet.min_pct_line_rate.leaf = 5 warn 95\n", &s, err) == 0);
+	CHECK(acc_report_init(&rep, &s, f) == 0);
+	CHECK(acc_evaluate(&rd, &s, acc_report_row, &rep) == 0);
+	acc_report_print(o, &rep);
+	fclose(f);
+	fclose(o);
+	CHECK_EQ(acc_report_failed_rules(&rep), 0);
+	CHECK_EQ(acc_report_warned_rules(&rep), 1);
+	CHECK_HAS(out, "acceptance: 1 rule, 0 failed, 1 in the warn band\n");
+	CHECK_HAS(out, "  WARN ethernet.min_pct_line_rate.leaf >= 5 warn 95 (spec.conf:1): 2 passed, 2 of them in the warn band (past 95)\n");
+	CHECK_HAS(csv, ",pass,warn,note\n");
+	CHECK_HAS(csv, ">= 5 (warn 95),1,1,");
+	acc_report_free(&rep);
+	exp_free(&s);
 	rundir_free(&rd);
+}
+
+/* warn bands: parsed on either side of the comparison, refused on the failing side or on a
+ * count; a figure between the edges passes and warns */
+static void test_warn_band(void)
+{
+	struct exp_set s;
+	char err[EXPECT_ERR_MAX] = "";
+	static const char *const bad[][2] = {
+		{ "infiniband.min_pct_line_rate = 92 warn 85\n", "warn 85 is not on the passing side of 92" },
+		{ "max_lat_us.leaf = 2 warn 3\n", "warn 3 is not on the passing side of 2" },
+		{ "nodes = 16 warn 15\n", "a count takes no warn band" },
+		{ "min_pct_line_rate = 80 warn 101\n", "warn 101 is not a percentage" },
+		{ "min_bw_GBps = 40 warn x\n", "'x' after 'warn' is not a non-negative number" },
+		{ "min_bw_GBps = 40 warn 45 junk\n", "unexpected 'junk' after the value (expected 'X [warn Y]')" },
+	};
+
+	CHECK_EQ(parse_text("infiniband.min_pct_line_rate = 85 warn 92\nmax_lat_us.leaf = 3 warn 2\n"
+			    "nccl.min_allreduce_busbw_GBps = 300 warn 360 at 1G\nmin_bw_GBps = 10\n", &s, err), 0);
+	CHECK_EQ(s.n, 4);
+	if (s.n == 4) {
+		CHECK(s.r[0].warn == 92);
+		CHECK(s.r[1].warn == 2);
+		CHECK(s.r[2].warn == 360);
+		CHECK(s.r[2].size == 1LL << 30);
+		CHECK(isnan(s.r[3].warn));
+		CHECK(exp_meets(&s.r[0], 90) && exp_warns(&s.r[0], 90));
+		CHECK(exp_meets(&s.r[0], 92) && !exp_warns(&s.r[0], 92));
+		CHECK(!exp_meets(&s.r[0], 84.9) && !exp_warns(&s.r[0], 84.9));
+		CHECK(exp_warns(&s.r[1], 2.5) && !exp_warns(&s.r[1], 1.9) && !exp_meets(&s.r[1], 3.1));
+		CHECK(!exp_warns(&s.r[3], 10.5));
+	}
+	exp_free(&s);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_EQ(parse_text(bad[i][0], &s, err), FP_EUSAGE);
+		CHECK_HAS(err, bad[i][1]);
+	}
+}
+
+/* presets: taken by a `preset =` line or --expect preset:NAME; the file's own rule of the same
+ * key wins wherever it stands; two presets of one key clash; unknown names refused */
+static void test_presets(void)
+{
+	struct exp_set s;
+	char err[EXPECT_ERR_MAX] = "";
+
+	CHECK_EQ(parse_text("infiniband.min_pct_line_rate = 95\npreset = ndr\npreset = hgx-h100\n", &s, err), 0);
+	CHECK_EQ(s.n, 3);
+	for (int i = 0; i < s.n; i++) {
+		if (s.r[i].what == EXP_MIN_PCT_LINE_RATE) {
+			CHECK(s.r[i].value == 95); /* the file's, before the preset */
+			CHECK_STR(s.r[i].from, "spec.conf:1");
+		} else if (s.r[i].what == EXP_NIC_RATE) {
+			CHECK(s.r[i].value == 400);
+			CHECK_STR(s.r[i].from, "preset ndr:1");
+		} else {
+			CHECK_EQ(s.r[i].what, EXP_GPUS);
+			CHECK(s.r[i].value == 8);
+		}
+	}
+	exp_free(&s);
+	CHECK_EQ(parse_text("preset = roce-400\nroce.min_pct_line_rate = 80 warn 88\n", &s, err), 0);
+	CHECK_EQ(s.n, 2);
+	if (s.n == 2) {
+		CHECK(s.r[1].value == 80);
+		CHECK(s.r[1].warn == 88); /* the file's after the preset: replaced in place */
+	}
+	exp_free(&s);
+	CHECK_EQ(parse_text("preset = hgx-h100\npreset = gb200-nvl72\n", &s, err), FP_EUSAGE);
+	CHECK_HAS(err, "key 'gpus_per_node': given twice (first at preset hgx-h100:1)");
+	CHECK_EQ(parse_text("preset = ndr\npreset = ndr\n", &s, err), FP_EUSAGE);
+	CHECK_HAS(err, "spec.conf:2: preset 'ndr' given twice");
+	CHECK_EQ(parse_text("preset = xdr\n", &s, err), FP_EUSAGE);
+	CHECK_HAS(err, "spec.conf:1: unknown preset 'xdr'");
+	CHECK_EQ(parse_text("nodes = 4\nnodes = 5\n", &s, err), FP_EUSAGE); /* still refused */
+	CHECK_EQ(exp_parse_file("preset:hdr,eth-25", &s, err), 0);
+	CHECK_EQ(s.n, 4);
+	exp_free(&s);
+	CHECK_EQ(exp_parse_file("preset:", &s, err), FP_EUSAGE);
+	CHECK_HAS(err, "names no preset");
+	CHECK_EQ(exp_parse_file("preset:ndr,bogus", &s, err), FP_EUSAGE);
+	CHECK_HAS(err, "--expect:2: unknown preset 'bogus'");
+	/* every preset parses alone */
+	for (int i = 0; exp_presets[i].name; i++) {
+		char arg[64];
+
+		snprintf(arg, sizeof arg, "preset:%s", exp_presets[i].name);
+		CHECK_EQ(exp_parse_file(arg, &s, err), 0);
+		CHECK(s.n >= 1);
+		exp_free(&s);
+	}
 }
 
 int main(void)
 {
 	CHECK(mkdtemp(tmp) != NULL);
+	RUN(test_warn_band);
+	RUN(test_presets);
 	RUN(test_parse_good);
 	RUN(test_parse_bad);
 	RUN(test_parse_hostile_files);

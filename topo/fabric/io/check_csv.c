@@ -46,6 +46,7 @@ const struct csv_col acc_csv_cols[ACC_NCOLS] = {
 	C(ACC_COL_VALUE, "value", CSV_F64, value, 4),
 	C(ACC_COL_EXPECT, "expect", CSV_STR, expect, 0),
 	C(ACC_COL_PASS, "pass", CSV_I64, pass, 0),
+	C(ACC_COL_WARN, "warn", CSV_I64, warn, 0),
 	C(ACC_COL_NOTE, "note", CSV_STR, note, 0),
 };
 #undef C

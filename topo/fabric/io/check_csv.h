@@ -44,12 +44,12 @@ struct acc_csv_row {
 	const char *metric;
 	double value;
 	const char *expect;
-	int64_t pass;                  /* 1, 0, -1: not judged */
+	int64_t pass, warn;                  /* 1, 0, -1: not judged */
 	const char *note;
 };
 enum acc_csv_col {
 	ACC_COL_RULE, ACC_COL_FROM, ACC_COL_PATH, ACC_COL_SRC, ACC_COL_DST, ACC_COL_SIZE, ACC_COL_METRIC,
-	ACC_COL_VALUE, ACC_COL_EXPECT, ACC_COL_PASS, ACC_COL_NOTE, ACC_NCOLS
+	ACC_COL_VALUE, ACC_COL_EXPECT, ACC_COL_PASS, ACC_COL_WARN, ACC_COL_NOTE, ACC_NCOLS
 };
 extern const struct csv_col acc_csv_cols[ACC_NCOLS];
 

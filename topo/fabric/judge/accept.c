@@ -269,11 +269,15 @@ static void row_write(FILE *f, const struct acc_row *row)
 	const struct exp_rule *r = row->rule;
 	char expect[64];
 
-	snprintf(expect, sizeof expect, "%s %g", exp_op(r->what), r->value);
+	if (isnan(r->warn))
+		snprintf(expect, sizeof expect, "%s %g", exp_op(r->what), r->value);
+	else
+		snprintf(expect, sizeof expect, "%s %g (warn %g)", exp_op(r->what), r->value, r->warn);
 	csv_row(f, acc_csv_cols, ACC_NCOLS, &(struct acc_csv_row){
 		.rule = r->key, .from = r->from, .path = row->path, .src = row->src, .dst = row->dst,
 		.size_B = row->size, .metric = row->metric, .value = isfinite(row->value) ? row->value : NAN,
-		.expect = expect, .pass = row->pass, .note = row->note });
+		.expect = expect, .pass = row->pass, .note = row->note,
+		.warn = row->pass == 1 ? exp_warns(r, row->value) : -1 });
 }
 
 /* how far a value stands on the right side of the rule, relative (negative: failed) */
@@ -318,8 +322,10 @@ void acc_report_row(void *ctx, const struct acc_row *row)
 	if (row->pass < 0)
 		return;
 	s->judged++;
-	if (row->pass)
+	if (row->pass) {
+		s->warned += exp_warns(row->rule, row->value);
 		return;
+	}
 	s->failed++;
 	if (row->path[0] && strcmp(row->src, "allreduce") && row->dst[0])
 		failed_pair_add(r, row);
@@ -349,6 +355,15 @@ int acc_report_failed_rules(const struct acc_report *r)
 	return n;
 }
 
+int acc_report_warned_rules(const struct acc_report *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->set->n; i++)
+		n += !r->sum[i].failed && r->sum[i].warned > 0;
+	return n;
+}
+
 static int is_default(const struct exp_rule *e)
 {
 	return !strcmp(e->from, "default");
@@ -365,18 +380,25 @@ int acc_report_unjudged_rules(const struct acc_report *r)
 
 void acc_report_print(FILE *f, const struct acc_report *r)
 {
-	int unjudged = acc_report_unjudged_rules(r);
+	int unjudged = acc_report_unjudged_rules(r), warned = acc_report_warned_rules(r);
 
 	fprintf(f, "\nacceptance: %d rule%s, %d failed", r->set->n, r->set->n == 1 ? "" : "s", acc_report_failed_rules(r));
+	if (warned)
+		fprintf(f, ", %d in the warn band", warned);
 	fprintf(f, unjudged ? ", %d unjudged\n" : "\n", unjudged);
 	for (int i = 0; i < r->set->n; i++) {
 		const struct exp_rule *e = &r->set->r[i];
 		const struct acc_rule_sum *s = &r->sum[i];
-		const char *mark = s->failed ? "FAIL" : s->judged ? "ok" : is_default(e) ? "-" : "UNJUDGED";
+		const char *mark = s->failed ? "FAIL" : s->warned ? "WARN" : s->judged ? "ok" : is_default(e) ? "-" : "UNJUDGED";
 
-		fprintf(f, "  %-4s %s %s %g (%s): ", mark, e->key, exp_op(e->what), e->value, e->from);
+		fprintf(f, "  %-4s %s %s %g", mark, e->key, exp_op(e->what), e->value);
+		if (!isnan(e->warn))
+			fprintf(f, " warn %g", e->warn);
+		fprintf(f, " (%s): ", e->from);
 		if (!s->judged)
 			fprintf(f, is_default(e) ? "nothing to judge\n" : "nothing in this run to judge it\n");
+		else if (!s->failed && s->warned)
+			fprintf(f, "%lld passed, %lld of them in the warn band (past %g)\n", s->judged, s->warned, e->warn);
 		else if (!s->failed)
 			fprintf(f, "%lld passed\n", s->judged);
 		else

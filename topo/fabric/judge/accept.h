@@ -29,7 +29,7 @@ int acc_evaluate(const struct rundir *rd, const struct exp_set *s, acc_sink sink
 /* ---------------------------------------------------------------- the report */
 
 struct acc_rule_sum {
-	long long judged, failed;
+	long long judged, failed, warned; /* warned: passed, in the rule's warn band */
 	struct acc_row worst[ACC_WORST];
 	double margin[ACC_WORST];
 	int nworst;
@@ -54,6 +54,8 @@ void acc_report_free(struct acc_report *r);
 void acc_report_row(void *ctx, const struct acc_row *row); /* an acc_sink */
 /* rules with a failure */
 int acc_report_failed_rules(const struct acc_report *r);
+/* rules without a failure with a figure in their warn band */
+int acc_report_warned_rules(const struct acc_report *r);
 /* rules of the file (not the defaults, which apply to the kinds present) that judged nothing */
 int acc_report_unjudged_rules(const struct acc_report *r);
 /* Every rule: judged, failed, and for a failed one its worst offenders. */

@@ -47,14 +47,46 @@ const char *exp_op(int what)
 	return what == EXP_MAX_LAT ? "<=" : what == EXP_NODES || what == EXP_GPUS || what == EXP_NICS ? "==" : ">=";
 }
 
-int exp_meets(const struct exp_rule *r, double value)
+static int meets(int what, double edge, double value)
 {
-	const char *op = exp_op(r->what);
+	const char *op = exp_op(what);
 
 	if (isnan(value))
 		return 0;
-	return op[0] == '<' ? value <= r->value : op[0] == '=' ? value == r->value : value >= r->value;
+	return op[0] == '<' ? value <= edge : op[0] == '=' ? value == edge : value >= edge;
 }
+
+int exp_meets(const struct exp_rule *r, double value)
+{
+	return meets(r->what, r->value, value);
+}
+
+int exp_warns(const struct exp_rule *r, double value)
+{
+	return !isnan(r->warn) && meets(r->what, r->value, value) && !meets(r->what, r->warn, value);
+}
+
+/* Each preset's thresholds and their sources: docs/judging.md ("Presets"). Line rates are the
+ * negotiated rates the ports must show; bandwidth as a share of the line rate, at the largest
+ * size; a fail and a warn edge each. */
+const struct exp_preset exp_presets[] = {
+	{ "ndr", "InfiniBand NDR HCAs (ConnectX-7, 400 Gbit/s)",
+	  "infiniband.nic_rate_Gbps = 400\ninfiniband.min_pct_line_rate = 85 warn 92\n" },
+	{ "hdr", "InfiniBand HDR HCAs (ConnectX-6, 200 Gbit/s)",
+	  "infiniband.nic_rate_Gbps = 200\ninfiniband.min_pct_line_rate = 85 warn 92\n" },
+	{ "roce-400", "400 GbE RoCE v2 ports",
+	  "roce.nic_rate_Gbps = 400\nroce.min_pct_line_rate = 85 warn 92\n" },
+	{ "roce-200", "200 GbE RoCE v2 ports",
+	  "roce.nic_rate_Gbps = 200\nroce.min_pct_line_rate = 85 warn 92\n" },
+	{ "roce-100", "100 GbE RoCE v2 ports",
+	  "roce.nic_rate_Gbps = 100\nroce.min_pct_line_rate = 85 warn 92\n" },
+	{ "eth-25", "25 GbE front-end ports, raw TCP",
+	  "ethernet.nic_rate_Gbps = 25\nethernet.min_pct_line_rate = 80 warn 90\n" },
+	{ "hgx-h100", "HGX/DGX H100 nodes: 8 GPUs", "gpus_per_node = 8\n" },
+	{ "hgx-h200", "HGX H200 nodes: 8 GPUs", "gpus_per_node = 8\n" },
+	{ "gb200-nvl72", "GB200 NVL72 compute trays: 4 GPUs a node", "gpus_per_node = 4\n" },
+	{ NULL, NULL, NULL },
+};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -137,8 +169,27 @@ static int value_parse(const char *v, const char *key, const char *name, int lin
 	if (r->what == EXP_MIN_PCT_LINE_RATE && x > 100)
 		KEY_FAIL("%g is not a percentage of the line rate (0..100)", x);
 	r->value = x;
+	r->warn = NAN;
 	while (isspace((unsigned char)*end))
 		end++;
+	if (!strncmp(end, "warn", 4) && isspace((unsigned char)end[4])) {
+		const char *w = end + 5;
+
+		if (names[which].integer)
+			KEY_FAIL("a count takes no warn band");
+		errno = 0;
+		x = strtod(w, &end);
+		if (end == w || errno || !isfinite(x) || x < 0)
+			KEY_FAIL("'%.40s' after 'warn' is not a non-negative number", w);
+		if (r->what == EXP_MIN_PCT_LINE_RATE && x > 100)
+			KEY_FAIL("warn %g is not a percentage of the line rate (0..100)", x);
+		if (!meets(r->what, r->value, x))
+			KEY_FAIL("warn %g is not on the passing side of %g (a warn band lies between a pass and a fail)",
+				 x, r->value);
+		r->warn = x;
+		while (isspace((unsigned char)*end))
+			end++;
+	}
 	if (r->what == EXP_MIN_ALLREDUCE && !strncmp(end, "at", 2) && isspace((unsigned char)end[2])) {
 		char oerr[OPTS_ERR_MAX];
 		uint64_t size;
@@ -153,7 +204,7 @@ static int value_parse(const char *v, const char *key, const char *name, int lin
 	}
 	if (*end)
 		KEY_FAIL("unexpected '%s' after the value%s", end,
-			 r->what == EXP_MIN_ALLREDUCE ? " (expected 'X' or 'X at SIZE')" : "");
+			 r->what == EXP_MIN_ALLREDUCE ? " (expected 'X [warn Y] [at SIZE]')" : " (expected 'X [warn Y]')");
 	return 0;
 }
 
@@ -180,7 +231,10 @@ static int rule_add(struct exp_set *s, const struct exp_rule *r)
 	return 0;
 }
 
-/* One line (comment stripped): key = value into s. */
+static int preset_take(const char *v, const char *name, int line, struct exp_set *s, char *err);
+
+/* One line (comment stripped): key = value into s. A rule of the same key as a preset's
+ * replaces it; any other rule given twice is refused. */
 static int line_parse(char *text, const char *name, int line, struct exp_set *s, char *err)
 {
 	char *eq = strchr(text, '='), *key, *val;
@@ -198,21 +252,61 @@ static int line_parse(char *text, const char *name, int line, struct exp_set *s,
 		snprintf(err, EXPECT_ERR_MAX, "%s:%d: a value without a key", name, line);
 		return FP_EUSAGE;
 	}
+	if (!strcmp(key, "preset"))
+		return preset_take(val, name, line, s, err);
 	if (key_parse(key, name, line, &r, &which, err))
 		return FP_EUSAGE;
 	if (!*val)
 		KEY_FAIL("no value");
 	if (value_parse(val, key, name, line, which, &r, err))
 		return FP_EUSAGE;
-	for (int i = 0; i < s->n; i++)
-		if (s->r[i].what == r.what && !strcmp(s->r[i].scope, r.scope) && !strcmp(s->r[i].tier, r.tier))
-			KEY_FAIL("given twice (first at %s)", s->r[i].from);
 	snprintf(r.from, sizeof r.from, "%.280s:%d", name, line);
+	for (int i = 0; i < s->n; i++)
+		if (s->r[i].what == r.what && !strcmp(s->r[i].scope, r.scope) && !strcmp(s->r[i].tier, r.tier)) {
+			int had_preset = !strncmp(s->r[i].from, "preset ", 7), is_preset = !strncmp(name, "preset ", 7);
+
+			if (had_preset == is_preset)
+				KEY_FAIL("given twice (first at %s)", s->r[i].from);
+			if (had_preset)
+				s->r[i] = r; /* the file's own rule over the preset's, whichever came first */
+			return 0;
+		}
 	if (rule_add(s, &r)) {
 		snprintf(err, EXPECT_ERR_MAX, "out of memory");
 		return FP_ERUNTIME;
 	}
 	return 0;
+}
+
+/* `preset = NAME`: the preset's rules, parsed as a file named "preset NAME" (each rule's from
+ * says so); a preset whose rules clash with another preset's is refused like a key given twice. */
+static int preset_take(const char *v, const char *name, int line, struct exp_set *s, char *err)
+{
+	char pname[64], text[512];
+	int k = 0;
+
+	for (int i = 0; exp_presets[i].name; i++) {
+		if (strcmp(v, exp_presets[i].name))
+			continue;
+		snprintf(pname, sizeof pname, "preset %s", exp_presets[i].name);
+		for (int k = 0; k < s->n; k++)
+			if (!strncmp(s->r[k].from, pname, strlen(pname)) && s->r[k].from[strlen(pname)] == ':') {
+				snprintf(err, EXPECT_ERR_MAX, "%s:%d: preset '%s' given twice", name, line, v);
+				return FP_EUSAGE;
+			}
+		snprintf(text, sizeof text, "%s", exp_presets[i].rules);
+		for (char *p = text, *nl; *p; p = nl + 1) {
+			int rc;
+
+			nl = strchr(p, '\n');
+			*nl = 0;
+			if ((rc = line_parse(p, pname, ++k, s, err)))
+				return rc;
+		}
+		return 0;
+	}
+	snprintf(err, EXPECT_ERR_MAX, "%.280s:%d: unknown preset '%.40s' (fabprobe run --help lists them)", name, line, v);
+	return FP_EUSAGE;
 }
 
 /* The whole text of f, at most EXPECT_BYTES_MAX bytes, into *out (NUL-terminated). 0, or
@@ -291,6 +385,31 @@ int exp_parse(FILE *f, const char *name, struct exp_set *s, char *err)
 
 int exp_parse_file(const char *file, struct exp_set *s, char *err)
 {
+	if (!strncmp(file, "preset:", 7)) { /* --expect preset:NAME[,NAME…]: those lines alone */
+		char text[512];
+		size_t used = 0;
+		FILE *f;
+		int rc;
+
+		for (const char *p = file + 7; *p && used < sizeof text - 64; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+			used += (size_t)snprintf(text + used, sizeof text - used, "preset = %.*s\n", (int)strcspn(p, ","), p);
+		*s = (struct exp_set){ 0 };
+		if (!used) {
+			snprintf(err, EXPECT_ERR_MAX, "--expect %.200s: names no preset", file);
+			return FP_EUSAGE;
+		}
+		if (!(f = fmemopen(text, used, "r"))) {
+			snprintf(err, EXPECT_ERR_MAX, "out of memory");
+			return FP_ERUNTIME;
+		}
+		rc = exp_parse(f, "--expect", s, err);
+		fclose(f);
+		if (rc == 0 && !s->n) {
+			snprintf(err, EXPECT_ERR_MAX, "--expect %.200s: names no preset", file);
+			rc = FP_EUSAGE;
+		}
+		return rc;
+	}
 	/* a regular file or a pipe (--expect <(…)), read once; never blocking on a FIFO */
 	char why[128];
 	struct stat st;
@@ -327,7 +446,7 @@ int exp_defaults(struct exp_set *s)
 				(!strcmp(s->r[i].scope, def[d].kind) || !s->r[i].scope[0]);
 		if (have)
 			continue;
-		struct exp_rule r = { .what = EXP_MIN_PCT_LINE_RATE, .value = def[d].pct, .from = "default" };
+		struct exp_rule r = { .what = EXP_MIN_PCT_LINE_RATE, .value = def[d].pct, .warn = NAN, .from = "default" };
 		snprintf(r.scope, sizeof r.scope, "%s", def[d].kind);
 		snprintf(r.key, sizeof r.key, "%s.min_pct_line_rate", def[d].kind);
 		if (rule_add(s, &r))

@@ -17,6 +17,12 @@
  *   KIND.nics_per_node = N         up NICs of that kind on each node (KIND required)
  *   KIND.nic_rate_Gbps = X         negotiated rate of each up NIC of that kind, at least
  *
+ * A value may carry a warn band, `X warn Y` (before `at SIZE`): a figure past X fails, one
+ * between X and Y passes and is said as a warning (Y on the passing side of X; not for counts).
+ * `preset = NAME` (any number of lines) takes a preset's rules (exp_presets); a rule of the file
+ * itself overrides the preset's rule of the same key. `--expect preset:NAME[,NAME…]` is a file
+ * holding only those lines.
+ *
  * Defaults (`--accept`, and for any kind a file leaves without a min_pct_line_rate rule):
  * infiniband and roce 90 (RDMA), ethernet 80 (TCP). ipoib has none: single-stream TCP over
  * IPoIB is bound by the host, not the link; give one if you want it judged. */
@@ -45,6 +51,7 @@ struct exp_rule {
 	char scope[16];  /* "" = every kind (or backend) */
 	char tier[16];   /* "" = every tier */
 	double value;
+	double warn;     /* the warn band's edge (value ... warn: passes, said); NAN: none */
 	long long size;  /* all-reduce: bytes; 0 = the largest measured */
 	char key[96];    /* as written */
 	char from[320];  /* "FILE:LINE", or "default" */
@@ -69,5 +76,13 @@ const char *exp_what_name(int what);
 const char *exp_op(int what);
 /* Does value meet the rule? */
 int exp_meets(const struct exp_rule *r, double value);
+/* Does value meet the rule but sit in its warn band? */
+int exp_warns(const struct exp_rule *r, double value);
+
+/* The presets (expect.c's table, docs/judging.md's sources): NULL-terminated. */
+struct exp_preset {
+	const char *name, *summary, *rules;
+};
+extern const struct exp_preset exp_presets[];
 
 #endif
