@@ -46,7 +46,7 @@ static void run_usage(FILE *f)
 	      "line_rate_Gbps and pct_line_rate), then the node order proven: an all-reduce in the\n"
 	      "written node order, the launch order and a random one (order_check.csv).\n"
 	      "      --no-inventory      leave the inventory out (then -p, or mpi alone)\n"
-	      "      --sysfs-root DIR, --hwloc-xml FILE, --nvml-capture DIR\n"
+	      "      --sysfs-root DIR, --hwloc-xml FILE, --nvml-capture DIR, --k8s-nodes FILE\n"
 	      "                          the inventory reads these instead of the machine (as\n"
 	      "                          `fabprobe inventory` does; %h the node, %r the rank): the\n"
 	      "                          paths found and the rails (each GPU's nearest port, in GPU\n"

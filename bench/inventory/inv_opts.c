@@ -24,6 +24,8 @@ void inv_usage(FILE *f)
 	      "                          libnvidia-ml\n"
 	      "      --nvml-save DIR     write this node's NVML answers as such a capture into DIR\n"
 	      "                          (a GPU's folder that exists is refused: never overwritten)\n"
+	      "      --k8s-nodes FILE    `kubectl get nodes -o json`: each listed node's label\n"
+	      "                          nvidia.com/gpu.clique checked against the NVLink domain found\n"
 	      "Output:\n"
 	      RESULTS_HELP
 	      "  -h, --help\n"
@@ -34,12 +36,13 @@ void inv_usage(FILE *f)
 	      f);
 }
 
-enum { O_SYSFS = 256, O_XML, O_NVML, O_NVML_SAVE };
+enum { O_SYSFS = 256, O_XML, O_NVML, O_NVML_SAVE, O_K8S };
 
 static const struct option long_opts[] = {
 	{ "sysfs-root", required_argument, NULL, O_SYSFS },
 	{ "hwloc-xml", required_argument, NULL, O_XML },
 	{ "nvml-capture", required_argument, NULL, O_NVML },
+	{ "k8s-nodes", required_argument, NULL, O_K8S },
 	{ NULL, 0, NULL, 0 },
 };
 static const struct option inv_only_opts[] = {
@@ -76,6 +79,7 @@ static int inv_opts_take(void *ctx, int c, const char *arg, char *err)
 	case O_XML: o->hwloc_xml = arg; return opts_value("--hwloc-xml", arg, err);
 	case O_NVML: o->nvml_capture = arg; return opts_value("--nvml-capture", arg, err);
 	case O_NVML_SAVE: o->nvml_save = arg; return opts_value("--nvml-save", arg, err);
+	case O_K8S: o->k8s_nodes = arg; return opts_value("--k8s-nodes", arg, err);
 	default: OPTS_FAIL("internal: option %d is not one of the inventory's", c);
 	}
 }

@@ -15,6 +15,7 @@ struct inv_opts {
 	const char *hwloc_xml;    /* idem; NULL = the running machine */
 	const char *nvml_capture; /* idem: NVML's answers captured (topo/node/inv_nvml.h) */
 	const char *nvml_save;    /* idem: write this node's NVML answers there as a capture */
+	const char *k8s_nodes;    /* `kubectl get nodes -o json`: nvidia.com/gpu.clique checked */
 	struct results_where where;  /* -o, --name, --results-root */
 	const char *gpu_path;     /* the GPU collective backend of this build, a path where
 				     there are GPUs; NULL when none (given by the command layer) */

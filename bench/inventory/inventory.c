@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/mpi_util.h"
+#include "core/rjson.h"
 #include "core/run.h"
 #include "core/world.h"
 #include "node/inv_nvml.h"
@@ -98,6 +99,11 @@ static int sources_expand(const struct inv_opts *o, const struct world *w, struc
 	if (ctx->hwloc_xml && (stat(ctx->hwloc_xml, &st) || !S_ISREG(st.st_mode) || access(ctx->hwloc_xml, R_OK))) {
 		LOG_ERROR("--hwloc-xml %s: %s", ctx->hwloc_xml, stat(ctx->hwloc_xml, &st) ? strerror(errno)
 			  : !S_ISREG(st.st_mode) ? "not a regular file" : "not readable");
+		return FP_EUSAGE;
+	}
+	if (o->k8s_nodes && w->rank == 0 && (stat(o->k8s_nodes, &st) || !S_ISREG(st.st_mode))) {
+		LOG_ERROR("--k8s-nodes %s: %s", o->k8s_nodes, stat(o->k8s_nodes, &st) ? strerror(errno)
+			  : "not a regular file (save `kubectl get nodes -o json` to a file)");
 		return FP_EUSAGE;
 	}
 	if (ctx->nvml_capture && (stat(ctx->nvml_capture, &st) || !S_ISDIR(st.st_mode))) {
@@ -193,6 +199,54 @@ static int gather(const struct world *w, int per, const struct inv_node *mine, i
 	return rc;
 }
 
+/* `kubectl get nodes -o json` (a List of Nodes, or one Node): each node's name and its
+ * nvidia.com/gpu.clique label, checked against the domains found (inv_nvl_labels_check). 0, or
+ * FP_EUSAGE after naming the file and what is wrong with it. */
+static int k8s_cliques(const char *file, const struct inv_node *nodes, int n, struct inv_mismatch *mm, int *nmm)
+{
+	struct rjson doc;
+	const struct rjson *items, *one[1];
+	const char **host = NULL, **label = NULL;
+	char err[256];
+	int rc = rjson_load(file, 256u << 20, &doc, err, sizeof err), count;
+
+	if (rc) {
+		LOG_ERROR("--k8s-nodes %s: %s", file, rc == 1 ? "no such file" : err);
+		return rc == FP_ERUNTIME ? rc : FP_EUSAGE;
+	}
+	items = rjson_get(&doc, "items");
+	one[0] = &doc;
+	count = items && items->type == RJSON_ARR ? items->n : rjson_get(&doc, "metadata") ? 1 : 0;
+	if (!count && !(items && items->type == RJSON_ARR)) {
+		LOG_ERROR("--k8s-nodes %s: neither a List of Nodes (items) nor a Node (metadata): "
+			  "`kubectl get nodes -o json` writes one", file);
+		rjson_free(&doc);
+		return FP_EUSAGE;
+	}
+	host = calloc((size_t)count + 1, sizeof *host);
+	label = calloc((size_t)count + 1, sizeof *label);
+	for (int i = 0; host && label && i < count; i++) {
+		const struct rjson *node = items && items->type == RJSON_ARR ? &items->item[i] : one[0];
+		const struct rjson *meta = rjson_get(node, "metadata");
+
+		host[i] = rjson_str(rjson_get(meta, "name"));
+		label[i] = rjson_str(rjson_get(rjson_get(meta, "labels"), "nvidia.com/gpu.clique"));
+		if (!host[i]) {
+			LOG_ERROR("--k8s-nodes %s: item %d has no metadata.name", file, i);
+			rc = FP_EUSAGE;
+			break;
+		}
+	}
+	if (!host || !label)
+		rc = FP_ERUNTIME;
+	if (!rc)
+		*nmm = inv_nvl_labels_check(nodes, n, host, label, count, mm, *nmm, MISMATCH_MAX);
+	free(host);
+	free(label);
+	rjson_free(&doc);
+	return rc;
+}
+
 /* Rank 0: the paths, the mismatches, the files and the table. Returns 0, 1 (mismatch) or a
  * negative code. */
 static int report(const struct inv_opts *o, const struct run_out *ro, const struct inv_node *nodes,
@@ -209,6 +263,10 @@ static int report(const struct inv_opts *o, const struct run_out *ro, const stru
 	}
 	r.npaths = *npaths = inv_paths(nodes, n, o->gpu_path, paths, INV_PATHS_MAX);
 	r.nmm = inv_mismatches(nodes, n, o->gpu_path, mm, MISMATCH_MAX);
+	if (o->k8s_nodes && (rc = k8s_cliques(o->k8s_nodes, nodes, n, mm, &r.nmm)) != 0) {
+		free(mm);
+		return rc;
+	}
 	r.mm = mm;
 	rc = inv_report_write(&r);
 	inv_report_print(stdout, &r);

@@ -148,6 +148,22 @@ expect "two NVL72 racks: gpus.csv's nvlink_domain is the gpu.clique label, two v
 	[ "$(csv_col "$tmp/nvok/gpus.csv" nvlink_domain | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = "8 7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.32766 8 c0ffee00-1234-4abc-8def-00112233aa01.32766 " ]
 expect "two NVL72 racks: the platform's chassis, slot and tray" rows_hold "$tmp/nvok/gpus.csv" '$2 ~ /r3$/' \
 	'$17 == "1821124190001"' '$18 == 2' '$19 == 1'
+# Kubernetes' nvidia.com/gpu.clique as a cluster has it (kubectl get nodes -o json): r0 right,
+# r1 labelled with the other rack's domain, r2 without the label, r3 not listed
+hosts=($(csv_col "$tmp/nvok/nodes.csv" host))
+cat > "$tmp/k8s.json" <<JSON
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"metadata": {"name": "${hosts[0]}", "labels": {"nvidia.com/gpu.clique": "7d1e53a4-2c3b-4f65-9d1c-0c1f2e3a4b5c.32766"}}},
+ {"metadata": {"name": "${hosts[1]}", "labels": {"nvidia.com/gpu.clique": "c0ffee00-1234-4abc-8def-00112233aa01.32766"}}},
+ {"metadata": {"name": "${hosts[2]}", "labels": {"kubernetes.io/hostname": "x"}}}]}
+JSON
+"${MPIRUN_LOCAL[@]}" --oversubscribe -np 4 $FP inventory --nvml-capture "$tmp/ok/%r" --k8s-nodes "$tmp/k8s.json" -o "$tmp/nvk8s" > "$tmp/nvk8s.out" 2>&1
+expect "--k8s-nodes: exit 1, the two labels that disagree with the domains found, nothing else" \
+	sh -c "[ $? -eq 1 ] && [ \"\$(tail -n +2 '$tmp/nvk8s/inventory_mismatch.csv' | cut -d, -f2- | sed 's/^[^,]*\///')\" = 'r1,k8s label nvidia.com/gpu.clique,value,c0ffee00..32766,7d1e53a4..32766,0
+r2,k8s label nvidia.com/gpu.clique,value,absent,c0ffee00..32766,0' ]"
+printf '{"items": [{"metadata": {}}]}' > "$tmp/k8s-bad.json"
+$FP inventory --nvml-capture "$tmp/h200/0" --k8s-nodes "$tmp/k8s-bad.json" -o "$tmp/nvk8sbad" > "$tmp/nvk8sbad.out" 2>&1
+expect "--k8s-nodes with an item without a name: exit 2, naming the file" sh -c "[ $? -eq 2 ] && grep -q 'k8s-bad.json: item 0 has no metadata.name' '$tmp/nvk8sbad.out'"
 $NV "$tmp/bad" nvl72 --racks 2 --trays 3 --unregistered 4 --two-cliques 1 --zero-uuid 2 --degraded 3 --links-down 5
 "${MPIRUN_LOCAL[@]}" --oversubscribe -np 6 $FP inventory --nvml-capture "$tmp/bad/%r" -o "$tmp/nvbad" > "$tmp/nvbad.out" 2>&1
 expect "NVL72 faults: exit 1" [ $? -eq 1 ]

@@ -247,3 +247,55 @@ void inv_nvl_summary(const struct inv_node *nodes, int n, char *out, size_t len)
 		snprintf(out, len, "NVLink domains: %d%s, %d of %d nodes in one", ndom, ndom > 16 ? " or more" : "",
 			 in_dom, n);
 }
+
+/* "7d1e53a4..32766": a domain short enough for a mismatch's value */
+static void value_short(const char *d, char *out, size_t len)
+{
+	const char *dot = strrchr(d, '.');
+
+	if (!d[0])
+		snprintf(out, len, "none");
+	else if (!dot || strlen(d) < 24)
+		snprintf(out, len, "%.30s", d);
+	else
+		snprintf(out, len, "%.8s..%.12s", d, dot + 1);
+}
+
+struct labelled {
+	const char *host, *label;
+};
+
+static int labelled_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct labelled *)a)->host, ((const struct labelled *)b)->host);
+}
+
+int inv_nvl_labels_check(const struct inv_node *nodes, int n, const char *const *host, const char *const *label,
+			 int nlabels, struct inv_mismatch *out, int nout, int max)
+{
+	struct labelled *by = malloc(sizeof *by * ((size_t)nlabels + 1)), key, *hit;
+
+	if (!by)
+		return nout;
+	for (int i = 0; i < nlabels; i++)
+		by[i] = (struct labelled){ host[i], label[i] };
+	qsort(by, (size_t)nlabels, sizeof *by, labelled_cmp);
+	for (int k = 0; k < n; k++) {
+		char d[64], v[INV_NAME_MAX], e[INV_NAME_MAX];
+
+		key.host = nodes[k].host;
+		if (!(hit = bsearch(&key, by, (size_t)nlabels, sizeof *by, labelled_cmp)))
+			continue; /* a node the file does not list: nothing to compare */
+		inv_node_domain(&nodes[k], d, sizeof d);
+		if (!strcmp(d, hit->label ? hit->label : ""))
+			continue;
+		if (hit->label)
+			value_short(hit->label, v, sizeof v);
+		else
+			snprintf(v, sizeof v, "absent");
+		value_short(d, e, sizeof e);
+		nout = add(out, nout, max, k, "k8s label nvidia.com/gpu.clique", "value", v, e);
+	}
+	free(by);
+	return nout;
+}

@@ -43,6 +43,12 @@ void inv_node_domain(const struct inv_node *node, char *out, size_t len);
  * none and why); "" when NVML was read on none of their GPUs. */
 void inv_nvl_summary(const struct inv_node *nodes, int n, char *out, size_t len);
 
+/* Kubernetes' nvidia.com/gpu.clique labels (label[i] of node host[i]; NULL: the node has no
+ * such label) against the domains found: each node the labels list whose label differs from
+ * its domain (inv_node_domain; "" none) is a mismatch appended to out[nout..max). */
+int inv_nvl_labels_check(const struct inv_node *nodes, int n, const char *const *host, const char *const *label,
+			 int nlabels, struct inv_mismatch *out, int nout, int max);
+
 /* One field of a capture, decoded into nv: 0, or FP_EUSAGE (the value is left unknown) with
  * why. An unknown name is FP_EUSAGE too. */
 int inv_nvml_field(struct inv_gpu_nvml *nv, const char *name, const char *value, char *why, size_t wlen);
