@@ -180,7 +180,8 @@ static int lat_pass(struct p2p_run *run, const struct transport_ops *tr, void *c
 			/* a sequence number of its own per pass: a message left over from a pair that
 			 * timed out never matches the same pair's next pass */
 			p2p_pair_run(run, tr, ctx, ports, q->a, q->b,
-				 (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs), k - sc->step_first[s]);
+				 (unsigned)((size_t)k + (size_t)(p + 1) * (size_t)sc->npairs), k - sc->step_first[s],
+				 sc->step_first[s + 1] - sc->step_first[s]);
 			p2p_lat_keep_best(run, peer);
 		}
 	}
@@ -263,7 +264,8 @@ static int path_steps(struct p2p_run *run, const struct transport_ops *tr, void 
 
 			if (p->a != w->my_ep && p->b != w->my_ep)
 				continue;
-			p2p_pair_run(run, tr, ctx, ports, p->a, p->b, (unsigned)k, k - sc->step_first[s]);
+			p2p_pair_run(run, tr, ctx, ports, p->a, p->b, (unsigned)k, k - sc->step_first[s],
+				     sc->step_first[s + 1] - sc->step_first[s]);
 			if (run->best)
 				p2p_lat_keep_best(run, peer);
 		}
@@ -411,8 +413,9 @@ static int run_start(struct p2p_run *run)
 	p2p_pin_init(run);
 	p2p_pin_probe(run, 0);
 	if (run->pin && w->rank == 0 && !strcmp(run->csv_name, "p2p.csv"))
-		printf("p2p: the endpoints outnumber the cores of the machine they share: the two sides of a "
-		       "pair measure together on one core, waiting endpoints on another\n");
+		printf("p2p: %d endpoints share a machine of %d cores: the two sides of a pair measure together on "
+		       "one core, the pairs spread over the cores, waiting endpoints on the last (--placement)\n",
+		       run->machine_eps, CPU_COUNT(&run->cpus));
 	run->mine = calloc((size_t)run->nrec, sizeof *run->mine);
 	/* earlier latency passes: not with a test hook, which must act on the pass that is written */
 	if (o->lat_passes > 1 && o->nlat > 0 && o->test_stall_rank < 0 && o->test_fault_rank < 0 &&

@@ -21,6 +21,8 @@ struct p2p_size {
 	int lat, bw;
 };
 
+enum { P2P_PLACE_AUTO, P2P_PLACE_SHARED, P2P_PLACE_NONE };
+
 struct p2p_opts {
 	struct p2p_size sizes[2 * OPTS_LIST_MAX]; /* union of the latency and bandwidth sizes */
 	int nsizes;
@@ -41,6 +43,7 @@ struct p2p_opts {
 	long test_fault_rank;
 	int progress;                /* 1 on, 0 off, -1 when stderr is a terminal */
 	struct tr_qos qos;           /* --tclass, --sl, --flow-label (-1: not given) */
+	int placement;               /* --placement: P2P_PLACE_* */
 	uint64_t lat_list[OPTS_LIST_MAX], bw_list[OPTS_LIST_MAX]; /* -l, -s as given (sizes: both) */
 	int nlat, nbw;
 };

@@ -30,6 +30,7 @@ struct p2p_run {
 	MPI_Comm ctl;            /* per path: the warm-up decisions, sender to receiver */
 	const char *csv_name;    /* "p2p.csv", or the plan's file */
 	int pin;                 /* place the endpoints on the cores they share (pin_init) */
+	int machine_eps;         /* endpoints on this machine (the same kernel boot id) */
 	cpu_set_t cpus;          /* this rank's affinity, restored at the end */
 	int stall_pending;       /* test-only stall not yet done */
 	int failed;              /* directions that failed, all paths */
@@ -56,9 +57,10 @@ struct lat_best {
 };
 
 /* The pair (a, b), me one of them, every size: both directions, a to b first, or a to b alone
- * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). */
+ * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). slot: the
+ * pair's place among the nslots pairs of its step (where it is placed, run->pin). */
 void p2p_pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx, const struct tr_port *ports, int a,
-		  int b, unsigned seq, int slot);
+		  int b, unsigned seq, int slot, int nslots);
 /* After an earlier latency pass of peer's pair: its figures kept where they beat the best so far. */
 void p2p_lat_keep_best(struct p2p_run *run, int peer);
 /* This endpoint is done with its pairs of the step: its part of the step's barrier posted. */

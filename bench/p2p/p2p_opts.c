@@ -38,6 +38,10 @@ void p2p_usage(FILE *f)
 	      "                          mpi; `run`: every path the inventory found)\n"
 	      "  -c, --concurrency K     at most K pairs in flight at once (default: a whole round)\n"
 	      "  -t, --pair-timeout SEC  deadline of one pair (default: from the estimate, generous)\n"
+	      "      --placement MODE    auto (default): where a machine's endpoints outnumber its cores\n"
+	      "                          (an emulated cluster), the two sides of each pair measure on\n"
+	      "                          one core, the pairs spread over the cores; shared: so even\n"
+	      "                          where they do not; none: the kernel places them\n"
 	      "RDMA (verbs paths):\n"
 	      "      --tclass N          traffic class of the packets, 0..255 (RoCE: DSCP << 2, which\n"
 	      "                          picks the switch queue; default: NCCL_IB_TC, else 0)\n"
@@ -59,7 +63,7 @@ void p2p_usage(FILE *f)
 }
 
 enum { O_LAT_WARMUP = 256, O_LAT_PASSES, O_BW_ITERS, O_BW_WARMUP, O_BW_TOL, O_BW_WARMUP_TIME, O_PROGRESS, O_NO_PROGRESS,
-       O_STALL, O_FAULT, O_TCLASS, O_SL, O_FLOW_LABEL };
+       O_STALL, O_FAULT, O_TCLASS, O_SL, O_FLOW_LABEL, O_PLACEMENT };
 
 static const struct option p2p_long_opts[] = {
 	{ "lat-sizes", required_argument, NULL, 'l' },
@@ -80,6 +84,7 @@ static const struct option p2p_long_opts[] = {
 	{ "tclass", required_argument, NULL, O_TCLASS },
 	{ "sl", required_argument, NULL, O_SL },
 	{ "flow-label", required_argument, NULL, O_FLOW_LABEL },
+	{ "placement", required_argument, NULL, O_PLACEMENT },
 	{ "test-stall", required_argument, NULL, O_STALL },
 	{ "test-fault", required_argument, NULL, O_FAULT },
 	{ NULL, 0, NULL, 0 },
@@ -208,6 +213,12 @@ static int p2p_opts_take(void *ctx, int c, const char *arg, char *err)
 	case 'p': o->paths_given = 1; return p2p_paths_parse("--paths", arg, o->paths, &o->npaths, err);
 	case 'c': return opts_long("--concurrency", arg, 1, 1000000, &o->concurrency, err);
 	case 't': return opts_seconds("--pair-timeout", arg, 86400, &o->pair_timeout, err);
+	case O_PLACEMENT:
+		if (!strcmp(arg, "auto") || !strcmp(arg, "shared") || !strcmp(arg, "none")) {
+			o->placement = arg[0] == 'a' ? P2P_PLACE_AUTO : arg[0] == 's' ? P2P_PLACE_SHARED : P2P_PLACE_NONE;
+			return 0;
+		}
+		OPTS_FAIL("--placement: '%.40s' is not auto, shared or none", arg);
 	case O_PROGRESS: o->progress = 1; return 0;
 	case O_NO_PROGRESS: o->progress = 0; return 0;
 	case O_STALL: return opts_long("--test-stall", arg, 0, 10000000, &o->test_stall_rank, err);

@@ -46,7 +46,9 @@ void p2p_pin_to(const struct p2p_run *run, int n)
 /* When the endpoints that share this machine (the same kernel boot id) outnumber its cores —
  * the emulated cluster, where every "node" runs on the same cores, or one node oversubscribed
  * — the endpoints are placed: the two sides of the slot-th measured pair together on one core
- * (slot modulo all cores but the last), every endpoint that waits on the last core. Together
+ * (slot modulo the cores; modulo all but the last where endpoints of the machine wait in that
+ * step), every endpoint that waits on the last core (--placement shared forces it, none
+ * leaves the kernel to place them; waiting then still yields). Together
  * on one core, a message costs the same whichever cores the host gives this machine's vCPUs at
  * the moment; on two cores, every message paid the cache-line transfer between them, which on
  * a shared host moves between ~0.1 and ~0.4 µs a round trip in spells of seconds (read as a
@@ -57,11 +59,11 @@ void p2p_pin_init(struct p2p_run *run)
 {
 	int over = 0;
 
-	mpi_machine_ranks(run->w->epcomm, &over);
+	run->machine_eps = mpi_machine_ranks(run->w->epcomm, &over);
 	run->pin = 0;
 	if (sched_getaffinity(0, sizeof run->cpus, &run->cpus) == 0 && CPU_COUNT(&run->cpus) >= 2)
-		run->pin = over;
-	mpi_wait_yield(run->pin);
+		run->pin = run->o->placement == P2P_PLACE_SHARED || (over && run->o->placement == P2P_PLACE_AUTO);
+	mpi_wait_yield(run->pin || over);
 	if (run->pin)
 		p2p_pin_to(run, CPU_COUNT(&run->cpus) - 1);
 }
@@ -310,7 +312,7 @@ void p2p_lat_keep_best(struct p2p_run *run, int peer)
 /* The pair (a, b), me one of them, every size: both directions, a to b first, or a to b alone
  * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). */
 void p2p_pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx,
-		     const struct tr_port *ports, int a, int b, unsigned seq, int slot)
+		     const struct tr_port *ports, int a, int b, unsigned seq, int slot, int nslots)
 {
 	const struct p2p_opts *o = run->o;
 	int me = run->w->my_ep, peer = me == a ? b : a, lo = a, hi = b;
@@ -326,8 +328,13 @@ void p2p_pair_run(struct p2p_run *run, const struct transport_ops *tr, void *ctx
 		run->stall_pending = 0;
 		clock_sleep_us((long)((run->timeout * 1.5 + 0.5) * 1e6));
 	}
-	if (run->pin)
-		p2p_pin_to(run, slot % (CPU_COUNT(&run->cpus) - 1));
+	if (run->pin) {
+		/* a core for the endpoints that wait only when some do (a plan's step, a step of
+		 * fewer pairs than the machine's endpoints make): a full step's pairs take all */
+		int cores = CPU_COUNT(&run->cpus), waiting = run->machine_eps > 2 * nslots;
+
+		p2p_pin_to(run, slot % (waiting ? cores - 1 : cores));
+	}
 	if (!ports[me].usable || !ports[peer].usable) {
 		status = P2P_SKIPPED;
 		snprintf(why, sizeof why, "%s", ports[me].usable ? ports[peer].why : ports[me].why);
