@@ -452,6 +452,18 @@ static void test_domain_blocks(void)
 	render(emit_kueue, &t, &rc);
 	CHECK_EQ(rc, FP_EUSAGE);
 	CHECK_HAS(err, "n01: NVLink domain 'a b' is not a label value");
+	/* two spines of two domains each: no placeholder needed, and the sizes stop at a spine's
+	 * two blocks (an aggregate of four would join the spines) */
+	{
+		const char *four[N] = { A, A, B, B, NULL, NULL, C, C, D, D, NULL, NULL };
+
+		t.domain = four;
+		render(emit_slurm_block, &t, &rc);
+		CHECK_EQ(rc, 0);
+		CHECK(strstr(buf, "placeholder") == NULL);
+		CHECK_HAS(buf, "BlockName=b03 Nodes=n[09-10]\nBlockSizes=2,4\n");
+		t.domain = dom;
+	}
 	/* one spine: no placeholders; sizes up to the largest power of two of domains */
 	dom[0] = A;
 	r = tree(6, 2);

@@ -109,7 +109,8 @@ int emit_blocks_from_domains(const struct emit_topo *t, struct emit_blocks *b)
 				k += p;
 			}
 		}
-		for (int size = 2; size <= (b->placeholders ? p : b->ndom); size *= 2)
+		/* aggregates never reach past a spine's blocks where there are several spines */
+		for (int size = 2; size <= (nspines > 1 && used_spines > 1 ? p : b->ndom); size *= 2)
 			b->levels++;
 	}
 	rc = 0;
