@@ -2,7 +2,9 @@
 # summarising repeated measurements (docs/figures.md: compare interleaved launches, report the
 # median and the minimum).
 
-wait_idle() { # every CPU >= 90% idle for two consecutive 1 s samples
+wait_idle() { # every CPU >= 90% idle for two consecutive 1 s samples (its variables local: a
+	# caller's loop variable, n or i, must not be overwritten)
+	local u n s i u2 n2 s2 i2
 	for _ in $(seq 30); do
 		local ok=0
 		for _ in 1 2; do

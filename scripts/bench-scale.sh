@@ -2,7 +2,11 @@
 # The measurement at scale: the p2p engine's own time per step at 64, 128 and 256 endpoints on
 # this machine, then the plan (build/plan-sim) for 1,024, 4,096 and 16,384 nodes on 2- and
 # 3-tier trees, with each phase's predicted wall time from those figures.
-#   scripts/bench-scale.sh [--endpoints "64 128 256"] [--cluster]
+#   scripts/bench-scale.sh [--endpoints "64 128 256"] [--cluster] [--base COMMIT]
+# With --base COMMIT, instead: this build against COMMIT built in a temporary worktree (outside
+# the repository's tree, removed at the end), interleaved, twice each: the wall time of
+# `mpirun -np N --oversubscribe fabprobe p2p -l 8 -s none -n 50` (the defaults otherwise) and
+# the engine's time per step, for each N of --endpoints (default here "64 128").
 # With --cluster (root), instead: on the emulated cluster of 16 nodes in 3 tiers with rack 2's
 # uplink at 300 Mbit/s and node07 at 500 Mbit/s (tests/integration/test_cluster_scale.sh's),
 # `fabprobe run --plan map` and `--plan all` side by side: pairs measured, wall time, findings.
@@ -16,14 +20,45 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
-eps="64 128 256" cluster=0
+eps="" cluster=0 base=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--endpoints) eps=$2; shift 2 ;;
 	--cluster) cluster=1; shift ;;
-	*) echo "usage: $0 [--endpoints \"64 128 256\"] [--cluster]" >&2; exit 2 ;;
+	--base) base=$2; shift 2 ;;
+	*) echo "usage: $0 [--endpoints \"64 128 256\"] [--cluster] [--base COMMIT]" >&2; exit 2 ;;
 	esac
 done
+if [ -n "$base" ]; then
+	eps=${eps:-64 128}
+	git rev-parse --verify -q "$base^{commit}" > /dev/null || { echo "$0: --base: '$base' is no commit" >&2; exit 2; }
+	for n in $eps; do
+		[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$0: --endpoints: '$n' is not a count" >&2; exit 2; }
+	done
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	make -s fabprobe
+	tmp=$(mktemp -d); trap 'git worktree remove --force "$tmp/base" > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+	git worktree add -q --detach "$tmp/base" "$base"
+	make -s -C "$tmp/base" build/fabprobe > /dev/null
+	printf '%-12s %9s %8s %12s\n' build endpoints "wall s" "sync ms/st"
+	for n in $eps; do
+		for round in 1 2; do
+			for b in "$tmp/base/build/fabprobe" ./build/fabprobe; do
+				wait_idle
+				t0=$(date +%s.%N)
+				mpirun -np "$n" --oversubscribe --bind-to none "$b" p2p -l 8 -s none -n 50 --no-progress \
+					-o "$tmp/r" < /dev/null > "$tmp/r.log" 2>&1 || { tail -5 "$tmp/r.log"; exit 1; }
+				t1=$(date +%s.%N)
+				sync=$(sed -n 's/.*"sync_ms_per_step": \([0-9.]*\).*/\1/p' "$tmp/r/meta.json")
+				printf '%-12s %9d %8.1f %12s\n' "$([ "$b" = ./build/fabprobe ] && echo this || git rev-parse --short "$base")" \
+					"$n" "$(echo "$t1 - $t0" | bc)" "${sync:--}"
+				rm -rf "$tmp/r"
+			done
+		done
+	done
+	exit 0
+fi
+eps=${eps:-64 128 256}
 if [ "$cluster" = 1 ]; then
 	make -s fabprobe
 	FC=scripts/fakecluster.sh
