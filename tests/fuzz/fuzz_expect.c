@@ -24,8 +24,8 @@ static int parse(const char *text, size_t len, int *n)
 	FUZZ_ASSERT(rc == 0 || ((rc == FP_EUSAGE || rc == FP_ERUNTIME) && !strncmp(err, "spec.conf", 9)),
 		    "exp_parse: rc %d, err '%s'", rc, err);
 	for (int i = 0; rc == 0 && i < s.n; i++)
-		FUZZ_ASSERT(!strncmp(s.r[i].from, "spec.conf:", 10) && s.r[i].key[0], "rule %d: from '%s', key '%s'", i,
-			    s.r[i].from, s.r[i].key);
+		FUZZ_ASSERT((!strncmp(s.r[i].from, "spec.conf:", 10) || !strncmp(s.r[i].from, "preset ", 7)) && s.r[i].key[0],
+			    "rule %d: from '%s', key '%s'", i, s.r[i].from, s.r[i].key);
 	*n = rc == 0 ? s.n : -1;
 	exp_free(&s);
 	return rc;

@@ -11,6 +11,9 @@
  * Paths are relative to the tree, without "..". Seeds: tests/fixtures/<node>/ packed by
  * tests/fuzz/seeds.sh.
  *
+ * A folder nvml/ of the tree is read as NVML's captured answers (--nvml-capture): each GPU's
+ * domain and health words hold their shape, and gpus.csv's domains read back as the node's.
+ *
  * The same tree's link counters (node/counters.h), read twice: the same tree never makes a
  * finding, and every row is a judged flap or error counter at its first value (or one at its
  * maximum, noted); read again with
@@ -25,8 +28,11 @@
 #endif
 #include "inventory/inv_report.h"
 #include "inventory/inv_stage.h"
+#include "fabric/io/csv_read.h"
 #include "fabric/io/ctr_csv.h"
+#include "fabric/io/inv_csv.h"
 #include "node/counters.h"
+#include "node/inv_nvml.h"
 #include "node/inv_probe.h"
 #include "node/inventory.h"
 
@@ -186,7 +192,7 @@ static void check_counters(const char *root, FILE *devnull)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char root[128], xml[128], out[128];
+	char root[128], xml[128], out[128], nvml[160], file[192];
 	static struct inv_node nodes[2];
 	struct inv_probe_ctx ctx = { 0 };
 	struct inv_path paths[INV_PATHS_MAX];
@@ -212,6 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ctx.sysfs_root = root;
 	ctx.hwloc_xml = unpack(root, xml, data, size) ? xml : NULL;
+	/* NVML's answers, captured: the tree's nvml/ folder (@F nvml/0000:18:00.0/uuid …) */
+	snprintf(nvml, sizeof nvml, "%s/nvml", root);
+	ctx.nvml_capture = access(nvml, F_OK) == 0 ? nvml : NULL;
 	inv_node_init(&nodes[0]);
 	snprintf(nodes[0].host, sizeof nodes[0].host, "fuzz");
 	inv_probe_all(&ctx, &nodes[0]);
@@ -246,6 +255,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_ASSERT(inv_report_write(&r) == 0, "inventory CSVs not written");
 	inv_report_print(devnull, &r);
+	/* NVML's fields: each GPU's domain is none or "<uuid>.<clique>", its health flags plain
+	 * words; what gpus.csv says of the domains, its reader takes back (the same domain) */
+	for (int g = 0; g < nodes[0].ngpus; g++) {
+		char d[64], h[96];
+
+		inv_gpu_domain(&nodes[0].gpus[g].nv, d, sizeof d);
+		inv_fabric_health(&nodes[0].gpus[g].nv, h, sizeof h);
+		FUZZ_ASSERT(!d[0] || (strlen(d) >= 38 && d[36] == '.'), "GPU %d: domain '%s'", g, d);
+		for (const char *p = h; *p; p++)
+			FUZZ_ASSERT(*p == '_' || *p == '+' || (*p >= 'a' && *p <= 'z'), "GPU %d: health '%s'", g, h);
+	}
+	const char *hosts[2] = { "fuzz", "fuzz2" };
+	char **dom = NULL, err[CSV_READ_ERR_MAX], want[64];
+
+	snprintf(file, sizeof file, "%s/gpus.csv", out);
+	FUZZ_ASSERT(inv_csv_domains(file, hosts, 2, &dom, err) == 0, "gpus.csv's domains not read back: %s", err);
+	inv_node_domain(&nodes[0], want, sizeof want);
+	FUZZ_ASSERT(!strcmp(dom && dom[0] ? dom[0] : "", want), "gpus.csv's domain '%s', the node's '%s'",
+		    dom && dom[0] ? dom[0] : "", want);
+	free(dom);
 	fclose(devnull);
 	return 0;
 }

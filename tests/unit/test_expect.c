@@ -319,7 +319,7 @@ static void test_presets(void)
 	}
 	exp_free(&s);
 	CHECK_EQ(parse_text("preset = hgx-h100\npreset = gb200-nvl72\n", &s, err), FP_EUSAGE);
-	CHECK_HAS(err, "key 'gpus_per_node': given twice (first at preset hgx-h100:1)");
+	CHECK_HAS(err, "spec.conf:2: preset 'gb200-nvl72': preset gb200-nvl72:1: key 'gpus_per_node': given twice (first at preset hgx-h100:1)");
 	CHECK_EQ(parse_text("preset = ndr\npreset = ndr\n", &s, err), FP_EUSAGE);
 	CHECK_HAS(err, "spec.conf:2: preset 'ndr' given twice");
 	CHECK_EQ(parse_text("preset = xdr\n", &s, err), FP_EUSAGE);

@@ -300,8 +300,14 @@ static int preset_take(const char *v, const char *name, int line, struct exp_set
 
 			nl = strchr(p, '\n');
 			*nl = 0;
-			if ((rc = line_parse(p, pname, ++k, s, err)))
+			if ((rc = line_parse(p, pname, ++k, s, err))) {
+				char inner[EXPECT_ERR_MAX];
+
+				/* said where the preset was asked for: the file's line, then the rule */
+				snprintf(inner, sizeof inner, "%s", err);
+				snprintf(err, EXPECT_ERR_MAX, "%.200s:%d: preset '%s': %.360s", name, line, v, inner);
 				return rc;
+			}
 		}
 		return 0;
 	}
