@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "core/results.h"
 #include "inv_nvml.h"
 #include "inv_probe.h"
 
@@ -318,6 +319,7 @@ int inv_nvml_save(const char *dir, const struct inv_node *node, char *err, size_
 			return FP_EUSAGE;
 		}
 		for (int f = 0; f <= NFIELDS; f++) {
+			const char *name = f == NFIELDS ? "name" : capture_fields[f];
 			FILE *out;
 
 			if (f == NFIELDS)
@@ -326,9 +328,9 @@ int inv_nvml_save(const char *dir, const struct inv_node *node, char *err, size_
 				field_text(&g->nv, f, v, sizeof v);
 			if (!v[0])
 				continue;
-			snprintf(path, sizeof path, "%s/%s/%s", dir, g->pci, f == NFIELDS ? "name" : capture_fields[f]);
-			if (!(out = fopen(path, "wx")) || fprintf(out, "%s\n", v) < 0 || fclose(out)) {
-				snprintf(err, elen, "%s: %s", path, strerror(errno));
+			/* the one writer (core/results.h): created new, whole or not at all */
+			if (!(out = results_open(path, name)) || (fprintf(out, "%s\n", v), results_close(out, path, name))) {
+				snprintf(err, elen, "%s/%s: not written", path, name);
 				return FP_ERUNTIME;
 			}
 		}
