@@ -33,7 +33,6 @@
 #include "fabric/plan/sched.h"
 #include "node/nic_place.h"
 #include "p2p_int.h"
-#include "verbs_wire.h"
 #include "window.h"
 
 /* ---------------------------------------------------------------- one path */
@@ -371,34 +370,6 @@ out:
 /* ---------------------------------------------------------------- the subcommand */
 
 /* Buffers and p2p.csv (or the plan's file), every rank agreeing that all is ready. */
-/* Rank 0, once a run: the traffic class, service level and flow label a verbs path's queue
- * pairs take (the options, else NCCL's variables as rank 0 sees them; each row's carried_by
- * says what its pair took), into meta.json. */
-static void meta_qos(struct p2p_run *run, const char (*paths)[P2P_PATH_MAX], int npaths)
-{
-	static int said;
-	struct jw *j = &run->out->meta_extra;
-	struct tr_qos q;
-	char warn[128];
-	int verbs = 0;
-
-	for (int i = 0; i < npaths; i++)
-		verbs |= !strncmp(paths[i], "verbs:", 6);
-	if (said || !verbs || run->w->rank != 0 || !j->f)
-		return;
-	said = 1;
-	verbs_qos_resolve(&run->o->qos, getenv("NCCL_IB_TC"), getenv("NCCL_IB_SL"), &q, warn, sizeof warn);
-	jw_kobject(j, "verbs_qos", 1);
-	jw_kint(j, "tclass", q.tclass);
-	jw_kint(j, "sl", q.sl);
-	jw_kint(j, "flow_label", q.flow_label);
-	jw_kstr(j, "tclass_from", run->o->qos.tclass >= 0 ? "--tclass" : getenv("NCCL_IB_TC") ? "NCCL_IB_TC" : "default");
-	jw_kstr(j, "sl_from", run->o->qos.sl >= 0 ? "--sl" : getenv("NCCL_IB_SL") ? "NCCL_IB_SL" : "default");
-	if (warn[0])
-		jw_kstr(j, "warning", warn);
-	jw_end(j);
-}
-
 static int run_start(struct p2p_run *run)
 {
 	const struct p2p_opts *o = run->o;
@@ -474,7 +445,7 @@ int p2p_main(const struct p2p_opts *o, struct world *w, struct run_out *out, str
 			       .csv_name = "p2p.csv", .ndirs = 2 };
 	int rc = run_start(&run);
 
-	meta_qos(&run, o->paths, o->npaths);
+	p2p_meta_qos(&run, o->paths, o->npaths);
 	for (int i = 0; rc == 0 && i < o->npaths; i++) {
 		struct sched sc = { 0 };
 
@@ -503,7 +474,7 @@ int p2p_plan_main(const struct p2p_opts *o, const struct p2p_plan *plan, struct 
 		rc = FP_ERUNTIME;
 	}
 	rc = agree(&run, rc, "plan start");
-	meta_qos(&run, plan->path, plan->npaths);
+	p2p_meta_qos(&run, plan->path, plan->npaths);
 	for (int i = 0; rc == 0 && i < plan->npaths; i++) {
 		struct sched sc = { 0 };
 

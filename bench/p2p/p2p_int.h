@@ -56,6 +56,9 @@ struct lat_best {
 	double min, avg, p50, p99, hi;
 };
 
+/* Rank 0, once a run: a verbs path's QoS into meta.json (p2p_report.c). */
+void p2p_meta_qos(struct p2p_run *run, const char (*paths)[P2P_PATH_MAX], int npaths);
+
 /* The pair (a, b), me one of them, every size: both directions, a to b first, or a to b alone
  * (run->ndirs 1); fills run->mine (the slots of a direction not measured: src -1). slot: the
  * pair's place among the nslots pairs of its step (where it is placed, run->pin). */

@@ -15,6 +15,7 @@
 #include "fabric/io/p2p_csv.h"
 #include "p2p.h"
 #include "p2p_int.h"
+#include "verbs_wire.h"
 
 /* ---------------------------------------------------------------- merging two views */
 
@@ -339,4 +340,32 @@ void p2p_engine_report(struct p2p_run *run, int nsteps)
 	run->out->engine.write_s += run->write_s;
 	printf("  engine: %.2f ms a step agreeing and gathering to rank 0, %.2f ms writing its rows (%d steps)\n",
 	       1e3 * run->sync_s / nsteps, 1e3 * run->write_s / nsteps, nsteps);
+}
+
+/* Rank 0, once a run: the traffic class, service level and flow label a verbs path's queue
+ * pairs take (the options, else NCCL's variables as rank 0 sees them; each row's carried_by
+ * says what its pair took), into meta.json. */
+void p2p_meta_qos(struct p2p_run *run, const char (*paths)[P2P_PATH_MAX], int npaths)
+{
+	static int said;
+	struct jw *j = &run->out->meta_extra;
+	struct tr_qos q;
+	char warn[128];
+	int verbs = 0;
+
+	for (int i = 0; i < npaths; i++)
+		verbs |= !strncmp(paths[i], "verbs:", 6);
+	if (said || !verbs || run->w->rank != 0 || !j->f)
+		return;
+	said = 1;
+	verbs_qos_resolve(&run->o->qos, getenv("NCCL_IB_TC"), getenv("NCCL_IB_SL"), &q, warn, sizeof warn);
+	jw_kobject(j, "verbs_qos", 1);
+	jw_kint(j, "tclass", q.tclass);
+	jw_kint(j, "sl", q.sl);
+	jw_kint(j, "flow_label", q.flow_label);
+	jw_kstr(j, "tclass_from", run->o->qos.tclass >= 0 ? "--tclass" : getenv("NCCL_IB_TC") ? "NCCL_IB_TC" : "default");
+	jw_kstr(j, "sl_from", run->o->qos.sl >= 0 ? "--sl" : getenv("NCCL_IB_SL") ? "NCCL_IB_SL" : "default");
+	if (warn[0])
+		jw_kstr(j, "warning", warn);
+	jw_end(j);
 }

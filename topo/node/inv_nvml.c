@@ -223,11 +223,10 @@ static struct inv_gpu *gpu_at(struct inv_node *node, const char *pci, const char
 	return g;
 }
 
-static const char *const capture_fields[] = {
+const char *const inv_nvml_fields[INV_NVML_NFIELDS] = {
 	"uuid", "nvlinks", "nvlinks_up", "nvlink_to", "fabric_state", "fabric_status", "cluster_uuid",
 	"clique_id", "health_mask", "chassis_serial", "slot", "tray", "host_id", "module_id",
 };
-#define NFIELDS ((int)(sizeof capture_fields / sizeof capture_fields[0]))
 
 struct entry {
 	char pci[INV_PCI_MAX];
@@ -265,77 +264,13 @@ static int capture_read(const char *dir, struct inv_node *node, char *why, int w
 		inv_sysfs_read(dir, v, sizeof v, "%s/name", e[i].name);
 		if (!(g = gpu_at(node, e[i].pci, text_ok(v, sizeof g->model) ? v : NULL)))
 			break;
-		for (int f = 0; f < NFIELDS; f++) {
-			snprintf(rel, sizeof rel, "%s/%s", e[i].name, capture_fields[f]);
-			if (inv_sysfs_read(dir, v, sizeof v, "%s", rel) == 0 && inv_nvml_field(&g->nv, capture_fields[f], v, w, sizeof w))
+		for (int f = 0; f < INV_NVML_NFIELDS; f++) {
+			snprintf(rel, sizeof rel, "%s/%s", e[i].name, inv_nvml_fields[f]);
+			if (inv_sysfs_read(dir, v, sizeof v, "%s", rel) == 0 && inv_nvml_field(&g->nv, inv_nvml_fields[f], v, w, sizeof w))
 				inv_sysfs_bad(node, dir, rel, w);
 		}
 	}
 	return ne ? 0 : 1;
-}
-
-/* capture field f of nv as text ("" when unknown: not written) */
-static void field_text(const struct inv_gpu_nvml *nv, int f, char *out, size_t len)
-{
-	const int32_t small[] = { nv->slot, nv->tray, nv->host_id, nv->module_id };
-	char u[37];
-
-	out[0] = 0;
-	inv_uuid_text(nv->cluster_uuid, u);
-	switch (f) {
-	case 0: snprintf(out, len, "%s", nv->uuid); break;
-	case 1: case 2:
-		if ((f == 1 ? nv->nvlinks : nv->nvlinks_up) >= 0)
-			snprintf(out, len, "%d", f == 1 ? nv->nvlinks : nv->nvlinks_up);
-		break;
-	case 3: snprintf(out, len, "%s", inv_nvl_to_name(nv)); break;
-	case 4: snprintf(out, len, "%s", inv_fabric_name(nv->fabric)); break;
-	case 5: if (nv->fabric_status >= 0) snprintf(out, len, "%d", nv->fabric_status); break;
-	case 6: snprintf(out, len, "%s", u); break;
-	case 7: if (u[0]) snprintf(out, len, "%" PRIu32, nv->clique_id); break;
-	case 8: if (nv->health_mask >= 0) snprintf(out, len, "0x%" PRIx64, (uint64_t)nv->health_mask); break;
-	case 9: snprintf(out, len, "%s", nv->chassis_serial); break;
-	default: if (small[f - 10] >= 0) snprintf(out, len, "%d", small[f - 10]); break;
-	}
-}
-
-int inv_nvml_save(const char *dir, const struct inv_node *node, char *err, size_t elen)
-{
-	char path[PATH_MAX], v[INV_TEXT_MAX];
-
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(err, elen, "%s: %s", dir, strerror(errno));
-		return FP_EUSAGE;
-	}
-	for (int i = 0; i < node->ngpus; i++) {
-		const struct inv_gpu *g = &node->gpus[i];
-
-		if (g->nv.fabric == INV_FABRIC_UNREAD && !g->nv.uuid[0])
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, g->pci);
-		if (mkdir(path, 0755)) {
-			snprintf(err, elen, "%s: %s", path, errno == EEXIST ? "exists (a capture is never overwritten)"
-									  : strerror(errno));
-			return FP_EUSAGE;
-		}
-		for (int f = 0; f <= NFIELDS; f++) {
-			const char *name = f == NFIELDS ? "name" : capture_fields[f];
-			FILE *out;
-
-			if (f == NFIELDS)
-				snprintf(v, sizeof v, "%s", g->model);
-			else
-				field_text(&g->nv, f, v, sizeof v);
-			if (!v[0])
-				continue;
-			/* the one writer (core/results.h): created new, whole or not at all */
-			if (!(out = results_open(path, name)) || (fprintf(out, "%s\n", v), results_close(out, path, name))) {
-				snprintf(err, elen, "%s/%s: not written", path, name);
-				return FP_ERUNTIME;
-			}
-		}
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ the library */

@@ -52,6 +52,9 @@ int inv_nvl_labels_check(const struct inv_node *nodes, int n, const char *const 
 /* One field of a capture, decoded into nv: 0, or FP_EUSAGE (the value is left unknown) with
  * why. An unknown name is FP_EUSAGE too. */
 int inv_nvml_field(struct inv_gpu_nvml *nv, const char *name, const char *value, char *why, size_t wlen);
+/* The names of a capture's per-GPU files (besides "name"), in the order they are read. */
+#define INV_NVML_NFIELDS 14
+extern const char *const inv_nvml_fields[INV_NVML_NFIELDS];
 /* Write node's GPUs' NVML fields as a capture under dir (created; a GPU folder that exists is
  * refused: a capture is never overwritten). 0, or FP_EUSAGE / FP_ERUNTIME with err. */
 int inv_nvml_save(const char *dir, const struct inv_node *node, char *err, size_t elen);
